@@ -1,0 +1,115 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { resolveContextsRoot } from '../../core/store/contexts-layout';
+import { ContextStore } from '../../core/store/context-store';
+import { reportIsClean } from '../../core/store/recovery';
+import { SCHEMA_VERSION } from '../../core/db/schema';
+import { resolveContext, type CliContext, type GlobalOptions } from '../cli-context';
+import { printJson, type Output } from '../output';
+import { CwbError } from '../../core/errors';
+
+type Level = 'ok' | 'warn' | 'fail';
+interface Check {
+  name: string;
+  level: Level;
+  detail: string;
+}
+
+/** Free space below this is worth a warning: contexts grow with every message. */
+const LOW_DISK_BYTES = 1 << 30;
+
+export function registerDoctor(program: Command, output: Output): void {
+  program
+    .command('doctor')
+    .description('check the config, the contexts folder and tasks.db; repair what recovery can repair')
+    .option('--json', 'print JSON')
+    .action((opts: { json?: boolean }, cmd: Command) => {
+      const globals = cmd.optsWithGlobals<GlobalOptions>();
+      const checks: Check[] = [];
+      const ctx = checkConfig(globals, checks);
+      const root = ctx?.root ?? resolveContextsRoot(globals.contexts, process.env);
+      checks.push(checkWritable(root));
+      checkStore(root, checks);
+      checks.push(checkDisk(root));
+      checks.push({ name: 'runtime', level: 'ok', detail: `node ${process.versions.node}, ${process.platform} ${process.arch}` });
+      if (opts.json) printJson(output, { contexts: root, config: ctx?.configFile ?? null, checks });
+      else for (const c of checks) output.out(`${c.level.padEnd(4)}  ${c.name}: ${c.detail}`);
+      const failed = checks.filter((c) => c.level === 'fail').length;
+      if (failed) throw new CwbError('bad_input', `${failed} check${failed === 1 ? '' : 's'} failed`);
+    });
+}
+
+function checkConfig(globals: GlobalOptions, checks: Check[]): CliContext | undefined {
+  try {
+    const ctx = resolveContext(globals);
+    checks.push({
+      name: 'config',
+      level: 'ok',
+      detail: ctx.configFile ? `${ctx.configFile} (provider ${ctx.config.llm.provider})` : 'no config file; using defaults',
+    });
+    return ctx;
+  } catch (err) {
+    checks.push({ name: 'config', level: 'fail', detail: (err as Error).message });
+    return undefined;
+  }
+}
+
+function checkWritable(root: string): Check {
+  const probe = path.join(root, `.doctor-${process.pid}`);
+  try {
+    fs.mkdirSync(root, { recursive: true });
+    fs.writeFileSync(probe, 'ok');
+    fs.rmSync(probe);
+    return { name: 'contexts folder', level: 'ok', detail: `${root} is writable` };
+  } catch (err) {
+    return { name: 'contexts folder', level: 'fail', detail: `${root}: ${(err as Error).message}` };
+  }
+}
+
+function checkStore(root: string, checks: Check[]): void {
+  let store: ContextStore;
+  try {
+    store = ContextStore.open(root);
+  } catch (err) {
+    checks.push({ name: 'tasks.db', level: 'fail', detail: (err as Error).message });
+    return;
+  }
+  try {
+    const integrity = store.db.pragma('quick_check', { simple: true }) as string;
+    const mode = store.db.pragma('journal_mode', { simple: true }) as string;
+    const sqlite = (store.db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
+    const { total } = store.listTasks({ limit: 0 });
+    checks.push({
+      name: 'tasks.db',
+      level: integrity === 'ok' && mode === 'wal' ? 'ok' : 'fail',
+      detail: `schema v${SCHEMA_VERSION}, ${mode} journal, integrity ${integrity}, SQLite ${sqlite}, ${total} tasks`,
+    });
+    const r = store.recovery;
+    if (r && !reportIsClean(r)) {
+      const parts = [
+        r.interrupted.length && `${r.interrupted.length} interrupted task(s) marked failed (resumable): ${r.interrupted.join(', ')}`,
+        r.moved.length && `${r.moved.length} folder(s) moved to match tasks.db`,
+        r.rowsWithoutFolder.length && `${r.rowsWithoutFolder.length} row(s) without a folder removed: ${r.rowsWithoutFolder.join(', ')}`,
+        r.foldersWithoutRow.length && `${r.foldersWithoutRow.length} folder(s) without a row indexed again: ${r.foldersWithoutRow.join(', ')}`,
+        r.tornLines.length && `${r.tornLines.length} torn line(s) moved aside: ${r.tornLines.map((t) => t.corruptPath).join(', ')}`,
+      ].filter(Boolean);
+      checks.push({ name: 'recovery', level: 'warn', detail: `repaired: ${parts.join('; ')}` });
+    } else {
+      checks.push({ name: 'recovery', level: 'ok', detail: 'tasks.db and the folders agree' });
+    }
+  } finally {
+    store.close();
+  }
+}
+
+function checkDisk(root: string): Check {
+  try {
+    const s = fs.statfsSync(root);
+    const free = s.bavail * s.bsize;
+    const gib = (free / (1 << 30)).toFixed(1);
+    return { name: 'disk', level: free < LOW_DISK_BYTES ? 'warn' : 'ok', detail: `${gib} GiB free` };
+  } catch (err) {
+    return { name: 'disk', level: 'warn', detail: (err as Error).message };
+  }
+}

@@ -1,0 +1,34 @@
+import { Command } from 'commander';
+import type { Output } from './output';
+import { registerInit } from './commands/init';
+import { registerTasks } from './commands/tasks';
+import { registerShow } from './commands/show';
+import { registerMessages } from './commands/messages';
+import { registerCleanup } from './commands/cleanup';
+import { registerDoctor } from './commands/doctor';
+
+export const CLI_VERSION = '0.1.0';
+
+/** The `cwb` command tree. Commands throw CwbError; `runCli` turns errors into exit codes. */
+export function buildProgram(output: Output): Command {
+  const program = new Command('cwb')
+    .description('Context Workbench: run, browse and compact LLM agent task contexts')
+    .version(CLI_VERSION)
+    .option('--contexts <dir>', 'contexts folder (default: $CWB_CONTEXTS, the config, or the user data folder)')
+    .option('--config <file>', 'config.yaml (default: $CWB_CONFIG or the user config folder)')
+    .showHelpAfterError('(run cwb --help for usage)')
+    .configureOutput({
+      writeOut: (s) => output.out(s.trimEnd()),
+      writeErr: (s) => output.err(s.trimEnd()),
+      outputError: (s, write) => write(`cwb: ${s.replace(/^error: /, 'error: ').trimEnd()}`),
+    })
+    .exitOverride();
+  registerInit(program, output);
+  registerTasks(program, output);
+  registerShow(program, output);
+  registerMessages(program, output);
+  registerCleanup(program, output);
+  registerDoctor(program, output);
+  for (const cmd of program.commands) cmd.exitOverride().configureOutput(program.configureOutput());
+  return program;
+}

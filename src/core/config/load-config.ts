@@ -1,0 +1,155 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import yaml from 'js-yaml';
+import type { z } from 'zod';
+import type { AppConfig } from './app-config';
+import { ConfigError, formatValue } from './config-error';
+import { defaultConfigPath } from './config-path';
+import { applyEnvOverrides } from './env-overrides';
+import { isPlainObject, substituteEnv } from './env-substitution';
+import type { Substitution } from './env-substitution';
+import { mapSources } from './map-config';
+import type { ConfigSources } from './map-config';
+import { REDACTED, trackSecrets } from './secrets';
+import { SOURCE_SECTIONS, allowedAt, describeSection, sectionAt, sectionKeys } from './source-schemas';
+import type { SourceSectionName } from './source-schemas';
+
+export interface LoadConfigOptions {
+  /** A config file the user named; null or undefined = the default path. */
+  file?: string | null;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface LoadedConfig {
+  config: AppConfig;
+  /** Absolute path of the file that was read, or null when defaults were used. */
+  file: string | null;
+}
+
+/**
+ * Reads config.yaml and the environment into the canonical config. A file the user
+ * named (option or $CWB_CONFIG) must exist; the default file is optional.
+ */
+export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
+  const env = options.env ?? process.env;
+  const named = options.file ? options.file : null;
+  const file = named !== null ? path.resolve(named) : defaultConfigPath(env);
+  const explicit = named !== null || Boolean(env.CWB_CONFIG);
+  const shown = named ?? file;
+
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' && !explicit) {
+      const config = parseConfigText('', { file: shown, baseDir: path.dirname(file), env });
+      return { config, file: null };
+    }
+    const details = { file: shown, key: null, value: null, allowed: null };
+    if (code === 'ENOENT') throw new ConfigError(details, `config file not found: ${shown}`, 'not_found');
+    throw new ConfigError(details, `${shown}: cannot read config file (${code ?? String(error)})`, 'io');
+  }
+  return { config: parseConfigText(text, { file: shown, baseDir: path.dirname(file), env }), file };
+}
+
+export interface ParseConfigOptions {
+  /** Name used in error messages. */
+  file: string;
+  /** Folder relative base_dir values are resolved against (the config file's folder). */
+  baseDir: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** The config a YAML text describes, with `${VAR}`s and environment overrides applied. */
+export function parseConfigText(text: string, options: ParseConfigOptions): AppConfig {
+  const { file, env } = options;
+  const document = parseYaml(text, file);
+  const sources: ConfigSources = {};
+  const substitutions: Substitution[] = [];
+  for (const name of Object.keys(SOURCE_SECTIONS) as SourceSectionName[]) {
+    const written = document[name];
+    if (written === undefined) continue;
+    const schema: z.ZodType = SOURCE_SECTIONS[name];
+    const resolved = substituteEnv(written, name, env, file, substitutions);
+    const result = schema.safeParse(resolved);
+    if (!result.success) throw issueError(result.error.issues, name, schema, written, file);
+    // Each section parsed with its own schema; the result has that schema's output type.
+    Object.assign(sources, { [name]: result.data });
+  }
+  const config = mapSources(sources, options.baseDir);
+  applyEnvOverrides(config, env);
+  trackSecrets(
+    config,
+    substitutions.filter((s) => !s.key.endsWith('base_dir')).flatMap((s) => s.values),
+  );
+  return config;
+}
+
+function parseYaml(text: string, file: string): Record<string, unknown> {
+  let document: unknown;
+  try {
+    document = yaml.load(text, { filename: file });
+  } catch (error) {
+    if (error instanceof yaml.YAMLException) {
+      const { line, column } = error.mark;
+      throw new ConfigError(
+        { file, key: null, value: null, allowed: 'valid YAML' },
+        `${file}:${line + 1}:${column + 1}: YAML syntax error: ${error.reason}`,
+      );
+    }
+    throw error;
+  }
+  if (document === undefined || document === null) return {};
+  if (!isPlainObject(document)) {
+    const found = Array.isArray(document) ? 'a list' : `the value ${formatValue(document)}`;
+    throw new ConfigError(
+      { file, key: null, value: document, allowed: 'a mapping of keys to values' },
+      `${file}: the top level must be a mapping of keys to values (like "context_storage:"), found ${found}`,
+    );
+  }
+  return document;
+}
+
+function issueError(
+  issues: readonly z.core.$ZodIssue[],
+  section: string,
+  schema: z.ZodType,
+  written: unknown,
+  file: string,
+): ConfigError {
+  const issue = issues[0];
+  if (issue === undefined) return new ConfigError({ file, key: section, value: written, allowed: null });
+  const dotted = (segments: readonly PropertyKey[]) => [section, ...segments.map(String)].join('.');
+
+  if (issue.code === 'unrecognized_keys') {
+    const [first, ...others] = issue.keys;
+    const keyPath = [...issue.path, first ?? ''];
+    const owner = sectionAt(schema, issue.path) ?? schema;
+    const known = sectionKeys(owner).join(', ');
+    const key = dotted(keyPath);
+    const value = shownValue(written, keyPath);
+    const also = others.length > 0 ? `; also unknown: ${others.join(', ')}` : '';
+    return new ConfigError(
+      { file, key, value, allowed: describeSection(owner) },
+      `${file}: ${key} = ${formatValue(value)} is not allowed: unknown key (${dotted(issue.path)} accepts ${known})${also}`,
+    );
+  }
+  return new ConfigError({
+    file,
+    key: dotted(issue.path),
+    value: shownValue(written, issue.path),
+    allowed: allowedAt(schema, issue.path),
+  });
+}
+
+/**
+ * The value as the user wrote it, so a `${VAR}` shows as the reference and never as the
+ * secret it expands to; a literal API key is hidden outright.
+ */
+function shownValue(written: unknown, segments: readonly PropertyKey[]): unknown {
+  let value = written;
+  for (const segment of segments) value = isPlainObject(value) ? value[String(segment)] : undefined;
+  const isReference = typeof value === 'string' && /^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/.test(value);
+  return segments[segments.length - 1] === 'api_key' && !isReference ? REDACTED : value;
+}

@@ -1,0 +1,294 @@
+import type { TaskKey, TaskRow, TaskStatus, TokenUsage } from '../../shared/task-types';
+import { TASK_STATUSES } from '../../shared/task-types';
+import { writeTx, type Db } from './open-database';
+import { notFound } from '../errors';
+
+/** What a new task row starts with. */
+export interface NewTaskRow {
+  uuid: string;
+  key: TaskKey;
+  title?: string | null;
+  prompt?: string | null;
+  workdir?: string | null;
+  parent_uuid?: string | null;
+  llm_provider?: string | null;
+  model?: string | null;
+  context_length?: number | null;
+  process_id?: number | null;
+  hostname?: string | null;
+  metadata?: unknown;
+  status?: TaskStatus;
+  created_at?: string;
+}
+
+/** Counters added to a task after an event (seed 000 update_statistics). */
+export interface StatIncrements {
+  llm_calls?: number;
+  tool_calls?: number;
+  compressions?: number;
+  messages?: number;
+  summaries?: number;
+  usage?: Partial<TokenUsage>;
+}
+
+/** Final figures recorded when a task stops, completes or fails (seed 001 §3.12). */
+export interface FinalStats {
+  total_messages: number;
+  total_summaries: number;
+  total_tool_calls: number;
+  final_token_count: number;
+  final_message_count: number;
+}
+
+export const SORTABLE_COLUMNS = [
+  'created_at',
+  'updated_at',
+  'completed_at',
+  'started_at',
+  'status',
+  'title',
+  'repo',
+  'repository',
+  'task_type',
+  'task_id',
+  'user',
+  'model',
+  'total_messages',
+  'total_tokens',
+  'compression_count',
+  'tool_call_count',
+  'llm_call_count',
+] as const;
+export type SortColumn = (typeof SORTABLE_COLUMNS)[number];
+
+export interface TaskQuery {
+  status?: TaskStatus[];
+  repo?: string;
+  user?: string;
+  model?: string;
+  search?: string;
+  createdFrom?: string;
+  createdTo?: string;
+  sort?: SortColumn;
+  order?: 'asc' | 'desc';
+  limit?: number;
+  offset?: number;
+}
+
+export function nowIso(): string {
+  return new Date().toISOString();
+}
+
+/** Every read and write of the tasks table. One instance per process, over one connection. */
+export class TaskRepository {
+  constructor(readonly db: Db) {}
+
+  insert(row: NewTaskRow): void {
+    const now = row.created_at ?? nowIso();
+    this.write(() => this.db
+      .prepare(
+        `INSERT INTO tasks (uuid, status, title, prompt, workdir, parent_uuid,
+           task_source, owner, repo, task_type, task_id, user,
+           created_at, started_at, updated_at, process_id, hostname,
+           llm_provider, model, context_length, metadata)
+         VALUES (@uuid, @status, @title, @prompt, @workdir, @parent_uuid,
+           @task_source, @owner, @repo, @task_type, @task_id, @user,
+           @created_at, @started_at, @updated_at, @process_id, @hostname,
+           @llm_provider, @model, @context_length, @metadata)`,
+      )
+      .run({
+        uuid: row.uuid,
+        status: row.status ?? 'running',
+        title: row.title ?? null,
+        prompt: row.prompt ?? null,
+        workdir: row.workdir ?? null,
+        parent_uuid: row.parent_uuid ?? null,
+        ...row.key,
+        created_at: now,
+        started_at: (row.status ?? 'running') === 'running' ? now : null,
+        updated_at: now,
+        process_id: row.process_id ?? null,
+        hostname: row.hostname ?? null,
+        llm_provider: row.llm_provider ?? null,
+        model: row.model ?? null,
+        context_length: row.context_length ?? null,
+        metadata: row.metadata === undefined ? null : JSON.stringify(row.metadata),
+      }));
+  }
+
+  get(uuid: string): TaskRow | undefined {
+    return this.db.prepare('SELECT * FROM tasks WHERE uuid = ?').get(uuid) as TaskRow | undefined;
+  }
+
+  require(uuid: string): TaskRow {
+    const row = this.get(uuid);
+    if (!row) throw notFound(`no task with id ${uuid}`);
+    return row;
+  }
+
+  /** seed 001 update_status: status, error message, completed_at and updated_at together. */
+  setStatus(
+    uuid: string,
+    status: TaskStatus,
+    extra: { error_message?: string | null; process_id?: number | null; hostname?: string | null } = {},
+  ): void {
+    const now = nowIso();
+    const ended = status === 'completed' || status === 'failed';
+    const info = this.write(() => this.db
+      .prepare(
+        `UPDATE tasks SET status = @status, updated_at = @now,
+           completed_at = CASE WHEN @ended THEN @now ELSE NULL END,
+           started_at = CASE WHEN @status = 'running' THEN @now ELSE started_at END,
+           error_message = CASE WHEN @hasError THEN @error ELSE (CASE WHEN @status = 'running' THEN NULL ELSE error_message END) END,
+           process_id = CASE WHEN @hasPid THEN @pid ELSE process_id END,
+           hostname = CASE WHEN @hasPid THEN @host ELSE hostname END
+         WHERE uuid = @uuid`,
+      )
+      .run({
+        uuid,
+        status,
+        now,
+        ended: ended ? 1 : 0,
+        hasError: extra.error_message !== undefined ? 1 : 0,
+        error: extra.error_message ?? null,
+        hasPid: extra.process_id !== undefined ? 1 : 0,
+        pid: extra.process_id ?? null,
+        host: extra.hostname ?? null,
+      }));
+    if (info.changes === 0) throw notFound(`no task with id ${uuid}`);
+  }
+
+  /** seed 000 update_statistics: counters only ever grow, in one statement. */
+  addStats(uuid: string, inc: StatIncrements): void {
+    const u = inc.usage ?? {};
+    const total = u.total_tokens ?? (u.input_tokens ?? 0) + (u.output_tokens ?? 0);
+    this.write(() => {
+      this.db
+        .prepare(
+          `UPDATE tasks SET
+             llm_call_count = llm_call_count + @llm,
+             tool_call_count = tool_call_count + @tool,
+             total_tool_calls = total_tool_calls + @tool,
+             compression_count = compression_count + @comp,
+             total_summaries = total_summaries + @summaries,
+             total_messages = total_messages + @messages,
+             input_tokens = input_tokens + @input,
+             output_tokens = output_tokens + @output,
+             cache_creation_tokens = cache_creation_tokens + @cacheCreation,
+             cache_read_tokens = cache_read_tokens + @cacheRead,
+             total_tokens = total_tokens + @total,
+             updated_at = @now
+           WHERE uuid = @uuid`,
+        )
+        .run({
+          uuid,
+          llm: inc.llm_calls ?? 0,
+          tool: inc.tool_calls ?? 0,
+          comp: inc.compressions ?? 0,
+          summaries: inc.summaries ?? 0,
+          messages: inc.messages ?? 0,
+          input: u.input_tokens ?? 0,
+          output: u.output_tokens ?? 0,
+          cacheCreation: u.cache_creation_tokens ?? 0,
+          cacheRead: u.cache_read_tokens ?? 0,
+          total,
+          now: nowIso(),
+        });
+    });
+  }
+
+  setFinalStats(uuid: string, stats: FinalStats): void {
+    this.write(() => this.db
+      .prepare(
+        `UPDATE tasks SET total_messages = @total_messages, total_summaries = @total_summaries,
+           total_tool_calls = @total_tool_calls, final_token_count = @final_token_count,
+           final_message_count = @final_message_count, updated_at = @now
+         WHERE uuid = @uuid`,
+      )
+      .run({ uuid, ...stats, now: nowIso() }));
+  }
+
+  delete(uuid: string): void {
+    this.write(() => this.db.prepare('DELETE FROM tasks WHERE uuid = ?').run(uuid));
+  }
+
+  /** Every write goes through here: one BEGIN IMMEDIATE transaction (a savepoint when nested). */
+  write<T>(fn: () => T): T {
+    return writeTx(this.db, fn);
+  }
+
+  /** uuid → status of every task; used to reconcile the table with the folders. */
+  allStatuses(): Map<string, { status: TaskStatus; process_id: number | null; hostname: string | null }> {
+    const rows = this.db.prepare('SELECT uuid, status, process_id, hostname FROM tasks').all() as {
+      uuid: string;
+      status: TaskStatus;
+      process_id: number | null;
+      hostname: string | null;
+    }[];
+    return new Map(rows.map((r) => [r.uuid, { status: r.status, process_id: r.process_id, hostname: r.hostname }]));
+  }
+
+  /** Paged, sorted, filtered listing: every filter is answered by SQLite, never in memory. */
+  query(q: TaskQuery = {}): { rows: TaskRow[]; total: number } {
+    const where: string[] = [];
+    const params: Record<string, unknown> = {};
+    if (q.status?.length) {
+      const names = q.status.filter((s) => (TASK_STATUSES as readonly string[]).includes(s));
+      where.push(`status IN (${names.map((_, i) => `@status${i}`).join(', ')})`);
+      names.forEach((s, i) => (params[`status${i}`] = s));
+    }
+    if (q.repo) {
+      where.push('(repo = @repo OR repository = @repo)');
+      params.repo = q.repo;
+    }
+    if (q.user) {
+      where.push('user = @user');
+      params.user = q.user;
+    }
+    if (q.model) {
+      where.push('model = @model');
+      params.model = q.model;
+    }
+    if (q.search) {
+      where.push(`(title LIKE @search ESCAPE '\\' OR prompt LIKE @search ESCAPE '\\')`);
+      params.search = `%${q.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    }
+    if (q.createdFrom) {
+      where.push('created_at >= @createdFrom');
+      params.createdFrom = q.createdFrom;
+    }
+    if (q.createdTo) {
+      where.push('created_at <= @createdTo');
+      params.createdTo = q.createdTo;
+    }
+    const whereSql = where.length ? `WHERE ${where.join(' AND ')}` : '';
+    const sort: SortColumn = q.sort && (SORTABLE_COLUMNS as readonly string[]).includes(q.sort) ? q.sort : 'created_at';
+    const order = q.order === 'asc' ? 'ASC' : 'DESC';
+    const limit = Math.max(0, Math.min(q.limit ?? 100, 10_000));
+    const offset = Math.max(0, q.offset ?? 0);
+    const rows = this.db
+      .prepare(`SELECT * FROM tasks ${whereSql} ORDER BY ${sort} ${order}, uuid ${order} LIMIT ${limit} OFFSET ${offset}`)
+      .all(params) as TaskRow[];
+    const { n } = this.db.prepare(`SELECT COUNT(*) AS n FROM tasks ${whereSql}`).get(params) as { n: number };
+    return { rows, total: n };
+  }
+
+  /** Completed or failed tasks that ended before `cutoff` (ISO): the cleanup candidates. */
+  endedBefore(cutoff: string): TaskRow[] {
+    return this.db
+      .prepare(`SELECT * FROM tasks WHERE status IN ('completed', 'failed') AND completed_at < ? ORDER BY completed_at`)
+      .all(cutoff) as TaskRow[];
+  }
+
+  /** The newest ended task with the same key, within the window (seed 001 §8.2). */
+  findPreviousByKey(key: TaskKey, since: string, excludeUuid?: string): TaskRow | undefined {
+    return this.db
+      .prepare(
+        `SELECT * FROM tasks WHERE task_source = @task_source AND owner = @owner AND repo = @repo
+           AND task_type = @task_type AND task_id = @task_id AND IFNULL(user, '') = @user
+           AND status IN ('completed', 'failed') AND completed_at >= @since AND uuid <> @exclude
+         ORDER BY completed_at DESC LIMIT 1`,
+      )
+      .get({ ...key, since, exclude: excludeUuid ?? '' }) as TaskRow | undefined;
+  }
+}

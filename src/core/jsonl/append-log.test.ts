@@ -1,0 +1,52 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { AppendLog, appendJsonLine } from './append-log';
+import { useTempDir } from './test-support/temp-dir';
+
+const tempDir = useTempDir();
+
+describe('AppendLog', () => {
+  it('creates the file, appends lines and reports their offsets', () => {
+    const file = path.join(tempDir(), 'log.jsonl');
+    const log = new AppendLog(file, { fsync: true });
+    expect(log.size).toBe(0);
+    expect(log.append('héllo')).toEqual({ offset: 0, bytes: 7 });
+    expect(appendJsonLine(log, { text: 'two\nlines', n: 2 })).toEqual({ offset: 7, bytes: 28 });
+    expect(log.size).toBe(35);
+    log.close();
+    expect(fs.readFileSync(file, 'utf8')).toBe('héllo\n{"text":"two\\nlines","n":2}\n');
+  });
+
+  it('continues from the existing size', () => {
+    const file = path.join(tempDir(), 'log.jsonl');
+    fs.writeFileSync(file, 'abc\n');
+    const log = new AppendLog(file);
+    expect(log.size).toBe(4);
+    expect(log.append('d')).toEqual({ offset: 4, bytes: 2 });
+    log.close();
+  });
+
+  it('rejects a line with a raw newline and writes nothing', () => {
+    const file = path.join(tempDir(), 'log.jsonl');
+    const log = new AppendLog(file);
+    expect(() => log.append('a\nb')).toThrow(/raw newline/);
+    expect(() => appendJsonLine(log, undefined)).toThrow(/no JSON form/);
+    expect(log.size).toBe(0);
+    log.close();
+    expect(fs.statSync(file).size).toBe(0);
+    expect(() => log.append('late')).toThrow(/after close/);
+  });
+
+  it('reopen follows a file replaced under it', () => {
+    const file = path.join(tempDir(), 'current.jsonl');
+    const log = new AppendLog(file);
+    log.append('old');
+    fs.writeFileSync(`${file}.new`, 'new\n');
+    fs.renameSync(`${file}.new`, file);
+    log.reopen();
+    expect(log.append('next')).toEqual({ offset: 4, bytes: 5 });
+    log.close();
+    expect(fs.readFileSync(file, 'utf8')).toBe('new\nnext\n');
+  });
+});

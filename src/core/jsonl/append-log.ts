@@ -1,0 +1,95 @@
+import fs from 'node:fs';
+import { writeAllSync } from './write-all';
+
+export interface AppendLogOptions {
+  /** fdatasync after every append, so an acknowledged line survives power loss. */
+  fsync?: boolean;
+}
+
+export interface AppendResult {
+  /** Byte offset where the line starts. */
+  offset: number;
+  /** Bytes written, including the trailing '\n'. */
+  bytes: number;
+}
+
+/**
+ * A JSON Lines file opened for appending. Assumes it is the only writer: the size is read
+ * once at open and then tracked, so offsets stay exact without a stat per line.
+ */
+export class AppendLog {
+  readonly path: string;
+  private fd: number;
+  private bytes: number;
+  private readonly fsync: boolean;
+
+  constructor(path: string, options: AppendLogOptions = {}) {
+    this.path = path;
+    this.fsync = options.fsync ?? false;
+    this.fd = -1;
+    this.bytes = 0;
+    this.open();
+  }
+
+  get size(): number {
+    return this.bytes;
+  }
+
+  append(line: string): AppendResult {
+    if (this.fd < 0) throw new Error(`AppendLog ${this.path}: append after close`);
+    if (line.includes('\n')) {
+      throw new Error(`AppendLog ${this.path}: a line must not contain a raw newline`);
+    }
+    // One buffer, one write loop: the line and its '\n' land together or the tail is torn,
+    // which recoverTornTail repairs; never a '\n' without its line.
+    const data = Buffer.from(line + '\n', 'utf8');
+    const offset = this.bytes;
+    try {
+      writeAllSync(this.fd, data);
+      if (this.fsync) fs.fdatasyncSync(this.fd);
+    } catch (error) {
+      // A failed write (disk full) may still have landed some bytes; re-read the size so
+      // later offsets stay true.
+      this.bytes = fs.fstatSync(this.fd).size;
+      throw error;
+    }
+    this.bytes += data.length;
+    return { offset, bytes: data.length };
+  }
+
+  /**
+   * Opens the path again. Needed after the file was replaced (atomic rewrite, rename): the
+   * old descriptor still points at the replaced file, so appends would be lost.
+   */
+  reopen(): void {
+    this.close();
+    this.open();
+  }
+
+  close(): void {
+    if (this.fd < 0) return;
+    const fd = this.fd;
+    this.fd = -1;
+    fs.closeSync(fd);
+  }
+
+  private open(): void {
+    const fd = fs.openSync(this.path, 'a');
+    try {
+      this.bytes = fs.fstatSync(fd).size;
+    } catch (error) {
+      fs.closeSync(fd);
+      throw error;
+    }
+    this.fd = fd;
+  }
+}
+
+/** Appends one value as a JSON line (JSON.stringify never emits a raw newline). */
+export function appendJsonLine(log: AppendLog, value: unknown): AppendResult {
+  const json = JSON.stringify(value) as string | undefined;
+  if (json === undefined) {
+    throw new Error(`AppendLog ${log.path}: value has no JSON form (${typeof value})`);
+  }
+  return log.append(json);
+}

@@ -1,0 +1,59 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fsyncDirectory } from './fsync-dir';
+import { writeAll, writeAllSync } from './write-all';
+
+/**
+ * Replaces `target` so that readers, and the disk after a power cut, see either the old
+ * content or the new one, never a mix: write a temp file beside it, fsync, rename over.
+ */
+export function writeFileAtomic(target: string, data: string | Buffer): void {
+  const temp = tempPathFor(target);
+  try {
+    const fd = fs.openSync(temp, 'wx');
+    try {
+      writeAllSync(fd, toBuffer(data));
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(temp, target);
+  } catch (error) {
+    fs.rmSync(temp, { force: true });
+    throw error;
+  }
+  fsyncDirectory(path.dirname(target));
+}
+
+/** writeFileAtomic for content produced piece by piece, so it never sits whole in memory. */
+export async function writeFileAtomicFrom(
+  target: string,
+  chunks: AsyncIterable<string | Buffer>,
+): Promise<void> {
+  const temp = tempPathFor(target);
+  try {
+    const handle = await fs.promises.open(temp, 'wx');
+    try {
+      for await (const chunk of chunks) await writeAll(handle, toBuffer(chunk));
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await fs.promises.rename(temp, target);
+  } catch (error) {
+    await fs.promises.rm(temp, { force: true });
+    throw error;
+  }
+  fsyncDirectory(path.dirname(target));
+}
+
+/** Same directory as the target, so the rename never crosses file systems. */
+function tempPathFor(target: string): string {
+  const suffix = `${process.pid}-${randomBytes(6).toString('hex')}`;
+  return path.join(path.dirname(target), `.${path.basename(target)}.tmp-${suffix}`);
+}
+
+function toBuffer(data: string | Buffer): Buffer {
+  return typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+}

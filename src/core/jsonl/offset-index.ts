@@ -1,0 +1,265 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { readByteAt } from './backward-scan';
+import { CHUNK_BYTES, NEWLINE } from './constants';
+import { readLinesSync } from './line-reader';
+import { readFullySync } from './read-fully';
+import { writeAllSync } from './write-all';
+
+const ENTRY_BYTES = 8;
+// Entries written per write() while scanning: 64 KiB of index at a time.
+const BATCH_ENTRIES = 8192;
+
+export interface OffsetIndexOptions {
+  /**
+   * Never modify the sidecar (a reader beside a live writer). If the sidecar needs repair,
+   * the repaired index lives in a private temp file that close() removes.
+   */
+  readonly?: boolean;
+}
+
+/**
+ * Line number → byte offset for a JSON Lines file, kept in a sidecar file of little-endian
+ * uint64s (entry i = offset of line i + 1), so any window of a huge file is one seek away.
+ * The index is derived data: open() repairs or rebuilds it from the JSONL file, which is the
+ * source of truth. Only complete lines (ending in '\n') are indexed.
+ *
+ * Writers append the line to the JSONL file first, then its offset here; a crash in between
+ * leaves the index one entry short, which open() fills in. Run recoverTornTail on the JSONL
+ * file before opening for writing, so a half-written line is not mistaken for data.
+ */
+export class OffsetIndex {
+  readonly path: string;
+  private readonly readonly: boolean;
+  /** The file entries are read from: the sidecar, or a private copy in readonly mode; -1 if none. */
+  private fd: number;
+  private fileBytes: number;
+  private privatePath: string | undefined;
+  private entries = 0;
+  private lastOffset = -1;
+  private closed = false;
+
+  private constructor(idxPath: string, fd: number, readonly: boolean) {
+    this.path = idxPath;
+    this.fd = fd;
+    this.readonly = readonly;
+    this.fileBytes = fd < 0 ? 0 : fs.fstatSync(fd).size;
+  }
+
+  static open(
+    jsonlPath: string,
+    idxPath: string = `${jsonlPath}.idx`,
+    options: OffsetIndexOptions = {},
+  ): OffsetIndex {
+    const readonly = options.readonly ?? false;
+    // a+: reads at any position, writes always land at the end.
+    const fd = readonly ? openIfExists(idxPath) : fs.openSync(idxPath, 'a+');
+    let index: OffsetIndex | undefined;
+    try {
+      index = new OffsetIndex(idxPath, fd, readonly);
+      index.reconcile(jsonlPath);
+      return index;
+    } catch (error) {
+      if (index) index.close();
+      else if (fd >= 0) fs.closeSync(fd);
+      throw error;
+    }
+  }
+
+  /** Number of indexed lines. */
+  get count(): number {
+    return this.entries;
+  }
+
+  /** Byte offset where line `lineNo` (1-based) starts. */
+  offsetOf(lineNo: number): number {
+    this.requireOpen();
+    if (!Number.isInteger(lineNo) || lineNo < 1 || lineNo > this.entries) {
+      throw new RangeError(`${this.path}: line ${lineNo} is outside 1..${this.entries}`);
+    }
+    return this.entryAt(lineNo - 1);
+  }
+
+  /** Records the start offset of the next line; offsets must strictly increase. */
+  append(offset: number): void {
+    this.requireOpen();
+    if (this.readonly) throw new Error(`${this.path}: append on an index opened readonly`);
+    if (!Number.isSafeInteger(offset) || offset <= this.lastOffset) {
+      throw new RangeError(`${this.path}: offset ${offset} does not follow ${this.lastOffset}`);
+    }
+    const entry = Buffer.allocUnsafe(ENTRY_BYTES);
+    entry.writeBigUInt64LE(BigInt(offset));
+    this.writeEntries(entry);
+    this.lastOffset = offset;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.fd >= 0) fs.closeSync(this.fd);
+    this.fd = -1;
+    if (this.privatePath) fs.rmSync(this.privatePath, { force: true });
+  }
+
+  /**
+   * Makes the index match the JSONL file. Only the sidecar's tail is read unless it is
+   * damaged; the file is changed only if it disagrees with the JSONL file.
+   */
+  private reconcile(jsonlPath: string): void {
+    // Measured after the sidecar (constructor): a writer appends the line before its entry,
+    // so every entry seen already has its line inside this size.
+    const jsonlSize = sizeOrZero(jsonlPath);
+    // A torn last entry (crash mid-write of its 8 bytes) is simply not counted.
+    this.entries = Math.floor(this.fileBytes / ENTRY_BYTES);
+    if (this.entries > 0 && this.entryAt(0) !== 0) this.entries = 0;
+    // Entries at or past the end of the JSONL file point at lines that were cut off.
+    if (this.entries > 0 && this.entryAt(this.entries - 1) >= jsonlSize) {
+      this.entries = this.countBelow(jsonlSize);
+    }
+    if (jsonlSize > 0 && this.entries > 0 && !this.lastEntryIsPlausible(jsonlPath)) {
+      this.entries = 0;
+    }
+    this.lastOffset = this.entries > 0 ? this.entryAt(this.entries - 1) : -1;
+    if (jsonlSize > 0) this.catchUp(jsonlPath);
+    this.settle(false);
+  }
+
+  /**
+   * Cheap checks on the last entry: it starts a line, grows from the one before, and leaves
+   * room for one byte per earlier line. A zero-filled or shifted tail fails one of these.
+   */
+  private lastEntryIsPlausible(jsonlPath: string): boolean {
+    const last = this.entryAt(this.entries - 1);
+    if (last < this.entries - 1) return false;
+    if (this.entries > 1 && this.entryAt(this.entries - 2) >= last) return false;
+    if (last === 0) return true;
+    const jsonlFd = fs.openSync(jsonlPath, 'r');
+    try {
+      return readByteAt(jsonlFd, last - 1) === NEWLINE;
+    } finally {
+      fs.closeSync(jsonlFd);
+    }
+  }
+
+  /**
+   * Scans the JSONL file from the last indexed line onwards and indexes every complete line
+   * after it. With an empty index this is the full rebuild.
+   */
+  private catchUp(jsonlPath: string): void {
+    const alreadyIndexed = this.entries > 0;
+    const resumeFrom = alreadyIndexed ? this.lastOffset : 0;
+    const batch = Buffer.allocUnsafe(BATCH_ENTRIES * ENTRY_BYTES);
+    let batched = 0;
+    const flush = (): void => {
+      if (batched === 0) return;
+      this.writeEntries(batch.subarray(0, batched * ENTRY_BYTES));
+      batched = 0;
+    };
+    // maxLineBytes 0: only line boundaries are needed, so no line text is ever buffered.
+    for (const line of readLinesSync(jsonlPath, { start: resumeFrom, maxLineBytes: 0 })) {
+      if (line.partial) {
+        // The last indexed line lost its '\n' (file cut mid-line): it is no longer a line.
+        if (line.offset === resumeFrom && alreadyIndexed) this.entries -= 1;
+        break;
+      }
+      if (line.offset === resumeFrom && alreadyIndexed) continue;
+      batch.writeBigUInt64LE(BigInt(line.offset), batched * ENTRY_BYTES);
+      batched += 1;
+      if (batched === BATCH_ENTRIES) flush();
+    }
+    flush();
+    this.lastOffset = this.entries > 0 ? this.entryAt(this.entries - 1) : -1;
+  }
+
+  /** Appends entries after the first `this.entries`, which become the whole file first. */
+  private writeEntries(entries: Buffer): void {
+    this.settle(true);
+    writeAllSync(this.fd, entries);
+    this.fileBytes += entries.length;
+    this.entries += entries.length / ENTRY_BYTES;
+  }
+
+  /** Makes the file hold exactly the `this.entries` entries that are counted. */
+  private settle(forWrite: boolean): void {
+    const bytes = this.entries * ENTRY_BYTES;
+    const ownsFile = !this.readonly || this.privatePath !== undefined;
+    if (ownsFile) {
+      if (this.fileBytes === bytes) return;
+      fs.ftruncateSync(this.fd, bytes);
+      this.fileBytes = bytes;
+    } else if (forWrite || this.fileBytes !== bytes) {
+      this.switchToPrivateCopy(bytes);
+    }
+  }
+
+  /** Readonly repair: copy the trusted prefix to a temp file the caller owns alone. */
+  private switchToPrivateCopy(bytes: number): void {
+    const privatePath = path.join(
+      os.tmpdir(),
+      `cwb-offset-index-${process.pid}-${randomBytes(6).toString('hex')}`,
+    );
+    const copy = fs.openSync(privatePath, 'ax+');
+    try {
+      const buffer = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, Math.max(bytes, 1)));
+      for (let position = 0; position < bytes; ) {
+        const chunk = buffer.subarray(0, Math.min(buffer.length, bytes - position));
+        readFullySync(this.fd, chunk, position);
+        writeAllSync(copy, chunk);
+        position += chunk.length;
+      }
+    } catch (error) {
+      fs.closeSync(copy);
+      fs.rmSync(privatePath, { force: true });
+      throw error;
+    }
+    if (this.fd >= 0) fs.closeSync(this.fd);
+    if (this.privatePath) fs.rmSync(this.privatePath, { force: true });
+    this.fd = copy;
+    this.fileBytes = bytes;
+    this.privatePath = privatePath;
+  }
+
+  /** How many leading entries are below `limit` (entries strictly increase). */
+  private countBelow(limit: number): number {
+    let low = 0;
+    let high = this.entries;
+    while (low < high) {
+      const middle = Math.floor((low + high) / 2);
+      if (this.entryAt(middle) < limit) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+
+  private entryAt(index: number): number {
+    const entry = Buffer.allocUnsafe(ENTRY_BYTES);
+    readFullySync(this.fd, entry, index * ENTRY_BYTES);
+    const offset = entry.readBigUInt64LE();
+    // Anything beyond 2^53 is garbage, not a real offset; report it as unreachable.
+    return offset > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(offset);
+  }
+
+  private requireOpen(): void {
+    if (this.closed) throw new Error(`${this.path}: index used after close`);
+  }
+}
+
+function openIfExists(filePath: string): number {
+  try {
+    return fs.openSync(filePath, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return -1;
+    throw error;
+  }
+}
+
+function sizeOrZero(filePath: string): number {
+  try {
+    return fs.statSync(filePath).size;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw error;
+  }
+}

@@ -1,0 +1,163 @@
+import path from 'node:path';
+import type { CurrentMessage, MessageKind, MessageRecord, TokenUsage, ToolCall, MessageRole } from '../../shared/task-types';
+import { AppendLog } from '../jsonl/append-log';
+import { OffsetIndex } from '../jsonl/offset-index';
+import { readLinesSync } from '../jsonl/line-reader';
+import { readCurrentWindow, readMessageWindow, isPartial, parseEntry, type CurrentWindow, type MessageWindow } from './message-window';
+import { countMessageTokens } from '../tokens';
+import { estimateTokens } from '../tokens/estimate';
+import { TASK_FILES } from './contexts-layout';
+import { badInput } from '../errors';
+
+export interface NewMessage {
+  role: MessageRole;
+  content: string | null;
+  tool_name?: string;
+  tool_calls?: ToolCall[];
+  tool_call_id?: string;
+  name?: string;
+  kind?: MessageKind;
+  usage?: TokenUsage;
+  /** Keep the message out of current.jsonl (e.g. a summary whose view is rebuilt separately). */
+  historyOnly?: boolean;
+  timestamp?: string;
+}
+
+/**
+ * messages.jsonl (every message, append-only, never rewritten) and current.jsonl (what the
+ * model sees now, OpenAI-compatible). Nothing of the conversation is kept in memory: only
+ * the next seq and the running token count of current.jsonl. seq equals the line number
+ * in messages.jsonl, so the offset index finds any seq in O(1).
+ */
+export class MessageStore {
+  private readonly logs: { messages: AppendLog; current: AppendLog } | undefined;
+  private readonly index: OffsetIndex;
+  private currentTokens: number | undefined;
+
+  private constructor(
+    readonly dir: string,
+    options: { fsync: boolean; readonly: boolean },
+  ) {
+    const indexPath = path.join(dir, TASK_FILES.messagesIndex);
+    this.index = OffsetIndex.open(this.messagesPath, indexPath, { readonly: options.readonly });
+    this.logs = options.readonly
+      ? undefined
+      : {
+          messages: new AppendLog(this.messagesPath, { fsync: options.fsync }),
+          current: new AppendLog(this.currentPath, { fsync: options.fsync }),
+        };
+  }
+
+  /** `readonly` never writes (not even the index), so it is safe beside the task's own writer. */
+  static open(dir: string, options: { fsync?: boolean; readonly?: boolean } = {}): MessageStore {
+    return new MessageStore(dir, { fsync: options.fsync ?? false, readonly: options.readonly ?? false });
+  }
+
+  get messagesPath(): string {
+    return path.join(this.dir, TASK_FILES.messages);
+  }
+
+  get currentPath(): string {
+    return path.join(this.dir, TASK_FILES.current);
+  }
+
+  /** Number of messages in messages.jsonl (and the last seq). */
+  get count(): number {
+    return this.index.count;
+  }
+
+  /** seed 000 add_message: assigns the next seq, counts tokens, appends to both files. */
+  append(input: NewMessage): MessageRecord {
+    if (!this.logs) throw new Error(`messages of ${this.dir} were opened read-only`);
+    if (input.content !== null && typeof input.content !== 'string') {
+      throw badInput('message content must be a string or null');
+    }
+    const counted = countMessageTokens(input);
+    const record: MessageRecord = {
+      seq: this.index.count + 1,
+      role: input.role,
+      content: input.content,
+      timestamp: input.timestamp ?? new Date().toISOString(),
+      tokens: counted.tokens,
+      tokens_o200k: counted.tokens_o200k,
+      ...(input.tool_name !== undefined && { tool_name: input.tool_name }),
+      ...(input.tool_calls !== undefined && { tool_calls: input.tool_calls }),
+      ...(input.tool_call_id !== undefined && { tool_call_id: input.tool_call_id }),
+      ...(input.name !== undefined && { name: input.name }),
+      ...(input.kind !== undefined && input.kind !== 'message' && { kind: input.kind }),
+      ...(input.usage !== undefined && { usage: input.usage }),
+    };
+    // Line first, index second: after a crash between the two, opening the index catches up.
+    const { offset } = this.logs.messages.append(JSON.stringify(record));
+    this.index.append(offset);
+    if (!input.historyOnly) {
+      this.logs.current.append(JSON.stringify(toCurrent(record)));
+      if (this.currentTokens !== undefined) this.currentTokens += record.tokens;
+    }
+    return record;
+  }
+
+  /** Up to `limit` messages starting at `fromSeq`, read through the offset index. */
+  readWindow(fromSeq: number, limit: number): MessageWindow {
+    return readMessageWindow(this.messagesPath, this.index, fromSeq, limit);
+  }
+
+  /** The last `n` messages. */
+  readTail(n: number): MessageWindow {
+    return this.readWindow(Math.max(1, this.index.count - n + 1), n);
+  }
+
+  /** Lines of current.jsonl from `fromIndex` (1-based). */
+  readCurrent(fromIndex: number, limit: number): CurrentWindow {
+    return readCurrentWindow(this.currentPath, fromIndex, limit);
+  }
+
+  /** seed 001 get_current_token_count: estimate over current.jsonl, streamed once then kept as a running total. */
+  currentTokenCount(): number {
+    if (this.currentTokens === undefined) {
+      let total = 0;
+      for (const entry of readLinesSync(this.currentPath)) {
+        if ('tooLong' in entry) {
+          total += Math.floor(entry.bytes / 4);
+          continue;
+        }
+        if (isPartial(entry)) continue;
+        const parsed = parseEntry(entry, this.currentPath);
+        if (!parsed.ok) continue;
+        const msg = parsed.value as CurrentMessage;
+        total += estimateTokens((msg.content ?? '') + (msg.tool_calls ? JSON.stringify(msg.tool_calls) : ''));
+      }
+      this.currentTokens = total;
+    }
+    return this.currentTokens;
+  }
+
+  /** Number of lines in current.jsonl. */
+  currentCount(): number {
+    return readCurrentWindow(this.currentPath, 1, 0).total;
+  }
+
+  /** Call after current.jsonl was replaced (compaction, undo): the running total is recomputed lazily. */
+  currentReplaced(): void {
+    this.currentTokens = undefined;
+    this.logs?.current.reopen();
+  }
+
+  close(): void {
+    this.logs?.messages.close();
+    this.logs?.current.close();
+    this.index.close();
+  }
+}
+
+/** The OpenAI-compatible projection of a message (seed 000 §3.3: no seq, timestamp or tokens). */
+export function toCurrent(record: MessageRecord | NewMessage): CurrentMessage {
+  return {
+    role: record.role,
+    content: record.content,
+    ...(record.tool_name !== undefined && { tool_name: record.tool_name }),
+    ...(record.tool_calls !== undefined && { tool_calls: record.tool_calls }),
+    ...(record.tool_call_id !== undefined && { tool_call_id: record.tool_call_id }),
+    ...(record.name !== undefined && { name: record.name }),
+  };
+}

@@ -1,0 +1,48 @@
+import path from 'node:path';
+import type { PlanningEntry } from '../../shared/task-types';
+import { RecordLog } from './record-log';
+import { TASK_FILES } from './contexts-layout';
+import { readLastLines } from '../jsonl/tail';
+
+/** planning.jsonl (seed 001 §11.5): how the plan changed over the task. */
+export class PlanningStore {
+  private readonly log: RecordLog<PlanningEntry>;
+
+  constructor(dir: string, fsync = false) {
+    this.log = new RecordLog<PlanningEntry>(path.join(dir, TASK_FILES.planning), 'id', fsync);
+  }
+
+  add(planType: string, planContent: string): PlanningEntry {
+    return this.log.append((id) => ({
+      id,
+      plan_type: planType,
+      plan_content: planContent,
+      created_at: new Date().toISOString(),
+    }));
+  }
+
+  /** The newest `n` entries, oldest first (used by context inheritance). */
+  last(n: number): PlanningEntry[] {
+    const out: PlanningEntry[] = [];
+    for (const line of readLastLines(this.log.file, n)) {
+      try {
+        out.push(JSON.parse(line) as PlanningEntry);
+      } catch {
+        // skipped: list() reports malformed lines with their line numbers
+      }
+    }
+    return out;
+  }
+
+  count(): number {
+    return this.log.count();
+  }
+
+  list(offset?: number, limit?: number): ReturnType<RecordLog<PlanningEntry>['list']> {
+    return this.log.list(offset, limit);
+  }
+
+  close(): void {
+    this.log.close();
+  }
+}

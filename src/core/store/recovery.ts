@@ -1,0 +1,168 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { StatusFolder, TaskStatus } from '../../shared/task-types';
+import { isTaskUuid } from '../../shared/uuid';
+import { recoverTornTail } from '../jsonl/torn-tail';
+import { JSONL_FILES, STATUS_FOLDERS, TASK_FILES, statusFolder, taskDir } from './contexts-layout';
+import { readMetadata } from './task-metadata';
+import { countLines } from './count-lines';
+import type { ContextStore } from './context-store';
+import { MessageStore } from './message-store';
+
+export interface TornLine {
+  file: string;
+  bytes: number;
+  corruptPath: string;
+}
+
+export interface RecoveryReport {
+  /** Tasks marked running whose process is gone: now failed with "interrupted" (resumable). */
+  interrupted: string[];
+  /** Folders found under another status than their row says, moved to where the row says. */
+  moved: { uuid: string; from: StatusFolder; to: StatusFolder }[];
+  /** Rows whose folder is gone: removed from tasks.db. */
+  rowsWithoutFolder: string[];
+  /** Folders without a row: indexed again from metadata.json and their files. */
+  foldersWithoutRow: string[];
+  /** Partial last lines moved aside into `.corrupt` files. */
+  tornLines: TornLine[];
+}
+
+export function emptyReport(): RecoveryReport {
+  return { interrupted: [], moved: [], rowsWithoutFolder: [], foldersWithoutRow: [], tornLines: [] };
+}
+
+export function reportIsClean(r: RecoveryReport): boolean {
+  return !r.interrupted.length && !r.moved.length && !r.rowsWithoutFolder.length && !r.foldersWithoutRow.length && !r.tornLines.length;
+}
+
+/** Moves torn last lines of a task's JSONL files aside. Only the task's writer may call this. */
+export function recoverTaskFiles(dir: string): TornLine[] {
+  const torn: TornLine[] = [];
+  for (const name of JSONL_FILES) {
+    const file = path.join(dir, name);
+    if (!fs.existsSync(file)) continue;
+    const result = recoverTornTail(file);
+    if (result.recovered) torn.push({ file, bytes: result.bytes, corruptPath: result.corruptPath });
+  }
+  return torn;
+}
+
+/** True when the process that drove a task may still be alive (other hosts are assumed alive). */
+export function ownerAlive(pid: number | null, hostname: string | null): boolean {
+  if (hostname && hostname !== os.hostname()) return true;
+  if (!pid) return false;
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Makes tasks.db and the folders agree, under the write lock so no other process is half
+ * way through a create or a move while we look. tasks.db decides a task's status; its
+ * folder follows. Dead running tasks become failed ("interrupted") and stay resumable.
+ */
+export function reconcile(store: ContextStore): RecoveryReport {
+  const report = emptyReport();
+  store.repo.write(() => {
+    const rows = store.repo.allStatuses();
+    const folders = listTaskFolders(store.root);
+    for (const [uuid, row] of rows) {
+      const found = folders.get(uuid);
+      const expected = statusFolder(row.status);
+      if (!found) {
+        store.repo.delete(uuid);
+        report.rowsWithoutFolder.push(uuid);
+        continue;
+      }
+      if (found !== expected) {
+        fs.renameSync(taskDir(store.root, found, uuid), taskDir(store.root, expected, uuid));
+        report.moved.push({ uuid, from: found, to: expected });
+      }
+      if (row.status === 'running' && !ownerAlive(row.process_id, row.hostname)) {
+        markInterrupted(store, uuid, report);
+      }
+    }
+    for (const [uuid, folder] of folders) {
+      if (rows.has(uuid)) continue;
+      reindexFolder(store, uuid, folder, report);
+    }
+  });
+  return report;
+}
+
+function markInterrupted(store: ContextStore, uuid: string, report: RecoveryReport): void {
+  const dir = taskDir(store.root, 'running', uuid);
+  report.tornLines.push(...recoverTaskFiles(dir));
+  // Counters may have missed the last events before the crash: take them from the files.
+  store.repo.setFinalStats(uuid, statisticsFromFiles(dir));
+  store.repo.setStatus(uuid, 'failed', { error_message: 'interrupted: the task process ended without finishing the task' });
+  store.move({ uuid, status: 'running' }, 'failed');
+  report.interrupted.push(uuid);
+}
+
+function reindexFolder(store: ContextStore, uuid: string, folder: StatusFolder, report: RecoveryReport): void {
+  const dir = taskDir(store.root, folder, uuid);
+  report.tornLines.push(...recoverTaskFiles(dir));
+  const meta = readMetadata(dir) ?? {};
+  const status: TaskStatus = folder === 'running' ? 'failed' : folder;
+  const key = meta.task_key ?? { task_source: '', owner: '', repo: '', task_type: '', task_id: '' };
+  store.repo.insert({
+    uuid,
+    key: { ...key, user: meta.user ?? '' },
+    status,
+    title: meta.title ?? null,
+    prompt: meta.prompt ?? null,
+    workdir: meta.workdir ?? null,
+    parent_uuid: meta.parent_uuid ?? null,
+    llm_provider: meta.config?.llm_provider ?? null,
+    model: meta.config?.model ?? null,
+    context_length: meta.config?.context_length ?? null,
+    created_at: meta.created_at ?? fs.statSync(dir).mtime.toISOString(),
+  });
+  store.repo.setFinalStats(uuid, statisticsFromFiles(dir));
+  store.repo.setStatus(uuid, status, status === 'failed' ? { error_message: 'interrupted: re-indexed from its folder' } : {});
+  if (folder === 'running') store.move({ uuid, status: 'running' }, 'failed');
+  report.foldersWithoutRow.push(uuid);
+}
+
+function statisticsFromFiles(dir: string): {
+  total_messages: number;
+  total_summaries: number;
+  total_tool_calls: number;
+  final_token_count: number;
+  final_message_count: number;
+} {
+  const messages = MessageStore.open(dir, { readonly: true });
+  try {
+    return {
+      total_messages: messages.count,
+      total_summaries: countLines(path.join(dir, TASK_FILES.summaries)),
+      total_tool_calls: countLines(path.join(dir, TASK_FILES.tools)),
+      final_token_count: messages.currentTokenCount(),
+      final_message_count: messages.currentCount(),
+    };
+  } finally {
+    messages.close();
+  }
+}
+
+/** uuid → the status folder it sits in. Entries that are not task folders are left alone. */
+function listTaskFolders(root: string): Map<string, StatusFolder> {
+  const found = new Map<string, StatusFolder>();
+  for (const folder of STATUS_FOLDERS) {
+    let names: string[];
+    try {
+      names = fs.readdirSync(path.join(root, folder));
+    } catch {
+      continue;
+    }
+    for (const name of names) if (isTaskUuid(name)) found.set(name, folder);
+  }
+  return found;
+}

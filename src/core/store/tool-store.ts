@@ -1,0 +1,51 @@
+import path from 'node:path';
+import type { ToolRecord } from '../../shared/task-types';
+import { RecordLog } from './record-log';
+import { TASK_FILES } from './contexts-layout';
+
+export interface NewToolCall {
+  tool: string;
+  args: unknown;
+  result: string | null;
+  status: 'success' | 'error';
+  error?: string | null;
+  duration_ms: number;
+  tool_call_id?: string;
+}
+
+/** tools.jsonl: one record per tool execution, written with both seeds' field names. */
+export class ToolStore {
+  private readonly log: RecordLog<ToolRecord>;
+
+  constructor(dir: string, fsync = false) {
+    this.log = new RecordLog<ToolRecord>(path.join(dir, TASK_FILES.tools), 'seq', fsync);
+  }
+
+  add(input: NewToolCall): ToolRecord {
+    return this.log.append((seq) => ({
+      seq,
+      tool: input.tool,
+      tool_name: input.tool,
+      args: input.args,
+      arguments: input.args,
+      result: input.result,
+      status: input.status,
+      error: input.error ?? null,
+      duration_ms: Math.round(input.duration_ms),
+      timestamp: new Date().toISOString(),
+      ...(input.tool_call_id !== undefined && { tool_call_id: input.tool_call_id }),
+    }));
+  }
+
+  count(): number {
+    return this.log.count();
+  }
+
+  list(offset?: number, limit?: number): ReturnType<RecordLog<ToolRecord>['list']> {
+    return this.log.list(offset, limit);
+  }
+
+  close(): void {
+    this.log.close();
+  }
+}

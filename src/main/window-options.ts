@@ -1,0 +1,53 @@
+import type { BrowserWindowConstructorOptions, WebPreferences } from 'electron';
+
+/**
+ * Security settings of every app window, kept pure (type-only electron import) so a plain
+ * unit test can pin them down.
+ */
+export function secureWebPreferences(preloadPath: string): WebPreferences {
+  return {
+    preload: preloadPath,
+    contextIsolation: true,
+    sandbox: true,
+    nodeIntegration: false,
+    nodeIntegrationInWorker: false,
+    nodeIntegrationInSubFrames: false,
+    webSecurity: true,
+    allowRunningInsecureContent: false,
+    webviewTag: false,
+    spellcheck: false,
+  };
+}
+
+export function mainWindowOptions(preloadPath: string): BrowserWindowConstructorOptions {
+  return {
+    width: 1280,
+    height: 820,
+    minWidth: 720,
+    minHeight: 480,
+    title: 'Context Workbench',
+    show: false,
+    autoHideMenuBar: true,
+    webPreferences: secureWebPreferences(preloadPath),
+  };
+}
+
+/**
+ * Whether a top-level navigation away from the loaded page is allowed: only within the
+ * app's own origin (dev server), or to the app's own file when loaded from disk
+ * (file: URLs all share the opaque origin "null", so compare the path instead).
+ */
+export function isAllowedNavigation(targetUrl: string, appUrl: string): boolean {
+  let target: URL;
+  let app: URL;
+  try {
+    target = new URL(targetUrl);
+    app = new URL(appUrl);
+  } catch {
+    return false;
+  }
+  if (app.protocol === 'file:') {
+    return target.protocol === 'file:' && target.pathname === app.pathname;
+  }
+  return target.origin === app.origin;
+}
