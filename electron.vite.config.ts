@@ -42,12 +42,15 @@ function devCsp(): Plugin {
     name: 'cwb:dev-csp',
     apply: 'serve',
     transformIndexHtml(html) {
-      return html.replace(/(<meta\s+http-equiv="Content-Security-Policy"\s+content=")([^"]*)"/i, (_m, head: string, policy: string) => {
-        const relaxed = policy
-          .replace("script-src 'self'", "script-src 'self' 'unsafe-inline'")
-          .replace("connect-src 'self'", "connect-src 'self' ws: http://localhost:*");
-        return `${head}${relaxed}"`;
-      });
+      return html.replace(
+        /(<meta\s+http-equiv="Content-Security-Policy"\s+content=")([^"]*)"/i,
+        (_m, head: string, policy: string) => {
+          const relaxed = policy
+            .replace("script-src 'self'", "script-src 'self' 'unsafe-inline'")
+            .replace("connect-src 'self'", "connect-src 'self' ws: http://localhost:*");
+          return `${head}${relaxed}"`;
+        },
+      );
     },
   };
 }

@@ -15,7 +15,10 @@ const esc = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const nodeBuiltins = (message) => [
   { regex: '^node:', message },
   {
-    regex: `^(${builtinModules.filter((m) => !m.includes('/')).map(esc).join('|')})(/.*)?$`,
+    regex: `^(${builtinModules
+      .filter((m) => !m.includes('/'))
+      .map(esc)
+      .join('|')})(/.*)?$`,
     message,
   },
 ];
@@ -54,7 +57,10 @@ const boundaries = [
     rules: {
       'no-restricted-imports': restrict(
         nodeBuiltins('src/renderer is browser code: no Node built-ins (go through window.api)'),
-        pkg('electron', 'src/renderer is browser code: it must not import electron (use window.api)'),
+        pkg(
+          'electron',
+          'src/renderer is browser code: it must not import electron (use window.api)',
+        ),
         pkg('better-sqlite3', 'src/renderer is browser code: it must not import better-sqlite3'),
         ['core', 'main', 'preload', 'worker', 'cli'].map((f) =>
           folder(
@@ -102,7 +108,10 @@ const boundaries = [
             'src/preload is sandboxed: it may only import electron and src/shared (no Node built-ins, no packages)',
         },
         ['core', 'main', 'renderer', 'worker', 'cli'].map((f) =>
-          folder(f, `src/preload is sandboxed: it may only import electron and src/shared, not src/${f}`),
+          folder(
+            f,
+            `src/preload is sandboxed: it may only import electron and src/shared, not src/${f}`,
+          ),
         ),
       ),
     },

@@ -40,9 +40,7 @@ const LINES_LEFT = 120;
 const LINES_TOP = SIZE / 2 - (LINES.length * LINE_HEIGHT + (LINES.length - 1) * LINE_GAP) / 2;
 
 function pixel(x, y) {
-  const tile = coverage(
-    roundedRect(x, y, TILE.left, TILE.top, TILE.size, TILE.size, TILE.radius),
-  );
+  const tile = coverage(roundedRect(x, y, TILE.left, TILE.top, TILE.size, TILE.size, TILE.radius));
   if (tile === 0) return [0, 0, 0, 0];
   let rgb = mix(TOP_COLOR, BOTTOM_COLOR, (y - TILE.top) / TILE.size);
   LINES.forEach((line, i) => {

@@ -15,9 +15,7 @@ async function boundaryErrors(file: string, code: string): Promise<string[]> {
   if (!result) throw new Error('no lint result');
   const fatal = result.messages.find((m) => m.fatal);
   if (fatal) throw new Error(`${file}: ${fatal.message}`);
-  return result.messages
-    .filter((m) => m.ruleId === 'no-restricted-imports')
-    .map((m) => m.message);
+  return result.messages.filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
 }
 
 describe('lint boundaries', () => {

@@ -69,7 +69,7 @@ export function parseConfigText(text: string, options: ParseConfigOptions): AppC
   const substitutions: Substitution[] = [];
   for (const name of Object.keys(SOURCE_SECTIONS) as SourceSectionName[]) {
     const written = document[name];
-    if (written === undefined) continue;
+    if (written === undefined || written === null) continue;
     const schema: z.ZodType = SOURCE_SECTIONS[name];
     const resolved = substituteEnv(written, name, env, file, substitutions);
     const result = schema.safeParse(resolved);

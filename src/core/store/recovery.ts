@@ -97,20 +97,19 @@ export function reconcile(store: ContextStore): RecoveryReport {
 }
 
 function markInterrupted(store: ContextStore, uuid: string, report: RecoveryReport): void {
-  const dir = taskDir(store.root, 'running', uuid);
+  const dir = store.move({ uuid, status: 'running' }, 'failed');
   report.tornLines.push(...recoverTaskFiles(dir));
   // Counters may have missed the last events before the crash: take them from the files.
   store.repo.setFinalStats(uuid, statisticsFromFiles(dir));
   store.repo.setStatus(uuid, 'failed', { error_message: 'interrupted: the task process ended without finishing the task' });
-  store.move({ uuid, status: 'running' }, 'failed');
   report.interrupted.push(uuid);
 }
 
 function reindexFolder(store: ContextStore, uuid: string, folder: StatusFolder, report: RecoveryReport): void {
-  const dir = taskDir(store.root, folder, uuid);
+  const status: TaskStatus = folder === 'running' ? 'failed' : folder;
+  const dir = store.move({ uuid, status: folder }, status);
   report.tornLines.push(...recoverTaskFiles(dir));
   const meta = readMetadata(dir) ?? {};
-  const status: TaskStatus = folder === 'running' ? 'failed' : folder;
   const key = meta.task_key ?? { task_source: '', owner: '', repo: '', task_type: '', task_id: '' };
   store.repo.insert({
     uuid,
@@ -127,7 +126,6 @@ function reindexFolder(store: ContextStore, uuid: string, folder: StatusFolder, 
   });
   store.repo.setFinalStats(uuid, statisticsFromFiles(dir));
   store.repo.setStatus(uuid, status, status === 'failed' ? { error_message: 'interrupted: re-indexed from its folder' } : {});
-  if (folder === 'running') store.move({ uuid, status: 'running' }, 'failed');
   report.foldersWithoutRow.push(uuid);
 }
 

@@ -1,0 +1,115 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { MessageStore } from './message-store';
+import { TASK_FILES } from './contexts-layout';
+import { useTempDir } from '../../../test/support/temp-dir';
+import { countO200k } from '../tokens/o200k';
+
+const tempDir = useTempDir();
+
+function lines(file: string): unknown[] {
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as unknown);
+}
+
+describe('MessageStore', () => {
+  it('appends the full record to messages.jsonl and the OpenAI-compatible projection to current.jsonl', () => {
+    const dir = tempDir();
+    const store = MessageStore.open(dir);
+    store.append({ role: 'system', content: 'You are an AI' });
+    store.append({
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'read_file', arguments: '{"path":"a"}' } }],
+    });
+    store.append({ role: 'tool', content: '{"ok":true}', tool_name: 'read_file', tool_call_id: 'call_1' });
+    store.close();
+
+    const history = lines(path.join(dir, TASK_FILES.messages));
+    expect(history).toHaveLength(3);
+    expect(history[0]).toMatchObject({ seq: 1, role: 'system', content: 'You are an AI', tokens: 3, tokens_o200k: countO200k('You are an AI') });
+    expect(history[2]).toMatchObject({ seq: 3, role: 'tool', tool_name: 'read_file', tool_call_id: 'call_1' });
+    expect(typeof (history[0] as { timestamp: string }).timestamp).toBe('string');
+
+    expect(lines(path.join(dir, TASK_FILES.current))).toEqual([
+      { role: 'system', content: 'You are an AI' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'read_file', arguments: '{"path":"a"}' } }],
+      },
+      { role: 'tool', content: '{"ok":true}', tool_name: 'read_file', tool_call_id: 'call_1' },
+    ]);
+  });
+
+  it('uses the Japanese-aware estimate (chars/2 when at least half the characters are Japanese)', () => {
+    const store = MessageStore.open(tempDir());
+    expect(store.append({ role: 'user', content: 'a'.repeat(40) }).tokens).toBe(10);
+    expect(store.append({ role: 'user', content: 'あ'.repeat(40) }).tokens).toBe(20);
+    store.close();
+  });
+
+  it('continues seq after a restart and keeps history-only messages out of current.jsonl', () => {
+    const dir = tempDir();
+    const first = MessageStore.open(dir);
+    for (let i = 0; i < 5; i++) first.append({ role: 'user', content: `m${i}` });
+    first.close();
+    const second = MessageStore.open(dir);
+    expect(second.count).toBe(5);
+    expect(second.append({ role: 'assistant', content: 'summary', kind: 'summary', historyOnly: true }).seq).toBe(6);
+    expect(second.currentCount()).toBe(5);
+    expect(second.readWindow(6, 1).messages[0]).toMatchObject({ seq: 6, kind: 'summary' });
+    second.close();
+  });
+
+  it('reads windows by seq, tails and current lines; a malformed line is reported with its line number', () => {
+    const dir = tempDir();
+    const store = MessageStore.open(dir);
+    for (let i = 1; i <= 100; i++) store.append({ role: i % 2 ? 'user' : 'assistant', content: `message ${i}` });
+    expect(store.readWindow(40, 3).messages.map((m) => m.seq)).toEqual([40, 41, 42]);
+    expect(store.readWindow(99, 10).messages.map((m) => m.seq)).toEqual([99, 100]);
+    expect(store.readWindow(101, 10).messages).toEqual([]);
+    expect(store.readTail(2).messages.map((m) => m.content)).toEqual(['message 99', 'message 100']);
+    expect(store.readCurrent(10, 2).messages).toEqual([
+      { role: 'assistant', content: 'message 10', index: 10 },
+      { role: 'user', content: 'message 11', index: 11 },
+    ]);
+    store.close();
+
+    // Damage line 50 in place (same length) and read across it.
+    const file = path.join(dir, TASK_FILES.messages);
+    const text = fs.readFileSync(file, 'utf8').split('\n');
+    text[49] = '{' + 'x'.repeat(text[49]!.length - 1);
+    fs.writeFileSync(file, text.join('\n'));
+    const reopened = MessageStore.open(dir, { readonly: true });
+    const window = reopened.readWindow(49, 3);
+    expect(window.messages.map((m) => m.seq)).toEqual([49, 51]);
+    expect(window.bad).toEqual([{ file: 'messages.jsonl', lineNo: 50, error: expect.stringMatching(/malformed JSON/) }]);
+    reopened.close();
+  });
+
+  it('keeps a running token count of current.jsonl that matches a fresh count', () => {
+    const dir = tempDir();
+    const store = MessageStore.open(dir);
+    store.append({ role: 'user', content: 'x'.repeat(4000) });
+    expect(store.currentTokenCount()).toBe(1000);
+    store.append({ role: 'assistant', content: 'y'.repeat(400) });
+    expect(store.currentTokenCount()).toBe(1100);
+    store.close();
+    const again = MessageStore.open(dir, { readonly: true });
+    expect(again.currentTokenCount()).toBe(1100);
+    again.close();
+  });
+
+  it('refuses writes when opened read-only and never creates files', () => {
+    const dir = tempDir();
+    const store = MessageStore.open(dir, { readonly: true });
+    expect(() => store.append({ role: 'user', content: 'x' })).toThrow(/read-only/);
+    store.close();
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
+});
