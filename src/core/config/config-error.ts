@@ -44,7 +44,8 @@ export function formatValue(value: unknown): string {
   if (value === undefined) return '(missing)';
   let text: string;
   if (typeof value === 'string') text = JSON.stringify(value);
-  else if (value === null || typeof value === 'number' || typeof value === 'boolean') text = String(value);
+  else if (value === null || typeof value === 'number' || typeof value === 'boolean')
+    text = String(value);
   else if (value instanceof Date) text = value.toISOString();
   else text = JSON.stringify(value) ?? String(value);
   return text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN - 1)}…` : text;

@@ -12,7 +12,10 @@ export interface ConfigPathOptions {
  * config folder. XDG_CONFIG_HOME is honoured on Linux and other Unixes only; macOS and
  * Windows have their own conventions and a stray XDG variable should not move the file.
  */
-export function defaultConfigPath(env: NodeJS.ProcessEnv = process.env, options: ConfigPathOptions = {}): string {
+export function defaultConfigPath(
+  env: NodeJS.ProcessEnv = process.env,
+  options: ConfigPathOptions = {},
+): string {
   const platform = options.platform ?? process.platform;
   const home = options.home ?? os.homedir();
   const explicit = env.CWB_CONFIG;
@@ -23,7 +26,13 @@ export function defaultConfigPath(env: NodeJS.ProcessEnv = process.env, options:
     return path.win32.join(appData, 'Context Workbench', 'config.yaml');
   }
   if (platform === 'darwin') {
-    return path.posix.join(home, 'Library', 'Application Support', 'Context Workbench', 'config.yaml');
+    return path.posix.join(
+      home,
+      'Library',
+      'Application Support',
+      'Context Workbench',
+      'config.yaml',
+    );
   }
   const xdg = env.XDG_CONFIG_HOME;
   // The XDG spec says a relative XDG_CONFIG_HOME is invalid and must be ignored.

@@ -13,7 +13,7 @@ const tempDir = useTempDirs();
 function load(yaml: string, env: NodeJS.ProcessEnv = {}) {
   const dir = tempDir({ 'config.yaml': yaml });
   const file = path.join(dir, 'config.yaml');
-  return { dir, file, ...loadConfig({ file, env }) };
+  return { dir, ...loadConfig({ file, env }) };
 }
 
 function configError(yaml: string, env: NodeJS.ProcessEnv = {}): ConfigError {
@@ -41,7 +41,11 @@ describe('loadConfig: defaults', () => {
       summary_prompt_en: SUMMARY_PROMPT_EN,
       durability: 'default',
     });
-    expect(config.inheritance).toEqual({ enabled: true, max_summary_tokens: 4000, expiry_days: 30 });
+    expect(config.inheritance).toEqual({
+      enabled: true,
+      max_summary_tokens: 4000,
+      expiry_days: 30,
+    });
     expect(config.llm.provider).toBe('ollama');
     expect(config.llm.openai.base_url).toBe('https://api.openai.com/v1');
     expect(config.llm.ollama.base_url).toBe('http://127.0.0.1:11434');
@@ -51,7 +55,9 @@ describe('loadConfig: defaults', () => {
   });
 
   it('reads the default file when it exists', () => {
-    const home = tempDir({ 'context-workbench/config.yaml': 'context_storage:\n  cleanup_days: 9\n' });
+    const home = tempDir({
+      'context-workbench/config.yaml': 'context_storage:\n  cleanup_days: 9\n',
+    });
     const { config, file } = loadConfig({ env: { XDG_CONFIG_HOME: home } });
     expect(file).toBe(path.join(home, 'context-workbench', 'config.yaml'));
     expect(config.storage.cleanup_days).toBe(9);
@@ -70,7 +76,9 @@ describe('loadConfig: defaults', () => {
   });
 
   it('ignores top-level sections of other apps', () => {
-    const { config } = load('github:\n  token: abc\n  whatever: [1, 2]\ncontext_storage:\n  cleanup_days: 3\n');
+    const { config } = load(
+      'github:\n  token: abc\n  whatever: [1, 2]\ncontext_storage:\n  cleanup_days: 3\n',
+    );
     expect(config.storage.cleanup_days).toBe(3);
   });
 
@@ -127,7 +135,11 @@ describe('loadConfig: seed examples', () => {
       keep_recent_messages: 10,
       min_to_compress: 5,
     });
-    expect(config.inheritance).toEqual({ enabled: true, max_summary_tokens: 4000, expiry_days: 30 });
+    expect(config.inheritance).toEqual({
+      enabled: true,
+      max_summary_tokens: 4000,
+      expiry_days: 30,
+    });
   });
 
   it("applies seed 001's compression defaults to a context-only file", () => {
@@ -137,7 +149,9 @@ describe('loadConfig: seed examples', () => {
   });
 
   it("keeps seed 000's defaults when context only adds inheritance", () => {
-    const { config } = load('context_storage:\n  enabled: true\ncontext:\n  inheritance:\n    expiry_days: 7\n');
+    const { config } = load(
+      'context_storage:\n  enabled: true\ncontext:\n  inheritance:\n    expiry_days: 7\n',
+    );
     expect(config.storage.token_threshold).toBeNull();
     expect(config.storage.keep_recent_messages).toBe(5);
     expect(config.inheritance.expiry_days).toBe(7);
@@ -172,7 +186,9 @@ describe('loadConfig: precedence between the two seed sections', () => {
   });
 
   it('falls back to the other section when one leaves a key out', () => {
-    const { config } = load('context_storage:\n  min_messages_to_summarize: 12\ncontext:\n  compression:\n    keep_recent: 20\n');
+    const { config } = load(
+      'context_storage:\n  min_messages_to_summarize: 12\ncontext:\n  compression:\n    keep_recent: 20\n',
+    );
     expect(config.storage.min_to_compress).toBe(12);
     expect(config.storage.keep_recent_messages).toBe(20);
   });
@@ -183,7 +199,9 @@ describe('loadConfig: values', () => {
     const { config, dir } = load('context_storage:\n  base_dir: ../shared/contexts\n');
     expect(config.contexts_dir).toBe(path.resolve(dir, '../shared/contexts'));
     const absolute = path.resolve('/srv/contexts');
-    expect(load(`context_storage:\n  base_dir: ${JSON.stringify(absolute)}\n`).config.contexts_dir).toBe(absolute);
+    expect(
+      load(`context_storage:\n  base_dir: ${JSON.stringify(absolute)}\n`).config.contexts_dir,
+    ).toBe(absolute);
   });
 
   it('reads our own keys', () => {
@@ -207,7 +225,10 @@ describe('loadConfig: values', () => {
     expect(config.storage.durability).toBe('fsync');
     expect(config.storage.summary_prompt_en).toBe('Summarize: {messages}');
     expect(config.llm.provider).toBe('lmstudio');
-    expect(config.llm.lmstudio).toEqual({ model: 'qwen3-30b', base_url: 'http://localhost:1234/v1' });
+    expect(config.llm.lmstudio).toEqual({
+      model: 'qwen3-30b',
+      base_url: 'http://localhost:1234/v1',
+    });
     expect(config.llm.openai.max_output_tokens).toBe(2048);
     expect(config.tools.run_command).toBe(true);
   });
@@ -242,7 +263,9 @@ describe('loadConfig: ${VAR} substitution', () => {
   });
 
   it('shows the reference, never the secret, when a substituted value is invalid', () => {
-    const error = configError('llm:\n  openai:\n    base_url: "${URL}"\n', { URL: 'ftp://secret-host' });
+    const error = configError('llm:\n  openai:\n    base_url: "${URL}"\n', {
+      URL: 'ftp://secret-host',
+    });
     expect(error.message).toContain('"${URL}"');
     expect(error.message).not.toContain('secret-host');
   });
@@ -261,23 +284,33 @@ describe('loadConfig: errors name the key, the value and what is allowed', () =>
 
   it('cleanup_days "x"', () => {
     const error = configError('context_storage:\n  cleanup_days: "x"\n');
-    expect(error.message).toContain('context_storage.cleanup_days = "x" is not allowed: expected a whole number of days ≥ 1');
+    expect(error.message).toContain(
+      'context_storage.cleanup_days = "x" is not allowed: expected a whole number of days ≥ 1',
+    );
   });
 
   it('cleanup_days 0 and 2.5', () => {
-    expect(configError('context_storage:\n  cleanup_days: 0\n').message).toContain('cleanup_days = 0');
-    expect(configError('context_storage:\n  cleanup_days: 2.5\n').message).toContain('cleanup_days = 2.5');
+    expect(configError('context_storage:\n  cleanup_days: 0\n').message).toContain(
+      'cleanup_days = 0',
+    );
+    expect(configError('context_storage:\n  cleanup_days: 2.5\n').message).toContain(
+      'cleanup_days = 2.5',
+    );
   });
 
   it('provider "foo"', () => {
     const error = configError('llm:\n  provider: foo\n');
-    expect(error.message).toContain('llm.provider = "foo" is not allowed: expected one of "openai", "ollama", "lmstudio"');
+    expect(error.message).toContain(
+      'llm.provider = "foo" is not allowed: expected one of "openai", "ollama", "lmstudio"',
+    );
   });
 
   it('an unknown key inside context_storage', () => {
     const error = configError('context_storage:\n  compresion_threshold: 0.5\n  other: 1\n');
     expect(error.key).toBe('context_storage.compresion_threshold');
-    expect(error.message).toContain('context_storage.compresion_threshold = 0.5 is not allowed: unknown key');
+    expect(error.message).toContain(
+      'context_storage.compresion_threshold = 0.5 is not allowed: unknown key',
+    );
     expect(error.message).toContain('compression_threshold');
     expect(error.message).toContain('also unknown: other');
   });
@@ -285,17 +318,23 @@ describe('loadConfig: errors name the key, the value and what is allowed', () =>
   it('an unknown key in a nested section', () => {
     const error = configError('context:\n  compression:\n    keep: 3\n');
     expect(error.message).toContain('context.compression.keep = 3 is not allowed: unknown key');
-    expect(error.message).toContain('context.compression accepts token_threshold, keep_recent, min_to_compress');
+    expect(error.message).toContain(
+      'context.compression accepts token_threshold, keep_recent, min_to_compress',
+    );
   });
 
   it('a section that is not a mapping', () => {
     const error = configError('llm: openai\n');
-    expect(error.message).toContain('llm = "openai" is not allowed: expected a mapping with the keys provider, openai, ollama, lmstudio');
+    expect(error.message).toContain(
+      'llm = "openai" is not allowed: expected a mapping with the keys provider, openai, ollama, lmstudio',
+    );
   });
 
   it('a boolean written as a word', () => {
     const error = configError('tools:\n  run_command: yes\n');
-    expect(error.message).toContain('tools.run_command = "yes" is not allowed: expected true or false');
+    expect(error.message).toContain(
+      'tools.run_command = "yes" is not allowed: expected true or false',
+    );
   });
 
   it('a literal API key of the wrong type is not echoed', () => {

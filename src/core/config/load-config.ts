@@ -11,7 +11,13 @@ import type { Substitution } from './env-substitution';
 import { mapSources } from './map-config';
 import type { ConfigSources } from './map-config';
 import { REDACTED, trackSecrets } from './secrets';
-import { SOURCE_SECTIONS, allowedAt, describeSection, sectionAt, sectionKeys } from './source-schemas';
+import {
+  SOURCE_SECTIONS,
+  allowedAt,
+  describeSection,
+  sectionAt,
+  sectionKeys,
+} from './source-schemas';
 import type { SourceSectionName } from './source-schemas';
 
 export interface LoadConfigOptions {
@@ -47,8 +53,13 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
       return { config, file: null };
     }
     const details = { file: shown, key: null, value: null, allowed: null };
-    if (code === 'ENOENT') throw new ConfigError(details, `config file not found: ${shown}`, 'not_found');
-    throw new ConfigError(details, `${shown}: cannot read config file (${code ?? String(error)})`, 'io');
+    if (code === 'ENOENT')
+      throw new ConfigError(details, `config file not found: ${shown}`, 'not_found');
+    throw new ConfigError(
+      details,
+      `${shown}: cannot read config file (${code ?? String(error)})`,
+      'io',
+    );
   }
   return { config: parseConfigText(text, { file: shown, baseDir: path.dirname(file), env }), file };
 }
@@ -119,7 +130,8 @@ function issueError(
   file: string,
 ): ConfigError {
   const issue = issues[0];
-  if (issue === undefined) return new ConfigError({ file, key: section, value: written, allowed: null });
+  if (issue === undefined)
+    return new ConfigError({ file, key: section, value: written, allowed: null });
   const dotted = (segments: readonly PropertyKey[]) => [section, ...segments.map(String)].join('.');
 
   if (issue.code === 'unrecognized_keys') {

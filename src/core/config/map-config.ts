@@ -39,7 +39,8 @@ export function mapSources(sources: ConfigSources, configDir: string): AppConfig
   const context = sources.context ?? undefined;
   const compression = context?.compression ?? undefined;
   const inheritance = context?.inheritance ?? undefined;
-  const seed001Style = compression !== undefined || (context !== undefined && storage === undefined);
+  const seed001Style =
+    compression !== undefined || (context !== undefined && storage === undefined);
 
   const baseDir = storage?.base_dir ?? context?.base_dir;
   if (baseDir != null) config.contexts_dir = resolveDir(baseDir, configDir);
@@ -47,7 +48,8 @@ export function mapSources(sources: ConfigSources, configDir: string): AppConfig
   const s = config.storage;
   s.enabled = storage?.enabled ?? s.enabled;
   s.compression_threshold = storage?.compression_threshold ?? s.compression_threshold;
-  s.token_threshold = compression?.token_threshold ?? (seed001Style ? SEED_001_TOKEN_THRESHOLD : null);
+  s.token_threshold =
+    compression?.token_threshold ?? (seed001Style ? SEED_001_TOKEN_THRESHOLD : null);
   s.keep_recent_messages =
     storage?.keep_recent_messages ??
     compression?.keep_recent ??

@@ -24,13 +24,19 @@ const YAML = [
   '',
 ].join('\n');
 
-const ENV = { OPENAI_API_KEY: 'sk-live-1234567890', TEAM_TOKEN: 'team-secret-42', DATA: '/srv/data' };
+const ENV = {
+  OPENAI_API_KEY: 'sk-live-1234567890',
+  TEAM_TOKEN: 'team-secret-42',
+  DATA: '/srv/data',
+};
 
 describe('secrets', () => {
   it('lists every API key and every value that came from the environment', () => {
     const config = load(YAML, ENV);
     const secrets = secretValues(config);
-    expect(secrets).toEqual(expect.arrayContaining(['sk-live-1234567890', 'team-secret-42', 'lm-literal-key']));
+    expect(secrets).toEqual(
+      expect.arrayContaining(['sk-live-1234567890', 'team-secret-42', 'lm-literal-key']),
+    );
     // Folder paths are not credentials; hiding them would make logs unreadable.
     expect(secrets).not.toContain('/srv/data');
   });

@@ -13,7 +13,10 @@ export const REDACTED = '***';
 
 /** Called by the loader for the config it returns. */
 export function trackSecrets(config: AppConfig, values: readonly string[]): void {
-  substituted.set(config, values.filter((v) => v !== ''));
+  substituted.set(
+    config,
+    values.filter((v) => v !== ''),
+  );
 }
 
 /** Every secret in `config`, longest first so scrubbing never leaves a tail of a longer one. */

@@ -163,7 +163,13 @@ const openaiSchema = section(
     base_url: httpUrl(),
     max_output_tokens: wholeAtLeast(1),
   },
-  { model: MODEL, context_length: TOKENS, api_key: API_KEY, base_url: URL_TEXT, max_output_tokens: TOKENS },
+  {
+    model: MODEL,
+    context_length: TOKENS,
+    api_key: API_KEY,
+    base_url: URL_TEXT,
+    max_output_tokens: TOKENS,
+  },
 );
 
 const ollamaSchema = section(
@@ -177,7 +183,12 @@ const lmstudioSchema = section(
 );
 
 export const llmSchema = section(
-  { provider: z.enum(LLM_PROVIDERS), openai: openaiSchema, ollama: ollamaSchema, lmstudio: lmstudioSchema },
+  {
+    provider: z.enum(LLM_PROVIDERS),
+    openai: openaiSchema,
+    ollama: ollamaSchema,
+    lmstudio: lmstudioSchema,
+  },
   {
     provider: `one of ${LLM_PROVIDERS.map((p) => `"${p}"`).join(', ')}`,
     openai: describeSection(openaiSchema),

@@ -10,7 +10,10 @@ describe('summary prompts', () => {
   });
 
   it('splits around {messages}', () => {
-    expect(splitSummaryPrompt('head\n{messages}\ntail')).toEqual({ before: 'head\n', after: '\ntail' });
+    expect(splitSummaryPrompt('head\n{messages}\ntail')).toEqual({
+      before: 'head\n',
+      after: '\ntail',
+    });
   });
 
   it('appends the messages to a prompt without the placeholder', () => {

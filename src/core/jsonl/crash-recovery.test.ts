@@ -117,7 +117,9 @@ describe('crash recovery with a real SIGKILLed writer', () => {
       expect(await killHard(child)).toBe('SIGKILL');
     }
 
-    const expectedLines = Array.from({ length: complete }, (_, i) => crashLine(i + 1, fixedPad(i + 1)));
+    const expectedLines = Array.from({ length: complete }, (_, i) =>
+      crashLine(i + 1, fixedPad(i + 1)),
+    );
     const torn = crashLineBytes(crashLine(complete + 1, fixedPad(complete + 1)));
     const half = torn.subarray(0, Math.floor(torn.length / 2));
 
@@ -129,7 +131,9 @@ describe('crash recovery with a real SIGKILLed writer', () => {
       corruptPath: `${file}.corrupt`,
       offset: intact.length,
     });
-    expect(fs.readFileSync(`${file}.corrupt`).equals(Buffer.concat([half, Buffer.from('\n')]))).toBe(true);
+    expect(
+      fs.readFileSync(`${file}.corrupt`).equals(Buffer.concat([half, Buffer.from('\n')])),
+    ).toBe(true);
     expect(fs.readFileSync(file).equals(intact)).toBe(true);
     expect(verifiedLines(file)).toEqual(expectedLines);
   });

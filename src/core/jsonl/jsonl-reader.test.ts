@@ -16,7 +16,15 @@ async function collect(file: string, options = {}): Promise<JsonlEntry[]> {
 describe('readJsonl / readJsonlSync', () => {
   it('reports a malformed line by file and line number and keeps reading', async () => {
     const file = path.join(tempDir(), 'messages.jsonl');
-    const lines = ['{"seq":1}', '{"seq":2}', '', '{"seq": oops}', '   ', '{"seq":5,"t":"日本"}', '[1,2]'];
+    const lines = [
+      '{"seq":1}',
+      '{"seq":2}',
+      '',
+      '{"seq": oops}',
+      '   ',
+      '{"seq":5,"t":"日本"}',
+      '[1,2]',
+    ];
     fs.writeFileSync(file, lines.join('\n') + '\n');
 
     const entries = [...readJsonlSync(file)];
@@ -51,12 +59,21 @@ describe('readJsonl / readJsonlSync', () => {
     expect(last.ok).toBe(false);
     expect(last.partial).toBe(true);
     if (!last.ok) {
-      expect(last.error).toMatch(/^task\/messages\.jsonl line 2: malformed JSON .*incomplete last line/);
+      expect(last.error).toMatch(
+        /^task\/messages\.jsonl line 2: malformed JSON .*incomplete last line/,
+      );
     }
 
     fs.writeFileSync(file, '{"a":1}\n{"a":2}');
     const complete = [...readJsonlSync(file)][1];
-    expect(complete).toEqual({ ok: true, value: { a: 2 }, offset: 8, bytes: 7, lineNo: 2, partial: true });
+    expect(complete).toEqual({
+      ok: true,
+      value: { a: 2 },
+      offset: 8,
+      bytes: 7,
+      lineNo: 2,
+      partial: true,
+    });
   });
 
   it('keeps error messages short for huge malformed lines', () => {

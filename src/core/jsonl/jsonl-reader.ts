@@ -14,8 +14,7 @@ interface JsonlPosition {
 }
 
 export type JsonlEntry =
-  | ({ ok: true; value: unknown } & JsonlPosition)
-  | ({ ok: false; error: string } & JsonlPosition);
+  ({ ok: true; value: unknown } & JsonlPosition) | ({ ok: false; error: string } & JsonlPosition);
 
 export interface ReadJsonlOptions extends ReadLinesOptions {
   /** Names the file in error messages (default: the file's base name). */
@@ -38,7 +37,10 @@ export async function* readJsonl(
 }
 
 /** Synchronous twin of readJsonl. */
-export function* readJsonlSync(path: string, options: ReadJsonlOptions = {}): Generator<JsonlEntry> {
+export function* readJsonlSync(
+  path: string,
+  options: ReadJsonlOptions = {},
+): Generator<JsonlEntry> {
   const parse = lineParser(path, options);
   for (const line of readLinesSync(path, options)) {
     const entry = parse(line);
@@ -58,7 +60,11 @@ function lineParser(
     const where = `${label} line ${line.lineNo}`;
     const torn = line.partial ? ' (incomplete last line, no trailing newline)' : '';
     if (isTooLong(line)) {
-      return { ok: false, error: `${where}: line longer than ${maxLineBytes} bytes${torn}`, ...position };
+      return {
+        ok: false,
+        error: `${where}: line longer than ${maxLineBytes} bytes${torn}`,
+        ...position,
+      };
     }
     if (line.text.trim() === '') return undefined;
     try {

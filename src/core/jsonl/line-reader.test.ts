@@ -156,14 +156,17 @@ describe('readLines / readLinesSync', () => {
     ]);
   });
 
-  it.skipIf(!fs.existsSync('/proc/self/fd'))('closes the file when the consumer stops early', async () => {
-    const data = multiByteContent();
-    const file = writeFile('early.txt', data);
-    const before = fs.readdirSync('/proc/self/fd').length;
-    for await (const entry of readLines(file)) if (entry.lineNo === 3) break;
-    for (const entry of readLinesSync(file)) if (entry.lineNo === 3) break;
-    expect(fs.readdirSync('/proc/self/fd').length).toBe(before);
-  });
+  it.skipIf(!fs.existsSync('/proc/self/fd'))(
+    'closes the file when the consumer stops early',
+    async () => {
+      const data = multiByteContent();
+      const file = writeFile('early.txt', data);
+      const before = fs.readdirSync('/proc/self/fd').length;
+      for await (const entry of readLines(file)) if (entry.lineNo === 3) break;
+      for (const entry of readLinesSync(file)) if (entry.lineNo === 3) break;
+      expect(fs.readdirSync('/proc/self/fd').length).toBe(before);
+    },
+  );
 
   it('rejects a negative start', () => {
     const file = writeFile('neg.txt', 'x\n');

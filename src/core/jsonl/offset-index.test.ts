@@ -41,7 +41,9 @@ function seqAt(jsonl: string, offset: number): number {
 
 /** Private index copies this process has in the temp dir (readonly repairs). */
 function privateCopies(): string[] {
-  return fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith(`cwb-offset-index-${process.pid}-`));
+  return fs
+    .readdirSync(os.tmpdir())
+    .filter((f) => f.startsWith(`cwb-offset-index-${process.pid}-`));
 }
 
 function idxEntries(idx: string): number {
@@ -54,7 +56,8 @@ describe('OffsetIndex', () => {
     const index = OffsetIndex.open(jsonl);
     expect(index.count).toBe(200);
     expect(offsetsOf(index)).toEqual(offsets);
-    for (const lineNo of [1, 2, 10, 99, 200]) expect(seqAt(jsonl, index.offsetOf(lineNo))).toBe(lineNo);
+    for (const lineNo of [1, 2, 10, 99, 200])
+      expect(seqAt(jsonl, index.offsetOf(lineNo))).toBe(lineNo);
     index.close();
     expect(idxEntries(idx)).toBe(200);
     // Entries are little-endian uint64.
@@ -133,7 +136,11 @@ describe('OffsetIndex', () => {
   it.each([
     ['garbage bytes', (raw: Buffer) => raw.fill(0xab)],
     ['a zero-filled tail', (raw: Buffer) => raw.fill(0, raw.length - 24)],
-    ['a shifted last entry', (raw: Buffer) => raw.writeBigUInt64LE(raw.readBigUInt64LE(raw.length - 8) + 1n, raw.length - 8)],
+    [
+      'a shifted last entry',
+      (raw: Buffer) =>
+        raw.writeBigUInt64LE(raw.readBigUInt64LE(raw.length - 8) + 1n, raw.length - 8),
+    ],
     ['a wrong first entry', (raw: Buffer) => raw.writeBigUInt64LE(5n, 0)],
   ])('rebuilds an index with %s', (_name, damage) => {
     const { jsonl, idx, offsets } = writeJsonl(50);

@@ -203,7 +203,7 @@ export class OffsetIndex {
     const copy = fs.openSync(privatePath, 'ax+');
     try {
       const buffer = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, Math.max(bytes, 1)));
-      for (let position = 0; position < bytes; ) {
+      for (let position = 0; position < bytes;) {
         const chunk = buffer.subarray(0, Math.min(buffer.length, bytes - position));
         readFullySync(this.fd, chunk, position);
         writeAllSync(copy, chunk);

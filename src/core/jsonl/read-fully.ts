@@ -9,7 +9,9 @@ export function readFullySync(fd: number, buffer: Buffer, position: number): voi
   while (filled < buffer.length) {
     const bytesRead = fs.readSync(fd, buffer, filled, buffer.length - filled, position + filled);
     if (bytesRead === 0) {
-      throw new Error(`file ended at byte ${position + filled} while ${buffer.length} bytes were expected from ${position}`);
+      throw new Error(
+        `file ended at byte ${position + filled} while ${buffer.length} bytes were expected from ${position}`,
+      );
     }
     filled += bytesRead;
   }

@@ -34,7 +34,9 @@ describe('recoverTornTail', () => {
       offset: good.length,
     });
     expect(fs.readFileSync(file).equals(good)).toBe(true);
-    expect(fs.readFileSync(`${file}.corrupt`).equals(Buffer.concat([fragment, Buffer.from('\n')]))).toBe(true);
+    expect(
+      fs.readFileSync(`${file}.corrupt`).equals(Buffer.concat([fragment, Buffer.from('\n')])),
+    ).toBe(true);
     expect(recoverTornTail(file)).toEqual({ recovered: false });
   });
 

@@ -51,7 +51,7 @@ function saveFragment(fd: number, start: number, end: number, corruptPath: strin
   const out = fs.openSync(corruptPath, 'a');
   try {
     const buffer = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, end - start));
-    for (let position = start; position < end; ) {
+    for (let position = start; position < end;) {
       const chunk = buffer.subarray(0, Math.min(buffer.length, end - position));
       readFullySync(fd, chunk, position);
       writeAllSync(out, chunk);

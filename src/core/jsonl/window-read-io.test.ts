@@ -25,76 +25,85 @@ function seqOf(entry: LineEntry): number {
   return (JSON.parse(entry.text) as { seq: number }).seq;
 }
 
-describe.skipIf(!hasProcIo)(`reading a window of a ${FILE_BYTES / 2 ** 20} MB file (needs ${PROC_IO})`, () => {
-  let dir: string;
-  let jsonl: string;
-  let lines = 0;
+describe.skipIf(!hasProcIo)(
+  `reading a window of a ${FILE_BYTES / 2 ** 20} MB file (needs ${PROC_IO})`,
+  () => {
+    let dir: string;
+    let jsonl: string;
+    let lines = 0;
 
-  beforeAll(() => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cwb-'));
-    jsonl = path.join(dir, 'messages.jsonl');
-    const log = new AppendLog(jsonl);
-    const index = OffsetIndex.open(jsonl);
-    while (log.size < FILE_BYTES) {
-      lines += 1;
-      const text = `メッセージ ${lines} `.repeat(20 + (lines % 80));
-      index.append(appendJsonLine(log, { seq: lines, text }).offset);
-    }
-    index.close();
-    log.close();
-  });
+    beforeAll(() => {
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cwb-'));
+      jsonl = path.join(dir, 'messages.jsonl');
+      const log = new AppendLog(jsonl);
+      const index = OffsetIndex.open(jsonl);
+      while (log.size < FILE_BYTES) {
+        lines += 1;
+        const text = `メッセージ ${lines} `.repeat(20 + (lines % 80));
+        index.append(appendJsonLine(log, { seq: lines, text }).offset);
+      }
+      index.close();
+      log.close();
+    });
 
-  afterAll(() => {
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+    afterAll(() => {
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
 
-  it('reads ~10 lines from the middle with the async reader', async () => {
-    const before = bytesRead();
-    const index = OffsetIndex.open(jsonl);
-    expect(index.count).toBe(lines);
-    const first = Math.floor(lines / 2);
-    const seqs: number[] = [];
-    for await (const entry of readLines(jsonl, { start: index.offsetOf(first), firstLineNo: first })) {
-      seqs.push(seqOf(entry));
-      if (seqs.length === 10) break;
-    }
-    index.close();
-    const delta = bytesRead() - before;
-    expect(seqs).toEqual(Array.from({ length: 10 }, (_, i) => first + i));
-    expect(delta).toBeLessThan(BUDGET);
-  });
+    it('reads ~10 lines from the middle with the async reader', async () => {
+      const before = bytesRead();
+      const index = OffsetIndex.open(jsonl);
+      expect(index.count).toBe(lines);
+      const first = Math.floor(lines / 2);
+      const seqs: number[] = [];
+      for await (const entry of readLines(jsonl, {
+        start: index.offsetOf(first),
+        firstLineNo: first,
+      })) {
+        seqs.push(seqOf(entry));
+        if (seqs.length === 10) break;
+      }
+      index.close();
+      const delta = bytesRead() - before;
+      expect(seqs).toEqual(Array.from({ length: 10 }, (_, i) => first + i));
+      expect(delta).toBeLessThan(BUDGET);
+    });
 
-  it('reads ~10 lines from the middle with the sync reader', () => {
-    const before = bytesRead();
-    const index = OffsetIndex.open(jsonl, undefined, { readonly: true });
-    const first = Math.floor(lines / 3);
-    const seqs: number[] = [];
-    for (const entry of readLinesSync(jsonl, { start: index.offsetOf(first), firstLineNo: first })) {
-      seqs.push(seqOf(entry));
-      if (seqs.length === 10) break;
-    }
-    index.close();
-    expect(seqs).toEqual(Array.from({ length: 10 }, (_, i) => first + i));
-    expect(bytesRead() - before).toBeLessThan(BUDGET);
-  });
+    it('reads ~10 lines from the middle with the sync reader', () => {
+      const before = bytesRead();
+      const index = OffsetIndex.open(jsonl, undefined, { readonly: true });
+      const first = Math.floor(lines / 3);
+      const seqs: number[] = [];
+      for (const entry of readLinesSync(jsonl, {
+        start: index.offsetOf(first),
+        firstLineNo: first,
+      })) {
+        seqs.push(seqOf(entry));
+        if (seqs.length === 10) break;
+      }
+      index.close();
+      expect(seqs).toEqual(Array.from({ length: 10 }, (_, i) => first + i));
+      expect(bytesRead() - before).toBeLessThan(BUDGET);
+    });
 
-  it('catches up a missing index entry without rescanning the file', () => {
-    const log = new AppendLog(jsonl);
-    const { offset } = appendJsonLine(log, { seq: lines + 1, text: 'unindexed' });
-    log.close();
-    const before = bytesRead();
-    const index = OffsetIndex.open(jsonl);
-    expect(index.count).toBe(lines + 1);
-    expect(index.offsetOf(lines + 1)).toBe(offset);
-    index.close();
-    expect(bytesRead() - before).toBeLessThan(BUDGET);
-  });
+    it('catches up a missing index entry without rescanning the file', () => {
+      const log = new AppendLog(jsonl);
+      const { offset } = appendJsonLine(log, { seq: lines + 1, text: 'unindexed' });
+      log.close();
+      const before = bytesRead();
+      const index = OffsetIndex.open(jsonl);
+      expect(index.count).toBe(lines + 1);
+      expect(index.offsetOf(lines + 1)).toBe(offset);
+      index.close();
+      expect(bytesRead() - before).toBeLessThan(BUDGET);
+    });
 
-  it('control: a full scan does show up in rchar', () => {
-    const before = bytesRead();
-    let count = 0;
-    for (const entry of readLinesSync(jsonl, { maxLineBytes: 0 })) if (!entry.partial) count += 1;
-    expect(count).toBeGreaterThan(lines - 1);
-    expect(bytesRead() - before).toBeGreaterThan(FILE_BYTES);
-  });
-});
+    it('control: a full scan does show up in rchar', () => {
+      const before = bytesRead();
+      let count = 0;
+      for (const entry of readLinesSync(jsonl, { maxLineBytes: 0 })) if (!entry.partial) count += 1;
+      expect(count).toBeGreaterThan(lines - 1);
+      expect(bytesRead() - before).toBeGreaterThan(FILE_BYTES);
+    });
+  },
+);

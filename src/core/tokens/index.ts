@@ -32,7 +32,11 @@ export function countMessageTokens(msg: CountableMessage): MessageTokenCounts {
     tokensO200k += countO200k(msg.content);
   }
   const toolCalls = msg.tool_calls;
-  if (toolCalls !== undefined && toolCalls !== null && !(Array.isArray(toolCalls) && toolCalls.length === 0)) {
+  if (
+    toolCalls !== undefined &&
+    toolCalls !== null &&
+    !(Array.isArray(toolCalls) && toolCalls.length === 0)
+  ) {
     const json = JSON.stringify(toolCalls);
     tokens += estimateTokens(json);
     tokensO200k += countO200k(json);

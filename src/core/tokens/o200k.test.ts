@@ -4,7 +4,12 @@ import { chunkEnd, countO200k } from './o200k';
 
 describe('countO200k', () => {
   it('matches gpt-tokenizer on small strings', () => {
-    for (const text of ['', 'Hello, world!', 'こんにちは、世界。', 'const x = { a: [1, 2, 3] };\n']) {
+    for (const text of [
+      '',
+      'Hello, world!',
+      'こんにちは、世界。',
+      'const x = { a: [1, 2, 3] };\n',
+    ]) {
       expect(countO200k(text)).toBe(countTokens(text));
     }
   });
@@ -14,7 +19,18 @@ describe('countO200k', () => {
   });
 
   it('stays within 1 % of a whole-string count on 3 MB of text', () => {
-    const words = ['alpha', 'beta', 'gamma', 'delta', 'ファイル', 'function', '{', '}', '42', 'x.y'];
+    const words = [
+      'alpha',
+      'beta',
+      'gamma',
+      'delta',
+      'ファイル',
+      'function',
+      '{',
+      '}',
+      '42',
+      'x.y',
+    ];
     const parts: string[] = [];
     let size = 0;
     for (let i = 0; size < 3_000_000; i++) {
@@ -27,6 +43,21 @@ describe('countO200k', () => {
     const whole = countTokens(text);
     const chunked = countO200k(text);
     expect(Math.abs(chunked - whole) / whole).toBeLessThan(0.01);
+  });
+
+  it('cuts very long runs of one kind instead of stalling, staying close to the exact count', () => {
+    for (const run of ['a'.repeat(16_000), '='.repeat(16_000)]) {
+      const exact = countTokens(run);
+      expect(Math.abs(countO200k(run) - exact) / exact).toBeLessThan(0.02);
+    }
+    const started = performance.now();
+    const huge = `${'a'.repeat(500_000)} ${'='.repeat(300_000)}${' '.repeat(200_000)}x`;
+    expect(countO200k(huge)).toBeGreaterThan(0);
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
+
+  it('keeps surrogate pairs whole when cutting a run', () => {
+    expect(countO200k('𠀋'.repeat(3000))).toBeGreaterThan(0);
   });
 
   it('counts a 3 MB text without any whitespace', () => {

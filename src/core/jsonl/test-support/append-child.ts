@@ -14,7 +14,9 @@ function appendForever(path: string): never {
   const log = new AppendLog(path);
   for (let seq = 1; ; seq++) {
     const length = randomInt(0, 200_001);
-    const pad = randomBytes(Math.ceil(length / 2)).toString('hex').slice(0, length);
+    const pad = randomBytes(Math.ceil(length / 2))
+      .toString('hex')
+      .slice(0, length);
     appendJsonLine(log, crashLine(seq, pad));
   }
 }
