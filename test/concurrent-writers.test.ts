@@ -14,7 +14,12 @@ describe('tasks.db shared by several processes', () => {
     const TASKS = 5;
     const UPDATES = 40;
     const children = Array.from({ length: WORKERS }, (_, i) =>
-      spawnTs('test/support/concurrent-writer.ts', [root, String(i), String(TASKS), String(UPDATES)]),
+      spawnTs('test/support/concurrent-writer.ts', [
+        root,
+        String(i),
+        String(TASKS),
+        String(UPDATES),
+      ]),
     );
     const results = await Promise.all(children.map(waitForExit));
     for (const r of results) {

@@ -66,7 +66,13 @@ describe('a task process killed while appending', () => {
       expect(store.requireTask(uuid)).toMatchObject({ status: 'failed', total_messages: count });
       const resumed = store.resumeTask(uuid);
       expect(resumed.messages.readTail(1).messages[0]?.seq).toBe(count);
-      expect(resumed.addMessage({ role: 'user', content: '{"pad":"","sha":"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"}' }).seq).toBe(count + 1);
+      expect(
+        resumed.addMessage({
+          role: 'user',
+          content:
+            '{"pad":"","sha":"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"}',
+        }).seq,
+      ).toBe(count + 1);
       resumed.close();
       assertIntact(path.join(root, 'running', uuid, 'messages.jsonl'));
       store.close();
@@ -93,7 +99,9 @@ describe('a task process killed while appending', () => {
     expect(torn[0]!.corruptPath).toBe(path.join(root, 'completed', uuid, 'messages.jsonl.corrupt'));
     expect(torn[0]!.bytes).toBe(Buffer.byteLength(fragment));
     expect(fs.readFileSync(torn[0]!.corruptPath, 'utf8')).toBe(`${fragment}\n`);
-    expect(fs.statSync(path.join(root, 'completed', uuid, 'messages.jsonl')).size).toBe(size - Buffer.byteLength(fragment));
+    expect(fs.statSync(path.join(root, 'completed', uuid, 'messages.jsonl')).size).toBe(
+      size - Buffer.byteLength(fragment),
+    );
     expect(assertIntact(path.join(root, 'completed', uuid, 'messages.jsonl'))).toBe(20);
     store.close();
   });

@@ -15,13 +15,23 @@ export interface CliContext {
 }
 
 /** Config and contexts root as every command sees them: flags, then environment, then config, then defaults. */
-export function resolveContext(options: GlobalOptions, env: NodeJS.ProcessEnv = process.env): CliContext {
+export function resolveContext(
+  options: GlobalOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): CliContext {
   const { config, file } = loadConfig({ file: options.config ?? null, env });
-  return { config, configFile: file, root: resolveContextsRoot(options.contexts, env, config.contexts_dir) };
+  return {
+    config,
+    configFile: file,
+    root: resolveContextsRoot(options.contexts, env, config.contexts_dir),
+  };
 }
 
 /** Opens the store (with recovery) for the length of `fn`. */
-export async function withStore<T>(ctx: CliContext, fn: (store: ContextStore) => T | Promise<T>): Promise<T> {
+export async function withStore<T>(
+  ctx: CliContext,
+  fn: (store: ContextStore) => T | Promise<T>,
+): Promise<T> {
   const store = ContextStore.open(ctx.root, { fsync: ctx.config.storage.durability === 'fsync' });
   try {
     return await fn(store);

@@ -15,8 +15,12 @@ export function printJson(output: Output, value: unknown): void {
 
 /** Plain-text table: columns padded to their widest cell; the last column is clipped to `maxLast`. */
 export function formatTable(headers: string[], rows: string[][], maxLast = 60): string {
-  const clipped = rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? clip(cell, maxLast) : cell)));
-  const widths = headers.map((h, i) => Math.max(h.length, ...clipped.map((r) => (r[i] ?? '').length)));
+  const clipped = rows.map((r) =>
+    r.map((cell, i) => (i === r.length - 1 ? clip(cell, maxLast) : cell)),
+  );
+  const widths = headers.map((h, i) =>
+    Math.max(h.length, ...clipped.map((r) => (r[i] ?? '').length)),
+  );
   const line = (cells: string[]): string =>
     cells
       .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))

@@ -14,7 +14,10 @@ export function buildProgram(output: Output): Command {
   const program = new Command('cwb')
     .description('Context Workbench: run, browse and compact LLM agent task contexts')
     .version(CLI_VERSION)
-    .option('--contexts <dir>', 'contexts folder (default: $CWB_CONTEXTS, the config, or the user data folder)')
+    .option(
+      '--contexts <dir>',
+      'contexts folder (default: $CWB_CONTEXTS, the config, or the user data folder)',
+    )
     .option('--config <file>', 'config.yaml (default: $CWB_CONFIG or the user config folder)')
     .showHelpAfterError('(run cwb --help for usage)')
     .configureOutput({

@@ -23,7 +23,9 @@ export async function runCli(argv: string[], output: Output): Promise<number> {
       output.err(`cwb: error: ${err.message}`);
       return err.code === 'usage' ? EXIT.usage : EXIT.input;
     }
-    output.err(`cwb: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    output.err(
+      `cwb: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+    );
     return EXIT.internal;
   }
 }

@@ -13,7 +13,18 @@ const [root, uuid, mode] = process.argv.slice(2);
 const store = ContextStore.open(root!);
 const task = store.createTask({ uuid: uuid!, title: 'crash test' });
 
-const WORDS = ['read', 'file', 'patch', 'error', 'test', 'build', 'src/app.ts', 'ok', '42', 'コンテキスト'];
+const WORDS = [
+  'read',
+  'file',
+  'patch',
+  'error',
+  'test',
+  'build',
+  'src/app.ts',
+  'ok',
+  '42',
+  'コンテキスト',
+];
 
 function content(i: number): string {
   // Word-like text of varied length (up to ~200 KB), so lines of every size get cut.
@@ -26,10 +37,14 @@ function content(i: number): string {
 if (mode === 'torn') {
   for (let i = 1; i <= 20; i++) task.addMessage({ role: 'user', content: content(i) });
   const line = JSON.stringify({ seq: 21, role: 'user', content: content(21) });
-  fs.appendFileSync(path.join(task.dir, 'messages.jsonl'), line.slice(0, Math.floor(line.length / 2)));
+  fs.appendFileSync(
+    path.join(task.dir, 'messages.jsonl'),
+    line.slice(0, Math.floor(line.length / 2)),
+  );
   process.stdout.write('ready\n');
   setInterval(() => undefined, 1000);
 } else {
   process.stdout.write('ready\n');
-  for (let i = 1; ; i++) task.addMessage({ role: i % 2 ? 'user' : 'assistant', content: content(i) });
+  for (let i = 1; ; i++)
+    task.addMessage({ role: i % 2 ? 'user' : 'assistant', content: content(i) });
 }

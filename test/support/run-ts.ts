@@ -8,7 +8,11 @@ export function tsArgs(file: string, args: string[] = []): string[] {
   return ['--import', 'tsx', path.resolve(REPO_ROOT, file), ...args];
 }
 
-export function spawnTs(file: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): ChildProcess {
+export function spawnTs(
+  file: string,
+  args: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+): ChildProcess {
   return spawn(process.execPath, tsArgs(file, args), {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
@@ -17,7 +21,9 @@ export function spawnTs(file: string, args: string[] = [], env: NodeJS.ProcessEn
 }
 
 /** Waits for a child to exit; resolves with its code, signal and output. */
-export function waitForExit(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
+export function waitForExit(
+  child: ChildProcess,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));

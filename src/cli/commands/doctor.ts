@@ -22,7 +22,9 @@ const LOW_DISK_BYTES = 1 << 30;
 export function registerDoctor(program: Command, output: Output): void {
   program
     .command('doctor')
-    .description('check the config, the contexts folder and tasks.db; repair what recovery can repair')
+    .description(
+      'check the config, the contexts folder and tasks.db; repair what recovery can repair',
+    )
     .option('--json', 'print JSON')
     .action((opts: { json?: boolean }, cmd: Command) => {
       const globals = cmd.optsWithGlobals<GlobalOptions>();
@@ -32,11 +34,16 @@ export function registerDoctor(program: Command, output: Output): void {
       checks.push(checkWritable(root));
       checkStore(root, checks);
       checks.push(checkDisk(root));
-      checks.push({ name: 'runtime', level: 'ok', detail: `node ${process.versions.node}, ${process.platform} ${process.arch}` });
+      checks.push({
+        name: 'runtime',
+        level: 'ok',
+        detail: `node ${process.versions.node}, ${process.platform} ${process.arch}`,
+      });
       if (opts.json) printJson(output, { contexts: root, config: ctx?.configFile ?? null, checks });
       else for (const c of checks) output.out(`${c.level.padEnd(4)}  ${c.name}: ${c.detail}`);
       const failed = checks.filter((c) => c.level === 'fail').length;
-      if (failed) throw new CwbError('bad_input', `${failed} check${failed === 1 ? '' : 's'} failed`);
+      if (failed)
+        throw new CwbError('bad_input', `${failed} check${failed === 1 ? '' : 's'} failed`);
     });
 }
 
@@ -46,7 +53,9 @@ function checkConfig(globals: GlobalOptions, checks: Check[]): CliContext | unde
     checks.push({
       name: 'config',
       level: 'ok',
-      detail: ctx.configFile ? `${ctx.configFile} (provider ${ctx.config.llm.provider})` : 'no config file; using defaults',
+      detail: ctx.configFile
+        ? `${ctx.configFile} (provider ${ctx.config.llm.provider})`
+        : 'no config file; using defaults',
     });
     return ctx;
   } catch (err) {
@@ -88,11 +97,15 @@ function checkStore(root: string, checks: Check[]): void {
     const r = store.recovery;
     if (r && !reportIsClean(r)) {
       const parts = [
-        r.interrupted.length && `${r.interrupted.length} interrupted task(s) marked failed (resumable): ${r.interrupted.join(', ')}`,
+        r.interrupted.length &&
+          `${r.interrupted.length} interrupted task(s) marked failed (resumable): ${r.interrupted.join(', ')}`,
         r.moved.length && `${r.moved.length} folder(s) moved to match tasks.db`,
-        r.rowsWithoutFolder.length && `${r.rowsWithoutFolder.length} row(s) without a folder removed: ${r.rowsWithoutFolder.join(', ')}`,
-        r.foldersWithoutRow.length && `${r.foldersWithoutRow.length} folder(s) without a row indexed again: ${r.foldersWithoutRow.join(', ')}`,
-        r.tornLines.length && `${r.tornLines.length} torn line(s) moved aside: ${r.tornLines.map((t) => t.corruptPath).join(', ')}`,
+        r.rowsWithoutFolder.length &&
+          `${r.rowsWithoutFolder.length} row(s) without a folder removed: ${r.rowsWithoutFolder.join(', ')}`,
+        r.foldersWithoutRow.length &&
+          `${r.foldersWithoutRow.length} folder(s) without a row indexed again: ${r.foldersWithoutRow.join(', ')}`,
+        r.tornLines.length &&
+          `${r.tornLines.length} torn line(s) moved aside: ${r.tornLines.map((t) => t.corruptPath).join(', ')}`,
       ].filter(Boolean);
       checks.push({ name: 'recovery', level: 'warn', detail: `repaired: ${parts.join('; ')}` });
     } else {
@@ -108,7 +121,11 @@ function checkDisk(root: string): Check {
     const s = fs.statfsSync(root);
     const free = s.bavail * s.bsize;
     const gib = (free / (1 << 30)).toFixed(1);
-    return { name: 'disk', level: free < LOW_DISK_BYTES ? 'warn' : 'ok', detail: `${gib} GiB free` };
+    return {
+      name: 'disk',
+      level: free < LOW_DISK_BYTES ? 'warn' : 'ok',
+      detail: `${gib} GiB free`,
+    };
   } catch (err) {
     return { name: 'disk', level: 'warn', detail: (err as Error).message };
   }

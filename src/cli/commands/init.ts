@@ -9,7 +9,9 @@ import { printJson, type Output } from '../output';
 export function registerInit(program: Command, output: Output): void {
   program
     .command('init')
-    .description('create the contexts folder (tasks.db, running/, paused/, completed/) and an example config.yaml if there is none')
+    .description(
+      'create the contexts folder (tasks.db, running/, paused/, completed/) and an example config.yaml if there is none',
+    )
     .option('--json', 'print JSON')
     .action(async (opts: { json?: boolean }, cmd: Command) => {
       const globals = cmd.optsWithGlobals<GlobalOptions>();
@@ -27,6 +29,8 @@ export function registerInit(program: Command, output: Output): void {
         return;
       }
       output.out(`Contexts folder: ${ctx.root}`);
-      output.out(`Config file:     ${configFile}${wroteConfig ? ' (written with commented defaults)' : ' (kept as it was)'}`);
+      output.out(
+        `Config file:     ${configFile}${wroteConfig ? ' (written with commented defaults)' : ' (kept as it was)'}`,
+      );
     });
 }

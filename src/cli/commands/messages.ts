@@ -18,7 +18,9 @@ const PREVIEW_CHARS = 2000;
 export function registerMessages(program: Command, output: Output): void {
   program
     .command('messages')
-    .description("print a window of a task's messages (the full history, or with --current what the model sees now)")
+    .description(
+      "print a window of a task's messages (the full history, or with --current what the model sees now)",
+    )
     .argument('<uuid>', 'task id')
     .option('--from <seq>', 'first seq (or line of current.jsonl with --current)', '1')
     .option('--limit <n>', 'at most this many messages', '50')
@@ -33,13 +35,24 @@ export function registerMessages(program: Command, output: Output): void {
       await withStore(ctx, (store) => {
         const reader = store.readTask(uuid);
         const window = opts.current ? reader.current(from, limit) : reader.messages(from, limit);
-        for (const bad of window.bad) output.err(`cwb: warning: ${bad.file} line ${bad.lineNo}: ${bad.error} (skipped)`);
+        for (const bad of window.bad)
+          output.err(`cwb: warning: ${bad.file} line ${bad.lineNo}: ${bad.error} (skipped)`);
         if (opts.json) {
-          printJson(output, { uuid, view: opts.current ? 'current' : 'history', from, total: window.total, messages: window.messages });
+          printJson(output, {
+            uuid,
+            view: opts.current ? 'current' : 'history',
+            from,
+            total: window.total,
+            messages: window.messages,
+          });
           return;
         }
         if (window.messages.length === 0) {
-          output.out(window.total === 0 ? 'No messages yet.' : `No messages from ${from} (the task has ${window.total}).`);
+          output.out(
+            window.total === 0
+              ? 'No messages yet.'
+              : `No messages from ${from} (the task has ${window.total}).`,
+          );
           return;
         }
         const blocks = window.messages.map((m) => formatMessage(m, opts.full === true));
@@ -48,12 +61,23 @@ export function registerMessages(program: Command, output: Output): void {
     });
 }
 
-function formatMessage(m: (MessageRecord | (CurrentMessage & { index: number })), full: boolean): string {
-  const head = 'seq' in m ? `#${m.seq} ${m.role}${m.kind ? ` (${m.kind})` : ''}  ${m.timestamp}  ~${m.tokens} tokens` : `[${m.index}] ${m.role}`;
+function formatMessage(
+  m: MessageRecord | (CurrentMessage & { index: number }),
+  full: boolean,
+): string {
+  const head =
+    'seq' in m
+      ? `#${m.seq} ${m.role}${m.kind ? ` (${m.kind})` : ''}  ${m.timestamp}  ~${m.tokens} tokens`
+      : `[${m.index}] ${m.role}`;
   const tool = m.tool_name ? `  tool ${m.tool_name}` : '';
   const callId = m.tool_call_id ? `  for ${m.tool_call_id}` : '';
   const content = m.content ?? '';
-  const shown = full || content.length <= PREVIEW_CHARS ? content : `${content.slice(0, PREVIEW_CHARS)}… (${content.length - PREVIEW_CHARS} more characters; --full shows all)`;
-  const calls = (m.tool_calls ?? []).map((c) => `  → ${c.function.name}(${c.function.arguments}) [${c.id}]`);
+  const shown =
+    full || content.length <= PREVIEW_CHARS
+      ? content
+      : `${content.slice(0, PREVIEW_CHARS)}… (${content.length - PREVIEW_CHARS} more characters; --full shows all)`;
+  const calls = (m.tool_calls ?? []).map(
+    (c) => `  → ${c.function.name}(${c.function.arguments}) [${c.id}]`,
+  );
   return [head + tool + callId, ...(shown ? [indent(shown)] : []), ...calls].join('\n');
 }

@@ -17,15 +17,24 @@ export function registerShow(program: Command, output: Output): void {
         const row = reader.row;
         const finalSummary = reader.finalSummary() ?? null;
         if (opts.json) {
-          printJson(output, { task: row, dir: reader.dir, metadata: reader.metadata() ?? null, final_summary: finalSummary });
+          printJson(output, {
+            task: row,
+            dir: reader.dir,
+            metadata: reader.metadata() ?? null,
+            final_summary: finalSummary,
+          });
           return;
         }
-        const key = [row.task_source, row.repository, row.task_type, row.task_id].filter(Boolean).join(' / ');
+        const key = [row.task_source, row.repository, row.task_type, row.task_id]
+          .filter(Boolean)
+          .join(' / ');
         const lines = [
           `${row.uuid}  ${row.status}${row.error_message ? ` (${row.error_message})` : ''}`,
           row.title ? `title:       ${row.title}` : undefined,
           key ? `key:         ${key}${row.user ? `  user ${row.user}` : ''}` : undefined,
-          row.model ? `model:       ${[row.llm_provider, row.model].filter(Boolean).join(' / ')}${row.context_length ? ` (${formatCount(row.context_length)} context)` : ''}` : undefined,
+          row.model
+            ? `model:       ${[row.llm_provider, row.model].filter(Boolean).join(' / ')}${row.context_length ? ` (${formatCount(row.context_length)} context)` : ''}`
+            : undefined,
           `created:     ${row.created_at}`,
           `updated:     ${row.updated_at}`,
           row.completed_at ? `ended:       ${row.completed_at}` : undefined,
@@ -33,7 +42,9 @@ export function registerShow(program: Command, output: Output): void {
           `messages:    ${row.total_messages}  summaries ${row.total_summaries}  compactions ${row.compression_count}`,
           `calls:       ${row.llm_call_count} LLM, ${row.tool_call_count} tool`,
           `tokens:      ${row.total_tokens} total (in ${row.input_tokens}, out ${row.output_tokens}, cache write ${row.cache_creation_tokens}, cache read ${row.cache_read_tokens})`,
-          row.final_token_count !== null ? `final:       ${row.final_message_count} messages, ~${row.final_token_count} tokens in context` : undefined,
+          row.final_token_count !== null
+            ? `final:       ${row.final_message_count} messages, ~${row.final_token_count} tokens in context`
+            : undefined,
           `folder:      ${reader.dir}`,
           row.prompt ? `\nprompt:\n${indent(row.prompt)}` : undefined,
           finalSummary ? `\nfinal summary:\n${indent(finalSummary)}` : undefined,

@@ -53,7 +53,9 @@ export function registerTasks(program: Command, output: Output): void {
           return;
         }
         if (rows.length === 0) {
-          output.out(total === 0 ? `No tasks in ${ctx.root}.` : `No tasks on this page (${total} match).`);
+          output.out(
+            total === 0 ? `No tasks in ${ctx.root}.` : `No tasks on this page (${total} match).`,
+          );
           return;
         }
         output.out(
@@ -76,10 +78,16 @@ export function registerTasks(program: Command, output: Output): void {
 }
 
 function parseStatuses(value: string): TaskStatus[] {
-  const parts = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const parts = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const s of parts) {
     if (!(TASK_STATUSES as readonly string[]).includes(s)) {
-      throw new CwbError('usage', `--status: ${JSON.stringify(s)} is not a status (use ${TASK_STATUSES.join(', ')})`);
+      throw new CwbError(
+        'usage',
+        `--status: ${JSON.stringify(s)} is not a status (use ${TASK_STATUSES.join(', ')})`,
+      );
     }
   }
   return parts as TaskStatus[];

@@ -54,6 +54,9 @@ function migrate(db: Db, file: string): void {
 function checkVersion(db: Db, file: string): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current !== SCHEMA_VERSION) {
-    throw new CwbError('bad_input', `${file}: schema version ${current}, expected ${SCHEMA_VERSION}`);
+    throw new CwbError(
+      'bad_input',
+      `${file}: schema version ${current}, expected ${SCHEMA_VERSION}`,
+    );
   }
 }

@@ -85,9 +85,10 @@ export class TaskRepository {
 
   insert(row: NewTaskRow): void {
     const now = row.created_at ?? nowIso();
-    this.write(() => this.db
-      .prepare(
-        `INSERT INTO tasks (uuid, status, title, prompt, workdir, parent_uuid,
+    this.write(() =>
+      this.db
+        .prepare(
+          `INSERT INTO tasks (uuid, status, title, prompt, workdir, parent_uuid,
            task_source, owner, repo, task_type, task_id, user,
            created_at, started_at, updated_at, process_id, hostname,
            llm_provider, model, context_length, metadata)
@@ -95,25 +96,26 @@ export class TaskRepository {
            @task_source, @owner, @repo, @task_type, @task_id, @user,
            @created_at, @started_at, @updated_at, @process_id, @hostname,
            @llm_provider, @model, @context_length, @metadata)`,
-      )
-      .run({
-        uuid: row.uuid,
-        status: row.status ?? 'running',
-        title: row.title ?? null,
-        prompt: row.prompt ?? null,
-        workdir: row.workdir ?? null,
-        parent_uuid: row.parent_uuid ?? null,
-        ...row.key,
-        created_at: now,
-        started_at: (row.status ?? 'running') === 'running' ? now : null,
-        updated_at: now,
-        process_id: row.process_id ?? null,
-        hostname: row.hostname ?? null,
-        llm_provider: row.llm_provider ?? null,
-        model: row.model ?? null,
-        context_length: row.context_length ?? null,
-        metadata: row.metadata === undefined ? null : JSON.stringify(row.metadata),
-      }));
+        )
+        .run({
+          uuid: row.uuid,
+          status: row.status ?? 'running',
+          title: row.title ?? null,
+          prompt: row.prompt ?? null,
+          workdir: row.workdir ?? null,
+          parent_uuid: row.parent_uuid ?? null,
+          ...row.key,
+          created_at: now,
+          started_at: (row.status ?? 'running') === 'running' ? now : null,
+          updated_at: now,
+          process_id: row.process_id ?? null,
+          hostname: row.hostname ?? null,
+          llm_provider: row.llm_provider ?? null,
+          model: row.model ?? null,
+          context_length: row.context_length ?? null,
+          metadata: row.metadata === undefined ? null : JSON.stringify(row.metadata),
+        }),
+    );
   }
 
   get(uuid: string): TaskRow | undefined {
@@ -130,31 +132,37 @@ export class TaskRepository {
   setStatus(
     uuid: string,
     status: TaskStatus,
-    extra: { error_message?: string | null; process_id?: number | null; hostname?: string | null } = {},
+    extra: {
+      error_message?: string | null;
+      process_id?: number | null;
+      hostname?: string | null;
+    } = {},
   ): void {
     const now = nowIso();
     const ended = status === 'completed' || status === 'failed';
-    const info = this.write(() => this.db
-      .prepare(
-        `UPDATE tasks SET status = @status, updated_at = @now,
+    const info = this.write(() =>
+      this.db
+        .prepare(
+          `UPDATE tasks SET status = @status, updated_at = @now,
            completed_at = CASE WHEN @ended THEN @now ELSE NULL END,
            started_at = CASE WHEN @status = 'running' THEN @now ELSE started_at END,
            error_message = CASE WHEN @hasError THEN @error ELSE (CASE WHEN @status = 'running' THEN NULL ELSE error_message END) END,
            process_id = CASE WHEN @hasPid THEN @pid ELSE process_id END,
            hostname = CASE WHEN @hasPid THEN @host ELSE hostname END
          WHERE uuid = @uuid`,
-      )
-      .run({
-        uuid,
-        status,
-        now,
-        ended: ended ? 1 : 0,
-        hasError: extra.error_message !== undefined ? 1 : 0,
-        error: extra.error_message ?? null,
-        hasPid: extra.process_id !== undefined ? 1 : 0,
-        pid: extra.process_id ?? null,
-        host: extra.hostname ?? null,
-      }));
+        )
+        .run({
+          uuid,
+          status,
+          now,
+          ended: ended ? 1 : 0,
+          hasError: extra.error_message !== undefined ? 1 : 0,
+          error: extra.error_message ?? null,
+          hasPid: extra.process_id !== undefined ? 1 : 0,
+          pid: extra.process_id ?? null,
+          host: extra.hostname ?? null,
+        }),
+    );
     if (info.changes === 0) throw notFound(`no task with id ${uuid}`);
   }
 
@@ -198,14 +206,16 @@ export class TaskRepository {
   }
 
   setFinalStats(uuid: string, stats: FinalStats): void {
-    this.write(() => this.db
-      .prepare(
-        `UPDATE tasks SET total_messages = @total_messages, total_summaries = @total_summaries,
+    this.write(() =>
+      this.db
+        .prepare(
+          `UPDATE tasks SET total_messages = @total_messages, total_summaries = @total_summaries,
            total_tool_calls = @total_tool_calls, final_token_count = @final_token_count,
            final_message_count = @final_message_count, updated_at = @now
          WHERE uuid = @uuid`,
-      )
-      .run({ uuid, ...stats, now: nowIso() }));
+        )
+        .run({ uuid, ...stats, now: nowIso() }),
+    );
   }
 
   delete(uuid: string): void {
@@ -218,14 +228,22 @@ export class TaskRepository {
   }
 
   /** uuid → status of every task; used to reconcile the table with the folders. */
-  allStatuses(): Map<string, { status: TaskStatus; process_id: number | null; hostname: string | null }> {
+  allStatuses(): Map<
+    string,
+    { status: TaskStatus; process_id: number | null; hostname: string | null }
+  > {
     const rows = this.db.prepare('SELECT uuid, status, process_id, hostname FROM tasks').all() as {
       uuid: string;
       status: TaskStatus;
       process_id: number | null;
       hostname: string | null;
     }[];
-    return new Map(rows.map((r) => [r.uuid, { status: r.status, process_id: r.process_id, hostname: r.hostname }]));
+    return new Map(
+      rows.map((r) => [
+        r.uuid,
+        { status: r.status, process_id: r.process_id, hostname: r.hostname },
+      ]),
+    );
   }
 
   /** Paged, sorted, filtered listing: every filter is answered by SQLite, never in memory. */
@@ -262,21 +280,28 @@ export class TaskRepository {
       params.createdTo = q.createdTo;
     }
     const whereSql = where.length ? `WHERE ${where.join(' AND ')}` : '';
-    const sort: SortColumn = q.sort && (SORTABLE_COLUMNS as readonly string[]).includes(q.sort) ? q.sort : 'created_at';
+    const sort: SortColumn =
+      q.sort && (SORTABLE_COLUMNS as readonly string[]).includes(q.sort) ? q.sort : 'created_at';
     const order = q.order === 'asc' ? 'ASC' : 'DESC';
     const limit = Math.max(0, Math.min(q.limit ?? 100, 10_000));
     const offset = Math.max(0, q.offset ?? 0);
     const rows = this.db
-      .prepare(`SELECT * FROM tasks ${whereSql} ORDER BY ${sort} ${order}, uuid ${order} LIMIT ${limit} OFFSET ${offset}`)
+      .prepare(
+        `SELECT * FROM tasks ${whereSql} ORDER BY ${sort} ${order}, uuid ${order} LIMIT ${limit} OFFSET ${offset}`,
+      )
       .all(params) as TaskRow[];
-    const { n } = this.db.prepare(`SELECT COUNT(*) AS n FROM tasks ${whereSql}`).get(params) as { n: number };
+    const { n } = this.db.prepare(`SELECT COUNT(*) AS n FROM tasks ${whereSql}`).get(params) as {
+      n: number;
+    };
     return { rows, total: n };
   }
 
   /** Completed or failed tasks that ended before `cutoff` (ISO): the cleanup candidates. */
   endedBefore(cutoff: string): TaskRow[] {
     return this.db
-      .prepare(`SELECT * FROM tasks WHERE status IN ('completed', 'failed') AND completed_at < ? ORDER BY completed_at`)
+      .prepare(
+        `SELECT * FROM tasks WHERE status IN ('completed', 'failed') AND completed_at < ? ORDER BY completed_at`,
+      )
       .all(cutoff) as TaskRow[];
   }
 

@@ -23,7 +23,8 @@ export function basicFinalSummary(task: TaskContextManager): string {
     roles.set(m.role, (roles.get(m.role) ?? 0) + 1);
     if (m.role === 'user' && goal === undefined && m.content) goal = clip(m.content, GOAL_CHARS);
     if (m.role === 'assistant' && m.content) outcome = clip(m.content, OUTCOME_CHARS);
-    for (const call of m.tool_calls ?? []) toolNames.set(call.function.name, (toolNames.get(call.function.name) ?? 0) + 1);
+    for (const call of m.tool_calls ?? [])
+      toolNames.set(call.function.name, (toolNames.get(call.function.name) ?? 0) + 1);
   }
   const row = task.row();
   const lines = [

@@ -20,7 +20,9 @@ describe('cleanup', () => {
     await paused.stop();
     // Age the first two by 40 days.
     const aged = new Date(Date.now() - 40 * 86_400_000).toISOString();
-    store.db.prepare('UPDATE tasks SET completed_at = ? WHERE uuid IN (?, ?)').run(aged, old.uuid, oldFailed.uuid);
+    store.db
+      .prepare('UPDATE tasks SET completed_at = ? WHERE uuid IN (?, ?)')
+      .run(aged, old.uuid, oldFailed.uuid);
 
     const dry = cleanupTasks(store, { days: 30, dryRun: true });
     expect(dry.removed.map((t) => t.title).sort()).toEqual(['old', 'old failed']);
@@ -29,7 +31,12 @@ describe('cleanup', () => {
 
     const done = cleanupTasks(store, { days: 30 });
     expect(done.removed).toHaveLength(2);
-    expect(store.listTasks().rows.map((r) => r.title).sort()).toEqual(['paused', 'recent']);
+    expect(
+      store
+        .listTasks()
+        .rows.map((r) => r.title)
+        .sort(),
+    ).toEqual(['paused', 'recent']);
     expect(fs.existsSync(path.join(store.root, 'completed', old.uuid))).toBe(false);
     expect(fs.existsSync(path.join(store.root, 'completed', oldFailed.uuid))).toBe(false);
     expect(fs.existsSync(path.join(store.root, 'completed', recent.uuid))).toBe(true);

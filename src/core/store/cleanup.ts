@@ -23,7 +23,10 @@ const TRASH = '.trash';
  * transaction that deletes its row, so a crash never leaves a row without its folder; the
  * trash is emptied after the commit (and on the next cleanup if a crash got in between).
  */
-export function cleanupTasks(store: ContextStore, options: { days: number; dryRun?: boolean; now?: Date }): CleanupResult {
+export function cleanupTasks(
+  store: ContextStore,
+  options: { days: number; dryRun?: boolean; now?: Date },
+): CleanupResult {
   const now = options.now ?? new Date();
   const cutoff = new Date(now.getTime() - options.days * 86_400_000).toISOString();
   const candidates: CleanupCandidate[] = store.repo.endedBefore(cutoff).map((row) => ({
@@ -51,5 +54,6 @@ export function cleanupTasks(store: ContextStore, options: { days: number; dryRu
 export function emptyTrash(root: string): void {
   const trash = path.join(root, TRASH);
   if (!fs.existsSync(trash)) return;
-  for (const name of fs.readdirSync(trash)) fs.rmSync(path.join(trash, name), { recursive: true, force: true });
+  for (const name of fs.readdirSync(trash))
+    fs.rmSync(path.join(trash, name), { recursive: true, force: true });
 }

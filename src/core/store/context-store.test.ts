@@ -16,14 +16,22 @@ const exists = (p: string): boolean => fs.existsSync(p);
 describe('ContextStore layout', () => {
   it('creates tasks.db and the three status folders', () => {
     const store = openStore();
-    for (const f of ['tasks.db', 'running', 'paused', 'completed']) expect(exists(path.join(store.root, f))).toBe(true);
+    for (const f of ['tasks.db', 'running', 'paused', 'completed'])
+      expect(exists(path.join(store.root, f))).toBe(true);
     expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
     store.close();
   });
 
   it('refuses task ids that are not lowercase UUID v4 before touching a path', () => {
     const store = openStore();
-    for (const bad of ['../x', '/etc/passwd', 'a\0b', '550E8400-E29B-41D4-A716-446655440000', 'x'.repeat(5000), '']) {
+    for (const bad of [
+      '../x',
+      '/etc/passwd',
+      'a\0b',
+      '550E8400-E29B-41D4-A716-446655440000',
+      'x'.repeat(5000),
+      '',
+    ]) {
       expect(() => store.createTask({ uuid: bad })).toThrow(/is not a task id/);
       expect(() => store.readTask(bad)).toThrow(/is not a task id/);
     }
@@ -38,7 +46,14 @@ describe('task lifecycle', () => {
     const task = store.createTask({
       title: 'Fix login',
       prompt: 'Fix the login bug',
-      key: { task_source: 'github', owner: 'notfolder', repo: 'coding_agent', task_type: 'issue', task_id: '27', user: 'alice' },
+      key: {
+        task_source: 'github',
+        owner: 'notfolder',
+        repo: 'coding_agent',
+        task_type: 'issue',
+        task_id: '27',
+        user: 'alice',
+      },
       llm_provider: 'openai',
       model: 'gpt-4o',
       context_length: 128000,
@@ -47,7 +62,13 @@ describe('task lifecycle', () => {
     const meta = JSON.parse(fs.readFileSync(path.join(task.dir, TASK_FILES.metadata), 'utf8'));
     expect(meta).toMatchObject({
       uuid: task.uuid,
-      task_key: { task_source: 'github', owner: 'notfolder', repo: 'coding_agent', task_type: 'issue', task_id: '27' },
+      task_key: {
+        task_source: 'github',
+        owner: 'notfolder',
+        repo: 'coding_agent',
+        task_type: 'issue',
+        task_id: '27',
+      },
       config: { llm_provider: 'openai', model: 'gpt-4o', context_length: 128000 },
       user: 'alice',
       task_type: 'issue',
@@ -56,7 +77,12 @@ describe('task lifecycle', () => {
       process_id: process.pid,
     });
     const row = store.requireTask(task.uuid);
-    expect(row).toMatchObject({ status: 'running', repository: 'notfolder/coding_agent', task_identifier: '27', user: 'alice' });
+    expect(row).toMatchObject({
+      status: 'running',
+      repository: 'notfolder/coding_agent',
+      task_identifier: '27',
+      user: 'alice',
+    });
     task.close();
     store.close();
   });
@@ -99,7 +125,9 @@ describe('task lifecycle', () => {
     expect(row.completed_at).not.toBeNull();
     expect(row).toMatchObject({ total_messages: 2, final_message_count: 2 });
     const done = path.join(store.root, 'completed', task.uuid);
-    expect(fs.readFileSync(path.join(done, TASK_FILES.finalSummary), 'utf8')).toBe(`summary of ${task.uuid}\n`);
+    expect(fs.readFileSync(path.join(done, TASK_FILES.finalSummary), 'utf8')).toBe(
+      `summary of ${task.uuid}\n`,
+    );
     expect(() => store.resumeTask(task.uuid)).toThrow(/has completed/);
     store.close();
   });
@@ -112,7 +140,11 @@ describe('task lifecycle', () => {
     expect(row).toMatchObject({ status: 'failed', error_message: 'model returned 500' });
     expect(exists(path.join(store.root, 'completed', task.uuid))).toBe(true);
     const again = store.resumeTask(task.uuid);
-    expect(store.requireTask(task.uuid)).toMatchObject({ status: 'running', error_message: null, completed_at: null });
+    expect(store.requireTask(task.uuid)).toMatchObject({
+      status: 'running',
+      error_message: null,
+      completed_at: null,
+    });
     again.close();
     store.close();
   });
@@ -137,9 +169,20 @@ describe('task lifecycle', () => {
     task.addMessage({
       role: 'assistant',
       content: null,
-      tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{"path":"a.ts"}' } }],
+      tool_calls: [
+        {
+          id: 'c1',
+          type: 'function',
+          function: { name: 'read_file', arguments: '{"path":"a.ts"}' },
+        },
+      ],
     });
-    task.addMessage({ role: 'tool', content: 'export const foo = 1', tool_call_id: 'c1', tool_name: 'read_file' });
+    task.addMessage({
+      role: 'tool',
+      content: 'export const foo = 1',
+      tool_call_id: 'c1',
+      tool_name: 'read_file',
+    });
     task.addMessage({ role: 'assistant', content: 'Renamed foo to bar in 3 files.' });
     await task.complete();
     const text = store.readTask(task.uuid).finalSummary() ?? '';
@@ -157,9 +200,20 @@ describe('task lifecycle', () => {
     task.addMessage({ role: 'user', content: 'x'.repeat(400) });
     const afterMessage = store.requireTask(task.uuid);
     expect(afterMessage.updated_at > before).toBe(true);
-    task.recordLlmCall({ input_tokens: 100, output_tokens: 20, cache_creation_tokens: 3, cache_read_tokens: 40 });
+    task.recordLlmCall({
+      input_tokens: 100,
+      output_tokens: 20,
+      cache_creation_tokens: 3,
+      cache_read_tokens: 40,
+    });
     task.recordLlmCall({ input_tokens: 1, output_tokens: 2, total_tokens: 10 });
-    task.recordToolCall({ tool: 'read_file', args: { path: 'a' }, result: 'ok', status: 'success', duration_ms: 3 });
+    task.recordToolCall({
+      tool: 'read_file',
+      args: { path: 'a' },
+      result: 'ok',
+      status: 'success',
+      duration_ms: 3,
+    });
     task.recordSummary({
       strategy: 'summarize',
       start_seq: 1,
@@ -198,7 +252,11 @@ describe('listing', () => {
   it('filters, searches, sorts and pages in SQLite', () => {
     const store = openStore();
     const make = (title: string, repo: string, user: string): string => {
-      const t = store.createTask({ title, prompt: `prompt ${title}`, key: { owner: 'acme', repo, user } });
+      const t = store.createTask({
+        title,
+        prompt: `prompt ${title}`,
+        key: { owner: 'acme', repo, user },
+      });
       t.close();
       return t.uuid;
     };
@@ -212,7 +270,11 @@ describe('listing', () => {
     // LIKE wildcards in the search text are literal
     expect(store.listTasks({ search: 'b_t' }).total).toBe(0);
     expect(store.listTasks({ search: 'a_x' }).rows.map((r) => r.title)).toEqual(['gamma_x']);
-    expect(store.listTasks({ sort: 'title', order: 'asc' }).rows.map((r) => r.title)).toEqual(['alpha 100%', 'beta', 'gamma_x']);
+    expect(store.listTasks({ sort: 'title', order: 'asc' }).rows.map((r) => r.title)).toEqual([
+      'alpha 100%',
+      'beta',
+      'gamma_x',
+    ]);
     const page = store.listTasks({ sort: 'title', order: 'asc', limit: 1, offset: 1 });
     expect(page).toMatchObject({ total: 3 });
     expect(page.rows.map((r) => r.title)).toEqual(['beta']);

@@ -36,7 +36,14 @@ export interface CreateTaskInput {
   source?: Record<string, unknown>;
 }
 
-export const EMPTY_KEY: TaskKey = { task_source: '', owner: '', repo: '', task_type: '', task_id: '', user: '' };
+export const EMPTY_KEY: TaskKey = {
+  task_source: '',
+  owner: '',
+  repo: '',
+  task_type: '',
+  task_id: '',
+  user: '',
+};
 
 /**
  * The contexts root: tasks.db plus running/, paused/ and completed/{uuid}/ (DESIGN.md §4).
@@ -66,7 +73,10 @@ export class ContextStore implements TaskHost {
     try {
       fs.mkdirSync(root, { recursive: true });
     } catch (err) {
-      throw new CwbError('io', `cannot create the contexts folder ${root}: ${(err as Error).message}`);
+      throw new CwbError(
+        'io',
+        `cannot create the contexts folder ${root}: ${(err as Error).message}`,
+      );
     }
     return new ContextStore(root, options);
   }
@@ -78,7 +88,8 @@ export class ContextStore implements TaskHost {
     const dir = taskDir(this.root, 'running', uuid);
     const createdAt = new Date().toISOString();
     this.repo.write(() => {
-      if (this.repo.get(uuid)) throw new CwbError('conflict', `a task with id ${uuid} exists already`);
+      if (this.repo.get(uuid))
+        throw new CwbError('conflict', `a task with id ${uuid} exists already`);
       this.repo.insert({
         uuid,
         key,
@@ -114,7 +125,10 @@ export class ContextStore implements TaskHost {
   openTask(uuid: string): TaskContextManager {
     const row = this.requireTask(uuid);
     if (row.status !== 'running') {
-      throw new CwbError('conflict', `task ${uuid} is ${row.status}; resume it before writing to it`);
+      throw new CwbError(
+        'conflict',
+        `task ${uuid} is ${row.status}; resume it before writing to it`,
+      );
     }
     const dir = this.taskPath(row);
     recoverTaskFiles(dir);
@@ -126,8 +140,10 @@ export class ContextStore implements TaskHost {
   resumeTask(uuid: string): TaskContextManager {
     const dir = this.repo.write(() => {
       const row = this.requireTask(uuid);
-      if (row.status === 'running') throw new CwbError('conflict', `task ${uuid} is already running`);
-      if (row.status === 'completed') throw new CwbError('conflict', `task ${uuid} has completed; it cannot be resumed`);
+      if (row.status === 'running')
+        throw new CwbError('conflict', `task ${uuid} is already running`);
+      if (row.status === 'completed')
+        throw new CwbError('conflict', `task ${uuid} has completed; it cannot be resumed`);
       // Row first, folder second: if the move fails the transaction rolls the row back.
       this.repo.setStatus(uuid, 'running', { process_id: process.pid, hostname: os.hostname() });
       return this.move(row, 'running');
@@ -165,7 +181,11 @@ export class ContextStore implements TaskHost {
     return this.repo.write(() => {
       const row = this.requireTask(uuid);
       if (extra.stats) this.repo.setFinalStats(uuid, extra.stats);
-      this.repo.setStatus(uuid, status, extra.error_message !== undefined ? { error_message: extra.error_message } : {});
+      this.repo.setStatus(
+        uuid,
+        status,
+        extra.error_message !== undefined ? { error_message: extra.error_message } : {},
+      );
       return this.move(row, status);
     });
   }
@@ -179,13 +199,17 @@ export class ContextStore implements TaskHost {
     const from = this.taskPath(row);
     const to = taskDir(this.root, statusFolder(status), row.uuid);
     if (from !== to) {
-      if (fs.existsSync(to)) throw new CwbError('conflict', `cannot move task ${row.uuid}: ${to} exists already`);
+      if (fs.existsSync(to))
+        throw new CwbError('conflict', `cannot move task ${row.uuid}: ${to} exists already`);
       fs.renameSync(from, to);
     }
     return to;
   }
 
   private manager(uuid: string, dir: string): TaskContextManager {
-    return new TaskContextManager(this, uuid, dir, { fsync: this.fsync, summarizer: this.summarizer });
+    return new TaskContextManager(this, uuid, dir, {
+      fsync: this.fsync,
+      summarizer: this.summarizer,
+    });
   }
 }

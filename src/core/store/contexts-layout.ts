@@ -24,7 +24,10 @@ export function defaultContextsRoot(env: NodeJS.ProcessEnv = process.env): strin
     const base = env.LOCALAPPDATA ?? path.join(home, 'AppData', 'Local');
     return path.join(base, 'Context Workbench', 'contexts');
   }
-  const base = env.XDG_DATA_HOME && path.isAbsolute(env.XDG_DATA_HOME) ? env.XDG_DATA_HOME : path.join(home, '.local', 'share');
+  const base =
+    env.XDG_DATA_HOME && path.isAbsolute(env.XDG_DATA_HOME)
+      ? env.XDG_DATA_HOME
+      : path.join(home, '.local', 'share');
   return path.join(base, 'context-workbench', 'contexts');
 }
 
@@ -43,7 +46,9 @@ export function resolveContextsRoot(
 export function assertTaskUuid(value: string): string {
   if (!isTaskUuid(value as unknown)) {
     const shown = JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
-    throw badInput(`${shown} is not a task id (expected a lowercase UUID v4 like 550e8400-e29b-41d4-a716-446655440000)`);
+    throw badInput(
+      `${shown} is not a task id (expected a lowercase UUID v4 like 550e8400-e29b-41d4-a716-446655440000)`,
+    );
   }
   return value;
 }

@@ -7,7 +7,10 @@ import { writeFileAtomic } from '../jsonl/atomic-write';
 const MAX_READ_BYTES = 1 << 20;
 
 export function writeFinalSummary(taskDir: string, text: string): void {
-  writeFileAtomic(path.join(taskDir, TASK_FILES.finalSummary), text.endsWith('\n') ? text : `${text}\n`);
+  writeFileAtomic(
+    path.join(taskDir, TASK_FILES.finalSummary),
+    text.endsWith('\n') ? text : `${text}\n`,
+  );
 }
 
 /** The final summary, or undefined when the task has none; bounded read. */

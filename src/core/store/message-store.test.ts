@@ -24,15 +24,37 @@ describe('MessageStore', () => {
     store.append({
       role: 'assistant',
       content: null,
-      tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'read_file', arguments: '{"path":"a"}' } }],
+      tool_calls: [
+        {
+          id: 'call_1',
+          type: 'function',
+          function: { name: 'read_file', arguments: '{"path":"a"}' },
+        },
+      ],
     });
-    store.append({ role: 'tool', content: '{"ok":true}', tool_name: 'read_file', tool_call_id: 'call_1' });
+    store.append({
+      role: 'tool',
+      content: '{"ok":true}',
+      tool_name: 'read_file',
+      tool_call_id: 'call_1',
+    });
     store.close();
 
     const history = lines(path.join(dir, TASK_FILES.messages));
     expect(history).toHaveLength(3);
-    expect(history[0]).toMatchObject({ seq: 1, role: 'system', content: 'You are an AI', tokens: 3, tokens_o200k: countO200k('You are an AI') });
-    expect(history[2]).toMatchObject({ seq: 3, role: 'tool', tool_name: 'read_file', tool_call_id: 'call_1' });
+    expect(history[0]).toMatchObject({
+      seq: 1,
+      role: 'system',
+      content: 'You are an AI',
+      tokens: 3,
+      tokens_o200k: countO200k('You are an AI'),
+    });
+    expect(history[2]).toMatchObject({
+      seq: 3,
+      role: 'tool',
+      tool_name: 'read_file',
+      tool_call_id: 'call_1',
+    });
     expect(typeof (history[0] as { timestamp: string }).timestamp).toBe('string');
 
     expect(lines(path.join(dir, TASK_FILES.current))).toEqual([
@@ -40,7 +62,13 @@ describe('MessageStore', () => {
       {
         role: 'assistant',
         content: null,
-        tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'read_file', arguments: '{"path":"a"}' } }],
+        tool_calls: [
+          {
+            id: 'call_1',
+            type: 'function',
+            function: { name: 'read_file', arguments: '{"path":"a"}' },
+          },
+        ],
       },
       { role: 'tool', content: '{"ok":true}', tool_name: 'read_file', tool_call_id: 'call_1' },
     ]);
@@ -60,7 +88,10 @@ describe('MessageStore', () => {
     first.close();
     const second = MessageStore.open(dir);
     expect(second.count).toBe(5);
-    expect(second.append({ role: 'assistant', content: 'summary', kind: 'summary', historyOnly: true }).seq).toBe(6);
+    expect(
+      second.append({ role: 'assistant', content: 'summary', kind: 'summary', historyOnly: true })
+        .seq,
+    ).toBe(6);
     expect(second.currentCount()).toBe(5);
     expect(second.readWindow(6, 1).messages[0]).toMatchObject({ seq: 6, kind: 'summary' });
     second.close();
@@ -69,7 +100,8 @@ describe('MessageStore', () => {
   it('reads windows by seq, tails and current lines; a malformed line is reported with its line number', () => {
     const dir = tempDir();
     const store = MessageStore.open(dir);
-    for (let i = 1; i <= 100; i++) store.append({ role: i % 2 ? 'user' : 'assistant', content: `message ${i}` });
+    for (let i = 1; i <= 100; i++)
+      store.append({ role: i % 2 ? 'user' : 'assistant', content: `message ${i}` });
     expect(store.readWindow(40, 3).messages.map((m) => m.seq)).toEqual([40, 41, 42]);
     expect(store.readWindow(99, 10).messages.map((m) => m.seq)).toEqual([99, 100]);
     expect(store.readWindow(101, 10).messages).toEqual([]);
@@ -88,7 +120,9 @@ describe('MessageStore', () => {
     const reopened = MessageStore.open(dir, { readonly: true });
     const window = reopened.readWindow(49, 3);
     expect(window.messages.map((m) => m.seq)).toEqual([49, 51]);
-    expect(window.bad).toEqual([{ file: 'messages.jsonl', lineNo: 50, error: expect.stringMatching(/malformed JSON/) }]);
+    expect(window.bad).toEqual([
+      { file: 'messages.jsonl', lineNo: 50, error: expect.stringMatching(/malformed JSON/) },
+    ]);
     reopened.close();
   });
 

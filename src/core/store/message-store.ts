@@ -1,9 +1,23 @@
 import path from 'node:path';
-import type { CurrentMessage, MessageKind, MessageRecord, TokenUsage, ToolCall, MessageRole } from '../../shared/task-types';
+import type {
+  CurrentMessage,
+  MessageKind,
+  MessageRecord,
+  TokenUsage,
+  ToolCall,
+  MessageRole,
+} from '../../shared/task-types';
 import { AppendLog } from '../jsonl/append-log';
 import { OffsetIndex } from '../jsonl/offset-index';
 import { readLinesSync } from '../jsonl/line-reader';
-import { readCurrentWindow, readMessageWindow, isPartial, parseEntry, type CurrentWindow, type MessageWindow } from './message-window';
+import {
+  readCurrentWindow,
+  readMessageWindow,
+  isPartial,
+  parseEntry,
+  type CurrentWindow,
+  type MessageWindow,
+} from './message-window';
 import { countMessageTokens } from '../tokens';
 import { estimateTokens } from '../tokens/estimate';
 import { TASK_FILES } from './contexts-layout';
@@ -50,7 +64,10 @@ export class MessageStore {
 
   /** `readonly` never writes (not even the index), so it is safe beside the task's own writer. */
   static open(dir: string, options: { fsync?: boolean; readonly?: boolean } = {}): MessageStore {
-    return new MessageStore(dir, { fsync: options.fsync ?? false, readonly: options.readonly ?? false });
+    return new MessageStore(dir, {
+      fsync: options.fsync ?? false,
+      readonly: options.readonly ?? false,
+    });
   }
 
   get messagesPath(): string {
@@ -125,7 +142,9 @@ export class MessageStore {
         const parsed = parseEntry(entry, this.currentPath);
         if (!parsed.ok) continue;
         const msg = parsed.value as CurrentMessage;
-        total += estimateTokens((msg.content ?? '') + (msg.tool_calls ? JSON.stringify(msg.tool_calls) : ''));
+        total += estimateTokens(
+          (msg.content ?? '') + (msg.tool_calls ? JSON.stringify(msg.tool_calls) : ''),
+        );
       }
       this.currentTokens = total;
     }

@@ -28,7 +28,12 @@ export interface CurrentWindow {
  * Up to `limit` messages of messages.jsonl from `fromSeq`, found through the offset index:
  * only the bytes of the window are read. A last line still being written is not returned.
  */
-export function readMessageWindow(file: string, index: OffsetIndex, fromSeq: number, limit: number): MessageWindow {
+export function readMessageWindow(
+  file: string,
+  index: OffsetIndex,
+  fromSeq: number,
+  limit: number,
+): MessageWindow {
   const messages: MessageRecord[] = [];
   const bad: BadLine[] = [];
   const total = index.count;
@@ -66,14 +71,31 @@ export function isPartial(entry: LineEntry): boolean {
   return 'text' in entry && entry.partial === true;
 }
 
-export function parseEntry(entry: LineEntry, file: string): { ok: true; value: unknown } | { ok: false; bad: BadLine } {
+export function parseEntry(
+  entry: LineEntry,
+  file: string,
+): { ok: true; value: unknown } | { ok: false; bad: BadLine } {
   const name = path.basename(file);
   if ('tooLong' in entry) {
-    return { ok: false, bad: { file: name, lineNo: entry.lineNo, error: `line of ${entry.bytes} bytes is longer than the reader's limit` } };
+    return {
+      ok: false,
+      bad: {
+        file: name,
+        lineNo: entry.lineNo,
+        error: `line of ${entry.bytes} bytes is longer than the reader's limit`,
+      },
+    };
   }
   try {
     return { ok: true, value: JSON.parse(entry.text) };
   } catch (err) {
-    return { ok: false, bad: { file: name, lineNo: entry.lineNo, error: `malformed JSON (${(err as Error).message})` } };
+    return {
+      ok: false,
+      bad: {
+        file: name,
+        lineNo: entry.lineNo,
+        error: `malformed JSON (${(err as Error).message})`,
+      },
+    };
   }
 }

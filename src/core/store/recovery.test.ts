@@ -10,7 +10,9 @@ const tempDir = useTempDir();
 
 /** The pid of a process that has already exited. */
 function deadPid(): number {
-  const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+  const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
+    encoding: 'utf8',
+  });
   return Number(child.stdout);
 }
 
@@ -27,14 +29,19 @@ describe('recovery when a store is opened', () => {
     task.close();
     store.repo.setStatus(task.uuid, 'running', { process_id: deadPid(), hostname: null });
     // The crash tore the last line: half a JSON object without its newline.
-    fs.appendFileSync(path.join(root, 'running', task.uuid, TASK_FILES.messages), '{"seq":4,"role":"us');
+    fs.appendFileSync(
+      path.join(root, 'running', task.uuid, TASK_FILES.messages),
+      '{"seq":4,"role":"us',
+    );
     store.close();
 
     const reopened = ContextStore.open(root);
     const report = reopened.recovery!;
     expect(report.interrupted).toEqual([task.uuid]);
     expect(report.tornLines).toHaveLength(1);
-    expect(fs.readFileSync(report.tornLines[0]!.corruptPath, 'utf8')).toContain('{"seq":4,"role":"us');
+    expect(fs.readFileSync(report.tornLines[0]!.corruptPath, 'utf8')).toContain(
+      '{"seq":4,"role":"us',
+    );
     const row = reopened.requireTask(task.uuid);
     expect(row).toMatchObject({ status: 'failed', total_messages: 3 });
     expect(row.error_message).toMatch(/^interrupted/);
@@ -62,7 +69,10 @@ describe('recovery when a store is opened', () => {
     const { root, store } = setup();
     const gone = store.createTask({ title: 'gone' });
     gone.close();
-    const orphan = store.createTask({ title: 'orphan', key: { owner: 'acme', repo: 'web', user: 'ann' } });
+    const orphan = store.createTask({
+      title: 'orphan',
+      key: { owner: 'acme', repo: 'web', user: 'ann' },
+    });
     orphan.addMessage({ role: 'user', content: 'one' });
     orphan.addMessage({ role: 'assistant', content: 'two' });
     await orphan.stop();
@@ -71,7 +81,10 @@ describe('recovery when a store is opened', () => {
     store.close();
 
     const reopened = ContextStore.open(root);
-    expect(reopened.recovery).toMatchObject({ rowsWithoutFolder: [gone.uuid], foldersWithoutRow: [orphan.uuid] });
+    expect(reopened.recovery).toMatchObject({
+      rowsWithoutFolder: [gone.uuid],
+      foldersWithoutRow: [orphan.uuid],
+    });
     expect(reopened.repo.get(gone.uuid)).toBeUndefined();
     expect(reopened.requireTask(orphan.uuid)).toMatchObject({
       status: 'paused',
@@ -90,7 +103,9 @@ describe('recovery when a store is opened', () => {
     fs.renameSync(path.join(root, 'paused', task.uuid), path.join(root, 'completed', task.uuid));
     store.close();
     const reopened = ContextStore.open(root);
-    expect(reopened.recovery!.moved).toEqual([{ uuid: task.uuid, from: 'completed', to: 'paused' }]);
+    expect(reopened.recovery!.moved).toEqual([
+      { uuid: task.uuid, from: 'completed', to: 'paused' },
+    ]);
     expect(fs.existsSync(path.join(root, 'paused', task.uuid))).toBe(true);
     reopened.close();
   });
@@ -100,7 +115,13 @@ describe('recovery when a store is opened', () => {
     store.createTask().close();
     store.close();
     const reopened = ContextStore.open(root);
-    expect(reopened.recovery).toEqual({ interrupted: [], moved: [], rowsWithoutFolder: [], foldersWithoutRow: [], tornLines: [] });
+    expect(reopened.recovery).toEqual({
+      interrupted: [],
+      moved: [],
+      rowsWithoutFolder: [],
+      foldersWithoutRow: [],
+      tornLines: [],
+    });
     reopened.close();
   });
 });

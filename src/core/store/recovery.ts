@@ -30,11 +30,23 @@ export interface RecoveryReport {
 }
 
 export function emptyReport(): RecoveryReport {
-  return { interrupted: [], moved: [], rowsWithoutFolder: [], foldersWithoutRow: [], tornLines: [] };
+  return {
+    interrupted: [],
+    moved: [],
+    rowsWithoutFolder: [],
+    foldersWithoutRow: [],
+    tornLines: [],
+  };
 }
 
 export function reportIsClean(r: RecoveryReport): boolean {
-  return !r.interrupted.length && !r.moved.length && !r.rowsWithoutFolder.length && !r.foldersWithoutRow.length && !r.tornLines.length;
+  return (
+    !r.interrupted.length &&
+    !r.moved.length &&
+    !r.rowsWithoutFolder.length &&
+    !r.foldersWithoutRow.length &&
+    !r.tornLines.length
+  );
 }
 
 /** Moves torn last lines of a task's JSONL files aside. Only the task's writer may call this. */
@@ -101,11 +113,18 @@ function markInterrupted(store: ContextStore, uuid: string, report: RecoveryRepo
   report.tornLines.push(...recoverTaskFiles(dir));
   // Counters may have missed the last events before the crash: take them from the files.
   store.repo.setFinalStats(uuid, statisticsFromFiles(dir));
-  store.repo.setStatus(uuid, 'failed', { error_message: 'interrupted: the task process ended without finishing the task' });
+  store.repo.setStatus(uuid, 'failed', {
+    error_message: 'interrupted: the task process ended without finishing the task',
+  });
   report.interrupted.push(uuid);
 }
 
-function reindexFolder(store: ContextStore, uuid: string, folder: StatusFolder, report: RecoveryReport): void {
+function reindexFolder(
+  store: ContextStore,
+  uuid: string,
+  folder: StatusFolder,
+  report: RecoveryReport,
+): void {
   const status: TaskStatus = folder === 'running' ? 'failed' : folder;
   const dir = store.move({ uuid, status: folder }, status);
   report.tornLines.push(...recoverTaskFiles(dir));
@@ -125,7 +144,11 @@ function reindexFolder(store: ContextStore, uuid: string, folder: StatusFolder, 
     created_at: meta.created_at ?? fs.statSync(dir).mtime.toISOString(),
   });
   store.repo.setFinalStats(uuid, statisticsFromFiles(dir));
-  store.repo.setStatus(uuid, status, status === 'failed' ? { error_message: 'interrupted: re-indexed from its folder' } : {});
+  store.repo.setStatus(
+    uuid,
+    status,
+    status === 'failed' ? { error_message: 'interrupted: re-indexed from its folder' } : {},
+  );
   report.foldersWithoutRow.push(uuid);
 }
 

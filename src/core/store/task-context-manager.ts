@@ -158,11 +158,15 @@ export class TaskContextManager {
   }
 
   private assertOpen(): void {
-    if (this.closed) throw new CwbError('conflict', `task ${this.uuid} is no longer open for writing`);
+    if (this.closed)
+      throw new CwbError('conflict', `task ${this.uuid} is no longer open for writing`);
   }
 }
 
-async function runHooks(hooks: Map<string, TaskHook>, task: TaskContextManager): Promise<HookFailure[]> {
+async function runHooks(
+  hooks: Map<string, TaskHook>,
+  task: TaskContextManager,
+): Promise<HookFailure[]> {
   const failures: HookFailure[] = [];
   for (const [name, hook] of hooks) {
     try {

@@ -72,7 +72,10 @@ export function buildMetadata(input: {
 }
 
 export function writeMetadata(taskDir: string, metadata: TaskMetadata): void {
-  writeFileAtomic(path.join(taskDir, TASK_FILES.metadata), `${JSON.stringify(metadata, null, 2)}\n`);
+  writeFileAtomic(
+    path.join(taskDir, TASK_FILES.metadata),
+    `${JSON.stringify(metadata, null, 2)}\n`,
+  );
 }
 
 /** metadata.json is small and written by us; still, cap what we read. */

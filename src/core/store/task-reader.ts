@@ -2,7 +2,13 @@ import path from 'node:path';
 import type { TaskRow } from '../../shared/task-types';
 import { OffsetIndex } from '../jsonl/offset-index';
 import { TASK_FILES } from './contexts-layout';
-import { readCurrentWindow, readMessageWindow, type BadLine, type CurrentWindow, type MessageWindow } from './message-window';
+import {
+  readCurrentWindow,
+  readMessageWindow,
+  type BadLine,
+  type CurrentWindow,
+  type MessageWindow,
+} from './message-window';
 import { readFinalSummary } from './final-summary';
 import { readMetadata, type TaskMetadata } from './task-metadata';
 import { RecordLogReader } from './record-log-reader';
@@ -30,7 +36,9 @@ export class TaskReader {
   /** Up to `limit` messages from `fromSeq`, through the offset index (kept in memory only). */
   messages(fromSeq: number, limit: number): MessageWindow {
     const file = path.join(this.dir, TASK_FILES.messages);
-    const index = OffsetIndex.open(file, path.join(this.dir, TASK_FILES.messagesIndex), { readonly: true });
+    const index = OffsetIndex.open(file, path.join(this.dir, TASK_FILES.messagesIndex), {
+      readonly: true,
+    });
     try {
       return readMessageWindow(file, index, fromSeq, limit);
     } finally {
@@ -44,14 +52,23 @@ export class TaskReader {
   }
 
   summaries(offset = 0, limit = 1000): { records: SummaryRecord[]; bad: BadLine[] } {
-    return new RecordLogReader<SummaryRecord>(path.join(this.dir, TASK_FILES.summaries)).list(offset, limit);
+    return new RecordLogReader<SummaryRecord>(path.join(this.dir, TASK_FILES.summaries)).list(
+      offset,
+      limit,
+    );
   }
 
   tools(offset = 0, limit = 1000): { records: ToolRecord[]; bad: BadLine[] } {
-    return new RecordLogReader<ToolRecord>(path.join(this.dir, TASK_FILES.tools)).list(offset, limit);
+    return new RecordLogReader<ToolRecord>(path.join(this.dir, TASK_FILES.tools)).list(
+      offset,
+      limit,
+    );
   }
 
   planning(offset = 0, limit = 1000): { records: PlanningEntry[]; bad: BadLine[] } {
-    return new RecordLogReader<PlanningEntry>(path.join(this.dir, TASK_FILES.planning)).list(offset, limit);
+    return new RecordLogReader<PlanningEntry>(path.join(this.dir, TASK_FILES.planning)).list(
+      offset,
+      limit,
+    );
   }
 }

@@ -48,7 +48,7 @@ describe('countO200k', () => {
   it('cuts very long runs of one kind instead of stalling, staying close to the exact count', () => {
     for (const run of ['a'.repeat(16_000), '='.repeat(16_000)]) {
       const exact = countTokens(run);
-      expect(Math.abs(countO200k(run) - exact) / exact).toBeLessThan(0.02);
+      expect(Math.abs(countO200k(run) - exact) / exact).toBeLessThan(0.03);
     }
     const started = performance.now();
     const huge = `${'a'.repeat(500_000)} ${'='.repeat(300_000)}${' '.repeat(200_000)}x`;

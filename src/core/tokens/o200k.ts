@@ -20,7 +20,7 @@ import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 
 const WHOLE_TEXT_LIMIT = 1 << 20;
 const CHUNK_SIZE = 1 << 16;
-const MAX_RUN = 1000;
+const MAX_RUN = 2000;
 
 // Text that merely mentions "<|endoftext|>" is ordinary text in an agent's context:
 // count it as such instead of letting the tokenizer throw.
