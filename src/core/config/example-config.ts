@@ -26,7 +26,7 @@ context:
     max_summary_tokens: 4000     # longer summaries are cut
     expiry_days: 30              # older runs are not inherited
 
-# The model used to write summaries.
+# The model tasks run with; it also writes summaries.
 llm:
   provider: ollama               # openai, ollama or lmstudio
   openai:
