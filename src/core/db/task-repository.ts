@@ -75,6 +75,46 @@ export interface TaskQuery {
   offset?: number;
 }
 
+/** Every stored column of the tasks table (the generated ones, repository and task_identifier, are derived). */
+const INSERTABLE_COLUMNS = [
+  'uuid',
+  'status',
+  'title',
+  'prompt',
+  'workdir',
+  'parent_uuid',
+  'task_source',
+  'owner',
+  'repo',
+  'task_type',
+  'task_id',
+  'user',
+  'created_at',
+  'started_at',
+  'updated_at',
+  'completed_at',
+  'process_id',
+  'hostname',
+  'llm_provider',
+  'model',
+  'context_length',
+  'llm_call_count',
+  'tool_call_count',
+  'input_tokens',
+  'output_tokens',
+  'cache_creation_tokens',
+  'cache_read_tokens',
+  'total_tokens',
+  'compression_count',
+  'total_messages',
+  'total_summaries',
+  'total_tool_calls',
+  'final_token_count',
+  'final_message_count',
+  'error_message',
+  'metadata',
+] as const satisfies readonly (keyof TaskRow)[];
+
 export function nowIso(): string {
   return new Date().toISOString();
 }
@@ -115,6 +155,18 @@ export class TaskRepository {
           context_length: row.context_length ?? null,
           metadata: row.metadata === undefined ? null : JSON.stringify(row.metadata),
         }),
+    );
+  }
+
+  /** Inserts a complete row as it was recorded elsewhere (restoring an archive). */
+  insertRow(row: TaskRow): void {
+    const columns = INSERTABLE_COLUMNS.filter((c) => row[c] !== undefined);
+    this.write(() =>
+      this.db
+        .prepare(
+          `INSERT INTO tasks (${columns.join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})`,
+        )
+        .run(Object.fromEntries(columns.map((c) => [c, row[c]]))),
     );
   }
 

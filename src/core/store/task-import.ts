@@ -1,0 +1,134 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import crypto from 'node:crypto';
+import type { TaskRow, TokenUsage } from '../../shared/task-types';
+import type { ContextStore, CreateTaskInput } from './context-store';
+import type { TaskContextManager } from './task-context-manager';
+import { statusFolder, taskDir } from './contexts-layout';
+import { CwbError } from '../errors';
+
+/** What an importer reports after writing a task's files: the figures tasks.db cannot count from files. */
+export interface ImportedCounters {
+  llm_calls: number;
+  usage?: Partial<TokenUsage>;
+}
+
+export interface ImportTaskInput extends CreateTaskInput {
+  status: 'completed' | 'failed';
+  created_at?: string;
+  completed_at?: string;
+  error_message?: string;
+}
+
+/**
+ * Writes a task that ran somewhere else (another agent's transcript). The importer fills
+ * the task's files through the manager's stores — `task.messages.append`, `task.tools.add`,
+ * `task.summaries.add`, ... — without per-message DB writes; then one transaction sets the
+ * row's counts from the files and the final status, and the folder moves to completed/.
+ * If the importer throws, the half-written task is removed: an import is all or nothing.
+ */
+export async function importTask(
+  store: ContextStore,
+  input: ImportTaskInput,
+  write: (task: TaskContextManager) => ImportedCounters | Promise<ImportedCounters>,
+): Promise<TaskRow> {
+  const task = store.createTask(input);
+  let counters: ImportedCounters;
+  try {
+    counters = await write(task);
+  } catch (err) {
+    task.close();
+    store.repo.write(() => {
+      store.repo.delete(task.uuid);
+      fs.rmSync(task.dir, { recursive: true, force: true });
+    });
+    throw err;
+  }
+  const stats = task.statistics();
+  task.close();
+  store.repo.write(() => {
+    store.repo.addStats(task.uuid, {
+      llm_calls: counters.llm_calls,
+      tool_calls: stats.total_tool_calls,
+      compressions: stats.total_summaries,
+      ...(counters.usage && { usage: counters.usage }),
+    });
+    // Message, summary and tool totals come from the files themselves.
+    store.repo.setFinalStats(task.uuid, stats);
+    store.repo.setStatus(task.uuid, input.status, {
+      ...(input.error_message !== undefined && { error_message: input.error_message }),
+      process_id: null,
+      hostname: null,
+    });
+    store.move({ uuid: task.uuid, status: 'running' }, input.status);
+    if (input.created_at || input.completed_at) {
+      store.db
+        .prepare(
+          'UPDATE tasks SET created_at = COALESCE(?, created_at), started_at = COALESCE(?, started_at), completed_at = COALESCE(?, completed_at) WHERE uuid = ?',
+        )
+        .run(
+          input.created_at ?? null,
+          input.created_at ?? null,
+          input.completed_at ?? null,
+          task.uuid,
+        );
+    }
+  });
+  return store.requireTask(task.uuid);
+}
+
+export type UuidConflict = 'keep-both' | 'replace';
+
+/**
+ * Restores a task exactly as it was elsewhere (our own archives): `fill` writes the task's
+ * files into a staging folder, then one transaction inserts the row as given and moves the
+ * folder into place. A uuid that exists already is either given a new uuid (keep-both) or
+ * replaces the existing task (replace). Returns the uuid the task has now.
+ */
+export async function restoreTask(
+  store: ContextStore,
+  row: TaskRow,
+  fill: (dir: string) => Promise<void>,
+  options: { onConflict: UuidConflict },
+): Promise<string> {
+  const staging = path.join(
+    store.root,
+    '.staging',
+    `${process.pid}-${crypto.randomBytes(6).toString('hex')}`,
+  );
+  fs.mkdirSync(staging, { recursive: true });
+  try {
+    await fill(staging);
+    return store.repo.write(() => {
+      const existing = store.repo.get(row.uuid);
+      let uuid = row.uuid;
+      if (existing && options.onConflict === 'replace') {
+        if (existing.status === 'running') {
+          throw new CwbError(
+            'conflict',
+            `task ${row.uuid} is running here; stop it before replacing it`,
+          );
+        }
+        fs.rmSync(store.taskPath(existing), { recursive: true, force: true });
+        store.repo.delete(row.uuid);
+      } else if (existing) {
+        uuid = crypto.randomUUID();
+      }
+      const status = row.status === 'running' ? 'failed' : row.status;
+      store.repo.insertRow({
+        ...row,
+        uuid,
+        status,
+        error_message:
+          row.status === 'running' ? 'imported while it was running' : row.error_message,
+        process_id: null,
+        hostname: row.hostname ?? os.hostname(),
+      });
+      fs.renameSync(staging, taskDir(store.root, statusFolder(status), uuid));
+      return uuid;
+    });
+  } finally {
+    fs.rmSync(staging, { recursive: true, force: true });
+  }
+}
