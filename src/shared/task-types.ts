@@ -141,4 +141,6 @@ export interface TaskRow {
   final_message_count: number | null;
   error_message: string | null;
   metadata: string | null;
+  /** A pending request to the task's process: pause, stop or compact. */
+  control: string | null;
 }

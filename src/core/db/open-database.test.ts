@@ -2,7 +2,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from './open-database';
-import { SCHEMA_VERSION } from './schema';
+import { MIGRATIONS, SCHEMA_VERSION } from './schema';
 import { useTempDir } from '../../../test/support/temp-dir';
 
 const tempDir = useTempDir();
@@ -77,9 +77,21 @@ describe('openDatabase', () => {
     db.close();
   });
 
-  it('migrates forward from an older version and is idempotent on reopen', () => {
+  it('migrates a version 1 database forward, keeping its rows, and is idempotent on reopen', () => {
     const file = path.join(tempDir(), 'tasks.db');
-    openDatabase(file).close();
+    const v1 = new Database(file);
+    v1.exec(MIGRATIONS[0]!);
+    v1.pragma('user_version = 1');
+    v1.prepare(
+      "INSERT INTO tasks (uuid, status, created_at, updated_at, title) VALUES ('u1', 'completed', 'c', 'u', 'kept')",
+    ).run();
+    v1.close();
+    const migrated = openDatabase(file);
+    expect(migrated.prepare('SELECT title, control FROM tasks').get()).toEqual({
+      title: 'kept',
+      control: null,
+    });
+    migrated.close();
     const again = openDatabase(file);
     expect(again.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     again.close();

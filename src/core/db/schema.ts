@@ -59,6 +59,11 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX idx_tasks_task_type ON tasks(task_type);
   CREATE INDEX idx_tasks_key ON tasks(task_source, owner, repo, task_type, task_id, user);
   `,
+  // v2: a request from another process to a running task (pause, stop, compact), read by
+  // the task process between steps. Works for detached tasks and across hosts alike.
+  `
+  ALTER TABLE tasks ADD COLUMN control TEXT;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

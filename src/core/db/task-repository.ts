@@ -115,6 +115,9 @@ const INSERTABLE_COLUMNS = [
   'metadata',
 ] as const satisfies readonly (keyof TaskRow)[];
 
+export const CONTROL_ACTIONS = ['pause', 'stop', 'compact'] as const;
+export type ControlAction = (typeof CONTROL_ACTIONS)[number];
+
 export function nowIso(): string {
   return new Date().toISOString();
 }
@@ -268,6 +271,28 @@ export class TaskRepository {
         )
         .run({ uuid, ...stats, now: nowIso() }),
     );
+  }
+
+  /** Asks the process running a task to pause, stop or compact (see TaskControl). */
+  requestControl(uuid: string, action: ControlAction): void {
+    const info = this.write(() =>
+      this.db
+        .prepare(`UPDATE tasks SET control = ?, updated_at = ? WHERE uuid = ?`)
+        .run(action, nowIso(), uuid),
+    );
+    if (info.changes === 0) throw notFound(`no task with id ${uuid}`);
+  }
+
+  /** Reads and clears the pending request, in one transaction so a request is acted on once. */
+  takeControl(uuid: string): ControlAction | null {
+    return this.write(() => {
+      const row = this.db.prepare('SELECT control FROM tasks WHERE uuid = ?').get(uuid) as
+        { control: string | null } | undefined;
+      const action = row?.control ?? null;
+      if (action !== null)
+        this.db.prepare('UPDATE tasks SET control = NULL WHERE uuid = ?').run(uuid);
+      return CONTROL_ACTIONS.includes(action as ControlAction) ? (action as ControlAction) : null;
+    });
   }
 
   delete(uuid: string): void {

@@ -21,17 +21,9 @@ export class PlanningStore {
     }));
   }
 
-  /** The newest `n` entries, oldest first (used by context inheritance). */
+  /** The newest `n` entries, oldest first. */
   last(n: number): PlanningEntry[] {
-    const out: PlanningEntry[] = [];
-    for (const line of readLastLines(this.log.file, n)) {
-      try {
-        out.push(JSON.parse(line) as PlanningEntry);
-      } catch {
-        // skipped: list() reports malformed lines with their line numbers
-      }
-    }
-    return out;
+    return lastPlanningEntries(this.log.file, n);
   }
 
   count(): number {
@@ -45,4 +37,17 @@ export class PlanningStore {
   close(): void {
     this.log.close();
   }
+}
+
+/** The newest `n` entries of a planning.jsonl, oldest first, read from the end (used by inheritance too). */
+export function lastPlanningEntries(file: string, n: number): PlanningEntry[] {
+  const out: PlanningEntry[] = [];
+  for (const line of readLastLines(file, n)) {
+    try {
+      out.push(JSON.parse(line) as PlanningEntry);
+    } catch {
+      // skipped: list() reports malformed lines with their line numbers
+    }
+  }
+  return out;
 }

@@ -1,0 +1,181 @@
+import type { TaskContextManager } from '../store/task-context-manager';
+import type { WorkerEvent } from '../../shared/worker-protocol';
+import type { ToolCall } from '../../shared/task-types';
+import type {
+  AgentOutcome,
+  ChatClient,
+  ChatResponse,
+  CompactionReason,
+  Compactor,
+  ControlState,
+  ToolRunner,
+  ToolSpec,
+} from './agent-types';
+import { repairDanglingToolCalls } from './dangling-tool-calls';
+
+export interface AgentLoopOptions {
+  task: TaskContextManager;
+  client: ChatClient;
+  tools: readonly ToolSpec[];
+  runTool: ToolRunner;
+  compactor?: Compactor;
+  control: ControlState;
+  maxTurns: number;
+  contextWindow: number;
+  emit: (event: WorkerEvent) => void;
+}
+
+/**
+ * The agent loop of seed 000 §6: call the model on current.jsonl, record its reply, run
+ * the tools it asked for, record their results, check compaction after the call and after
+ * the tools, until the model answers without tool calls. A step (one call and its tools)
+ * is the unit of pause: pause and compaction requests are honoured between steps; a stop
+ * cancels what is in flight. Nothing of the conversation is held here: every message goes
+ * to the task's files as soon as it exists.
+ */
+export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentOutcome> {
+  const { task, control, maxTurns } = options;
+  repairDanglingToolCalls(task, 'interrupted before it finished');
+  let turns = task.row().llm_call_count;
+  for (;;) {
+    if (control.stopSignal.aborted) return { kind: 'stopped', turns };
+    if (control.pauseRequested()) return { kind: 'paused', turns };
+    if (control.compactRequested()) {
+      control.clearCompactRequest();
+      await compact(options, 'requested');
+    }
+    if (turns >= maxTurns) return { kind: 'max-turns', turns };
+
+    const response = await callModel(options);
+    if (response === undefined) return { kind: 'stopped', turns };
+    turns++;
+    const assistant = task.addMessage({
+      role: 'assistant',
+      content: response.content,
+      ...(response.tool_calls?.length && { tool_calls: response.tool_calls }),
+      ...(response.usage && { usage: response.usage }),
+    });
+    task.recordLlmCall(response.usage);
+    options.emit({
+      type: 'message-appended',
+      uuid: task.uuid,
+      seq: assistant.seq,
+      role: 'assistant',
+      tokens: assistant.tokens,
+    });
+    emitStats(options, turns);
+    await compact(options, 'after-llm');
+
+    const calls = response.tool_calls ?? [];
+    if (calls.length === 0) {
+      await compact(options, 'final');
+      return { kind: 'completed', turns };
+    }
+    await runTools(options, calls);
+    emitStats(options, turns);
+    if (control.stopSignal.aborted) return { kind: 'stopped', turns };
+    await compact(options, 'after-tools');
+  }
+}
+
+/** One model call; a context-length answer gets one forced compaction and one retry. */
+async function callModel(options: AgentLoopOptions): Promise<ChatResponse | undefined> {
+  const { task, client, tools, control } = options;
+  const request = {
+    currentPath: task.messages.currentPath,
+    workDir: task.dir,
+    tools,
+    signal: control.stopSignal,
+  };
+  try {
+    return await client.chat(request);
+  } catch (err) {
+    if (control.stopSignal.aborted) return undefined;
+    if (!isContextLengthError(err) || !options.compactor) throw err;
+    const result = await compact(options, 'context-length');
+    if (!result.compacted) throw err;
+    return await client.chat(request);
+  }
+}
+
+async function runTools(options: AgentLoopOptions, calls: ToolCall[]): Promise<void> {
+  const { task, control } = options;
+  for (const call of calls) {
+    const started = performance.now();
+    const outcome = control.stopSignal.aborted
+      ? { content: 'Not run: the task was stopped.', status: 'error' as const, error: 'stopped' }
+      : await options.runTool(call.function.name, call.function.arguments, control.stopSignal);
+    task.recordToolCall({
+      tool: call.function.name,
+      args: parseArguments(call.function.arguments),
+      result: outcome.status === 'success' ? outcome.content : null,
+      status: outcome.status,
+      error: outcome.error ?? (outcome.status === 'error' ? outcome.content : null),
+      duration_ms: performance.now() - started,
+      tool_call_id: call.id,
+    });
+    const message = task.addMessage({
+      role: 'tool',
+      content: outcome.content,
+      tool_call_id: call.id,
+      tool_name: call.function.name,
+    });
+    options.emit({
+      type: 'message-appended',
+      uuid: task.uuid,
+      seq: message.seq,
+      role: 'tool',
+      tokens: message.tokens,
+    });
+  }
+}
+
+async function compact(
+  options: AgentLoopOptions,
+  reason: CompactionReason,
+): Promise<{ compacted: boolean; tokensBefore: number; tokensAfter: number }> {
+  if (!options.compactor) return { compacted: false, tokensBefore: 0, tokensAfter: 0 };
+  const { task } = options;
+  const result = await options.compactor.maybeCompact(reason);
+  if (result.compacted) {
+    options.emit({
+      type: 'compaction-finished',
+      uuid: task.uuid,
+      tokensBefore: result.tokensBefore,
+      tokensAfter: result.tokensAfter,
+    });
+  }
+  return result;
+}
+
+function emitStats(options: AgentLoopOptions, turns: number): void {
+  const row = options.task.row();
+  options.emit({
+    type: 'stats',
+    uuid: row.uuid,
+    progress: {
+      turns,
+      maxTurns: options.maxTurns,
+      llmCalls: row.llm_call_count,
+      toolCalls: row.tool_call_count,
+      totalTokens: row.total_tokens,
+      contextTokens: options.task.messages.currentTokenCount(),
+      contextWindow: options.contextWindow,
+    },
+  });
+}
+
+/** Tool arguments as recorded in tools.jsonl: the parsed object, or the raw text when it is not JSON. */
+function parseArguments(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+function isContextLengthError(err: unknown): boolean {
+  return (
+    typeof err === 'object' && err !== null && (err as { kind?: unknown }).kind === 'context_length'
+  );
+}

@@ -1,0 +1,116 @@
+import { z } from 'zod';
+
+/**
+ * The typed messages between a host (`cwb run`, `cwb serve`, Electron main) and a task
+ * process (src/worker). Both sides validate what they receive with these schemas: a task
+ * process is a separate program and a message is input like any other.
+ */
+
+export const taskKeySchema = z.object({
+  task_source: z.string().default(''),
+  owner: z.string().default(''),
+  repo: z.string().default(''),
+  task_type: z.string().default(''),
+  task_id: z.string().default(''),
+  user: z.string().default(''),
+});
+
+/** What a host asks a task process to run. Secrets never travel here: the process reads them from its environment. */
+export const taskSpecSchema = z.object({
+  uuid: z.string(),
+  contextsRoot: z.string(),
+  configFile: z.string().nullable().default(null),
+  /** new: create the task; resume: continue a paused or interrupted one from its files. */
+  mode: z.enum(['new', 'resume']),
+  prompt: z.string().default(''),
+  title: z.string().nullable().default(null),
+  workdir: z.string().nullable().default(null),
+  key: taskKeySchema.default({
+    task_source: '',
+    owner: '',
+    repo: '',
+    task_type: '',
+    task_id: '',
+    user: '',
+  }),
+  provider: z.enum(['openai', 'ollama', 'lmstudio']).optional(),
+  model: z.string().optional(),
+  baseUrl: z.string().optional(),
+  maxTurns: z.number().int().positive().default(50),
+  systemPrompt: z.string().optional(),
+});
+export type TaskSpec = z.infer<typeof taskSpecSchema>;
+export type TaskSpecInput = z.input<typeof taskSpecSchema>;
+
+export const hostMessageSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('start'), spec: taskSpecSchema }),
+  /** Finish the current step, then move the task to paused/ and exit. */
+  z.object({ type: z.literal('pause') }),
+  /** Cancel what is in flight and end the task as failed ("stopped"). */
+  z.object({ type: z.literal('stop') }),
+  /** Run a compaction pass before the next LLM call. */
+  z.object({ type: z.literal('compact-now') }),
+]);
+export type HostMessage = z.infer<typeof hostMessageSchema>;
+
+export interface TaskProgress {
+  turns: number;
+  maxTurns: number;
+  llmCalls: number;
+  toolCalls: number;
+  totalTokens: number;
+  contextTokens: number;
+  contextWindow: number;
+}
+
+export type WorkerEvent =
+  | {
+      type: 'status';
+      uuid: string;
+      status: 'running' | 'paused' | 'completed' | 'failed';
+      error?: string;
+    }
+  | { type: 'message-appended'; uuid: string; seq: number; role: string; tokens: number }
+  | { type: 'stats'; uuid: string; progress: TaskProgress }
+  | { type: 'compaction-started'; uuid: string; reason: string }
+  | { type: 'compaction-finished'; uuid: string; tokensBefore: number; tokensAfter: number }
+  | { type: 'notice'; uuid: string; text: string }
+  | { type: 'error'; uuid: string; message: string };
+
+export const workerEventSchema: z.ZodType<WorkerEvent> = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('status'),
+    uuid: z.string(),
+    status: z.enum(['running', 'paused', 'completed', 'failed']),
+    error: z.string().optional(),
+  }),
+  z.object({
+    type: z.literal('message-appended'),
+    uuid: z.string(),
+    seq: z.number(),
+    role: z.string(),
+    tokens: z.number(),
+  }),
+  z.object({
+    type: z.literal('stats'),
+    uuid: z.string(),
+    progress: z.object({
+      turns: z.number(),
+      maxTurns: z.number(),
+      llmCalls: z.number(),
+      toolCalls: z.number(),
+      totalTokens: z.number(),
+      contextTokens: z.number(),
+      contextWindow: z.number(),
+    }),
+  }),
+  z.object({ type: z.literal('compaction-started'), uuid: z.string(), reason: z.string() }),
+  z.object({
+    type: z.literal('compaction-finished'),
+    uuid: z.string(),
+    tokensBefore: z.number(),
+    tokensAfter: z.number(),
+  }),
+  z.object({ type: z.literal('notice'), uuid: z.string(), text: z.string() }),
+  z.object({ type: z.literal('error'), uuid: z.string(), message: z.string() }),
+]);
