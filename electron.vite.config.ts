@@ -7,7 +7,7 @@ import { defineConfig, type UserConfig } from 'electron-vite';
  * Build layout (DESIGN.md §3: the folder is the runtime contract):
  *
  *   src/main/index.ts    -> out/main/index.js    Electron main process (ESM)
- *   (src/worker/index.ts -> out/main/worker.js, the task process entry, joins with the task runner)
+ *   src/worker/index.ts  -> out/main/worker.js   task process entry (ESM; forked by a host)
  *   src/cli/index.ts     -> out/main/cli.js      the `cwb` CLI (ESM; bin/cwb.js imports it)
  *   src/preload/index.ts -> out/preload/index.cjs  CommonJS: sandboxed preloads cannot be ESM
  *   src/renderer/        -> out/renderer/        React UI
@@ -65,6 +65,7 @@ export default defineConfig({
       rolldownOptions: {
         input: {
           index: src('main/index.ts'),
+          worker: src('worker/index.ts'),
           cli: src('cli/index.ts'),
         },
         output: {

@@ -6,6 +6,8 @@ import { registerShow } from './commands/show';
 import { registerMessages } from './commands/messages';
 import { registerCleanup } from './commands/cleanup';
 import { registerDoctor } from './commands/doctor';
+import { registerRun } from './commands/run';
+import { registerControl } from './commands/control';
 
 export const CLI_VERSION = '0.1.0';
 
@@ -31,6 +33,8 @@ export function buildProgram(output: Output): Command {
   registerShow(program, output);
   registerMessages(program, output);
   registerCleanup(program, output);
+  registerRun(program, output);
+  registerControl(program, output);
   registerDoctor(program, output);
   for (const cmd of program.commands) cmd.exitOverride().configureOutput(program.configureOutput());
   return program;

@@ -1,4 +1,5 @@
 import type { CurrentMessage, TokenUsage, ToolCall } from '../../shared/task-types';
+import type { ToolDefinition } from '../llm/tool-definition';
 
 /** The slice of an LLM client the agent loop needs (src/core/llm implements it). */
 export interface ChatClient {
@@ -21,10 +22,7 @@ export interface ChatResponse {
 }
 
 /** An OpenAI function-tool definition, as sent to the model. */
-export interface ToolSpec {
-  type: 'function';
-  function: { name: string; description: string; parameters: object };
-}
+export type ToolSpec = ToolDefinition;
 
 export interface ToolOutcome {
   content: string;

@@ -1,0 +1,43 @@
+import type { TaskSpec } from '../../shared/worker-protocol';
+import { loadConfig } from '../config/load-config';
+import type { AppConfig } from '../config/app-config';
+import { secretValues } from '../config/secrets';
+import { createLlmClient, resolveModelLimits, type LlmClient } from '../llm';
+import { providerSettings } from '../llm/provider-info';
+import { CwbError } from '../errors';
+
+export interface PreparedRun {
+  config: AppConfig;
+  client: LlmClient;
+  model: string;
+  contextWindow: number;
+}
+
+/** Config, model and limits: everything that can be wrong before a task exists. */
+export function prepareRun(spec: TaskSpec, env: NodeJS.ProcessEnv): PreparedRun {
+  const { config } = loadConfig({ file: spec.configFile, env });
+  const provider = spec.provider ?? config.llm.provider;
+  const settings = { ...providerSettings(config.llm, provider) };
+  if (spec.model) settings.model = spec.model;
+  if (spec.baseUrl) settings.base_url = spec.baseUrl.replace(/\/+$/, '');
+  const llm = { ...config.llm, provider, [provider]: settings };
+  const model = settings.model;
+  if (!model) {
+    throw new CwbError(
+      'bad_input',
+      `no model chosen: pass --model or set llm.${provider}.model in config.yaml`,
+    );
+  }
+  const limits = resolveModelLimits(
+    model,
+    {
+      ...(settings.context_length !== undefined && { context_length: settings.context_length }),
+      ...(settings.max_output_tokens !== undefined && {
+        max_output_tokens: settings.max_output_tokens,
+      }),
+    },
+    provider,
+  );
+  const client = createLlmClient(llm, { env, secrets: secretValues(config) });
+  return { config, client, model, contextWindow: limits.contextWindow };
+}

@@ -1,0 +1,132 @@
+import fs from 'node:fs';
+import crypto from 'node:crypto';
+import { Readable, Transform, type Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import { ZipFile } from 'yazl';
+import type { TaskRow } from '../../shared/task-types';
+import type { ContextStore } from '../store/context-store';
+import { findLastNewline } from '../jsonl/backward-scan';
+import { CwbError } from '../errors';
+import {
+  ARCHIVE_FORMAT,
+  ARCHIVE_VERSION,
+  MANIFEST_NAME,
+  type Manifest,
+  type ManifestFile,
+} from './archive-manifest';
+import { listTaskFiles, type TaskFile } from './task-file-list';
+
+export interface ArchivedTask {
+  uuid: string;
+  files: number;
+  bytes: number;
+  /** Names in the task folder that are not task files (temporary files) and were not archived. */
+  left_out: string[];
+}
+
+/**
+ * Writes tasks as one zip (see archive-manifest.ts for the layout), streamed: each file
+ * is opened only when the zip writer reaches it, read once, hashed on the way through
+ * and compressed into `out`; the manifest with every file's sha256 and size comes last.
+ * Memory does not depend on task size.
+ *
+ * A task still running is archived as it is at that moment: each file up to its size
+ * when reached, JSONL files cut after their last complete line (a line being written is
+ * left out), the index to whole entries.
+ */
+export async function writeArchive(
+  store: ContextStore,
+  uuids: readonly string[],
+  out: Writable,
+): Promise<ArchivedTask[]> {
+  const rows = [...new Set(uuids)].map((uuid) => store.requireTask(uuid));
+  const zip = new ZipFile();
+  const zipError = new Promise<never>((_, reject) => zip.on('error', reject));
+  // The target decides when it ends (stdout never does), so the zip's end is awaited instead.
+  zip.outputStream.pipe(out, { end: false });
+  const written = finished(zip.outputStream);
+  const work = (async () => {
+    const manifest: Manifest = {
+      format: ARCHIVE_FORMAT,
+      version: ARCHIVE_VERSION,
+      created_at: new Date().toISOString(),
+      tasks: [],
+    };
+    const report: ArchivedTask[] = [];
+    for (const row of rows) {
+      const { files, leftOut } = listTaskFiles(store.taskPath(row));
+      const entries = await Promise.all(files.map((file) => addFile(zip, row, file)));
+      manifest.tasks.push({ uuid: row.uuid, row: { ...row }, files: entries });
+      report.push({
+        uuid: row.uuid,
+        files: entries.length,
+        bytes: entries.reduce((sum, e) => sum + e.bytes, 0),
+        left_out: leftOut,
+      });
+    }
+    zip.addBuffer(Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`), MANIFEST_NAME, {
+      mode: 0o100644,
+    });
+    zip.end();
+    await written;
+    return report;
+  })();
+  try {
+    return await Promise.race([work, zipError]);
+  } catch (err) {
+    zip.outputStream.unpipe(out);
+    throw err instanceof CwbError ? err : new CwbError('io', `archive: ${(err as Error).message}`);
+  }
+}
+
+/** Queues one file; resolves with its manifest entry once the zip writer has read it. */
+function addFile(zip: ZipFile, row: TaskRow, file: TaskFile): Promise<ManifestFile> {
+  return new Promise<ManifestFile>((resolve, reject) => {
+    const name = `${row.uuid}/${file.relative}`;
+    let size: number;
+    let mtime: Date;
+    try {
+      ({ size, mtime } = completeSize(file));
+    } catch (err) {
+      reject(new CwbError('io', `${name}: ${(err as Error).message}`));
+      return;
+    }
+    zip.addReadStreamLazy(name, { size, mtime, mode: 0o100644 }, (cb) => {
+      const hash = crypto.createHash('sha256');
+      let bytes = 0;
+      const source: Readable =
+        size === 0
+          ? Readable.from([])
+          : fs.createReadStream(file.absolute, { start: 0, end: size - 1 });
+      const tap = new Transform({
+        transform(chunk: Buffer, _enc, done) {
+          hash.update(chunk);
+          bytes += chunk.length;
+          done(null, chunk);
+        },
+        flush(done) {
+          resolve({ path: file.relative, bytes, sha256: hash.digest('hex') });
+          done();
+        },
+      });
+      source.on('error', (err) => {
+        tap.destroy(err);
+        reject(new CwbError('io', `${name}: ${err.message}`));
+      });
+      cb(null, source.pipe(tap));
+    });
+  });
+}
+
+/** The bytes of a file that are complete now (see writeArchive). */
+function completeSize(file: TaskFile): { size: number; mtime: Date } {
+  const fd = fs.openSync(file.absolute, 'r');
+  try {
+    const { size, mtime } = fs.fstatSync(fd);
+    if (file.relative.endsWith('.jsonl')) return { size: findLastNewline(fd, size) + 1, mtime };
+    if (file.relative.endsWith('.idx')) return { size: size - (size % 8), mtime };
+    return { size, mtime };
+  } finally {
+    fs.closeSync(fd);
+  }
+}

@@ -1,0 +1,124 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Writable } from 'node:stream';
+import type { ContextStore } from '../store/context-store';
+import { CwbError } from '../errors';
+import { writeArchive, type ArchivedTask } from './archive-export';
+import { writeMarkdown, type TranscriptExport } from './markdown-export';
+import { writeOpenAi } from './openai-export';
+import { openOutput, sinkOf, type OutputTarget } from './output-target';
+
+export const EXPORT_FORMATS = ['archive', 'markdown', 'openai'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+export interface ExportRequest {
+  uuids: readonly string[];
+  format: ExportFormat;
+  /** markdown and openai: the current context instead of the full history. */
+  current?: boolean;
+  /**
+   * archive: the zip file (default `./<uuid>.zip`, or `./cwb-export-<time>.zip` for several
+   * tasks). markdown/openai: the file for one task (default stdout), a directory for
+   * several (one `<uuid>.md` / `<uuid>.json` each). `-` is stdout.
+   */
+  output?: string;
+  /** Where `-` writes (tests capture it). */
+  stdout?: Writable;
+}
+
+export interface ExportedFile {
+  /** null for stdout */
+  path: string | null;
+  bytes: number;
+  tasks: string[];
+}
+
+export interface ExportResult {
+  format: ExportFormat;
+  files: ExportedFile[];
+  archived?: ArchivedTask[];
+  transcripts?: TranscriptExport[];
+}
+
+const EXTENSION: Record<Exclude<ExportFormat, 'archive'>, string> = {
+  markdown: '.md',
+  openai: '.json',
+};
+
+/** Exports tasks; every task is checked to exist before anything is written. */
+export async function exportTasks(
+  store: ContextStore,
+  request: ExportRequest,
+): Promise<ExportResult> {
+  const uuids = [...new Set(request.uuids)];
+  if (uuids.length === 0) throw new CwbError('usage', 'name at least one task to export');
+  for (const uuid of uuids) store.requireTask(uuid);
+  const stdout = request.stdout ?? process.stdout;
+  if (request.format === 'archive') {
+    if (request.current)
+      throw new CwbError(
+        'usage',
+        '--current applies to markdown and openai; an archive holds every file',
+      );
+    const target = request.output ?? defaultArchiveName(uuids);
+    const archived: ArchivedTask[] = [];
+    const file = await writeTo(target, stdout, uuids, async (out) => {
+      archived.push(...(await writeArchive(store, uuids, out.stream)));
+    });
+    return { format: 'archive', files: [file], archived };
+  }
+  const ext = EXTENSION[request.format];
+  const write = request.format === 'markdown' ? writeMarkdown : writeOpenAi;
+  const options = { current: request.current === true };
+  const transcripts: TranscriptExport[] = [];
+  const files: ExportedFile[] = [];
+  const several = uuids.length > 1;
+  if (several && (request.output === undefined || request.output === '-')) {
+    throw new CwbError(
+      'usage',
+      `exporting ${uuids.length} tasks as ${request.format} writes one file per task: pass -o DIR`,
+    );
+  }
+  if (several) await fs.promises.mkdir(request.output!, { recursive: true });
+  for (const uuid of uuids) {
+    let target = request.output ?? '-';
+    if (several || (target !== '-' && isDirectory(target)))
+      target = path.join(target, `${uuid}${ext}`);
+    files.push(
+      await writeTo(target, stdout, [uuid], async (out) => {
+        transcripts.push(await write(store, uuid, sinkOf(out.stream), options));
+      }),
+    );
+  }
+  return { format: request.format, files, transcripts };
+}
+
+async function writeTo(
+  target: string,
+  stdout: Writable,
+  uuids: string[],
+  fill: (out: OutputTarget) => Promise<void>,
+): Promise<ExportedFile> {
+  const out = await openOutput(target, stdout);
+  try {
+    await fill(out);
+    return { path: out.path, bytes: await out.commit(), tasks: uuids };
+  } catch (err) {
+    await out.abort();
+    throw err;
+  }
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function defaultArchiveName(uuids: string[]): string {
+  if (uuids.length === 1) return `${uuids[0]}.zip`;
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  return `cwb-export-${stamp}.zip`;
+}

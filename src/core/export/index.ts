@@ -1,0 +1,14 @@
+/** Export: portable archives, Markdown transcripts and OpenAI messages JSON, all streamed. */
+export { exportTasks, EXPORT_FORMATS, type ExportFormat, type ExportRequest, type ExportResult } from './export-tasks';
+export { writeArchive, type ArchivedTask } from './archive-export';
+export { writeMarkdown, type TranscriptExport } from './markdown-export';
+export { writeOpenAi } from './openai-export';
+export { openOutput, sinkOf, type OutputTarget, type TextSink } from './output-target';
+export {
+  ARCHIVE_FORMAT,
+  ARCHIVE_VERSION,
+  MANIFEST_NAME,
+  ManifestSchema,
+  isTaskFilePath,
+  type Manifest,
+} from './archive-manifest';

@@ -1,0 +1,136 @@
+import { z } from 'zod';
+
+/**
+ * The parts of a Claude Code session entry the importer reads. Fields that only describe
+ * the session (cwd, version, ...) fall back to undefined when they have an odd type, so
+ * one strange field does not cost a message; the fields a message is made of must hold.
+ */
+const optionalString = z.string().optional().catch(undefined);
+const optionalNumber = z.number().optional().catch(undefined);
+
+export const ClaudeUsageSchema = z.looseObject({
+  input_tokens: optionalNumber,
+  output_tokens: optionalNumber,
+  cache_creation_input_tokens: optionalNumber,
+  cache_read_input_tokens: optionalNumber,
+});
+
+export const ClaudeEntrySchema = z.looseObject({
+  type: z.string(),
+  uuid: optionalString,
+  parentUuid: z.string().nullable().optional().catch(undefined),
+  isSidechain: z.boolean().optional().catch(undefined),
+  agentId: optionalString,
+  sessionId: optionalString,
+  timestamp: optionalString,
+  cwd: optionalString,
+  gitBranch: optionalString,
+  version: optionalString,
+  isMeta: z.boolean().optional().catch(undefined),
+  isCompactSummary: z.boolean().optional().catch(undefined),
+  subtype: optionalString,
+  summary: optionalString,
+  leafUuid: optionalString,
+  requestId: optionalString,
+  compactMetadata: z
+    .looseObject({ trigger: optionalString, preTokens: optionalNumber })
+    .optional()
+    .catch(undefined),
+  message: z
+    .looseObject({
+      id: optionalString,
+      role: optionalString,
+      model: optionalString,
+      content: z.union([z.string(), z.array(z.unknown())]).optional(),
+      usage: ClaudeUsageSchema.optional().catch(undefined),
+    })
+    .optional(),
+});
+
+export type ClaudeEntry = z.infer<typeof ClaudeEntrySchema>;
+export type ClaudeUsage = z.infer<typeof ClaudeUsageSchema>;
+
+/** Entry types that carry conversation; everything else (snapshots, queue operations, ...) is counted as ignored. */
+export function isConversationEntry(entry: ClaudeEntry): boolean {
+  return entry.type === 'user' || entry.type === 'assistant' || entry.type === 'system';
+}
+
+export const MAIN_THREAD = 'main';
+
+/**
+ * Which thread an entry belongs to: the main conversation, or one subagent (sidechain).
+ * Parallel subagents interleave in one file, so a sidechain entry is placed by its
+ * `agentId` when present, else by following `parentUuid` to the sidechain's root entry.
+ * Only sidechain uuids are remembered (about 100 bytes each), never content. Routing is
+ * idempotent, so the scan and the import pass agree on every entry.
+ */
+export class ClaudeThreadRouter {
+  private readonly sidechainThreadOf = new Map<string, string>();
+
+  route(entry: ClaudeEntry, line: number): string | undefined {
+    if (!isConversationEntry(entry)) return undefined;
+    if (entry.isSidechain !== true) return MAIN_THREAD;
+    if (entry.uuid !== undefined) {
+      const known = this.sidechainThreadOf.get(entry.uuid);
+      if (known !== undefined) return known;
+    }
+    let thread: string;
+    if (entry.agentId !== undefined) thread = `agent:${entry.agentId}`;
+    else {
+      const parent =
+        entry.parentUuid !== null && entry.parentUuid !== undefined
+          ? this.sidechainThreadOf.get(entry.parentUuid)
+          : undefined;
+      thread = parent ?? `root:${entry.uuid ?? `line-${line}`}`;
+    }
+    if (entry.uuid !== undefined) this.sidechainThreadOf.set(entry.uuid, thread);
+    return thread;
+  }
+}
+
+/** Content blocks, narrowed by hand: one odd block must not cost the whole entry. */
+export type ClaudeBlock =
+  | { type: 'text'; text: string }
+  | { type: 'thinking'; thinking: string }
+  | { type: 'redacted_thinking' }
+  | { type: 'tool_use'; id: string | undefined; name: string; input: unknown }
+  | { type: 'tool_result'; tool_use_id: string; content: unknown; is_error: boolean }
+  | { type: 'other'; kind: string; raw: Record<string, unknown> };
+
+export function toBlock(value: unknown): ClaudeBlock {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { type: 'text', text: typeof value === 'string' ? value : '' };
+  }
+  const raw = value as Record<string, unknown>;
+  const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+  switch (raw.type) {
+    case 'text':
+      return { type: 'text', text: str(raw.text) ?? '' };
+    case 'thinking':
+      return { type: 'thinking', thinking: str(raw.thinking) ?? '' };
+    case 'redacted_thinking':
+      return { type: 'redacted_thinking' };
+    case 'tool_use':
+      return {
+        type: 'tool_use',
+        id: str(raw.id),
+        name: str(raw.name) ?? 'unknown',
+        input: raw.input,
+      };
+    case 'tool_result':
+      return {
+        type: 'tool_result',
+        tool_use_id: str(raw.tool_use_id) ?? '',
+        content: raw.content,
+        is_error: raw.is_error === true,
+      };
+    default:
+      return { type: 'other', kind: str(raw.type) ?? 'unknown', raw };
+  }
+}
+
+export function blocksOf(content: string | unknown[] | undefined): ClaudeBlock[] {
+  if (content === undefined) return [];
+  if (typeof content === 'string') return [{ type: 'text', text: content }];
+  return content.map(toBlock);
+}

@@ -1,0 +1,170 @@
+/**
+ * Claude Code sessions (`~/.claude/projects/<dir>/<session>.jsonl`) → tasks.
+ *
+ * One session file = one task for the main conversation. Subagents (`isSidechain: true`
+ * entries, written interleaved into the same file while they run in parallel) are kept
+ * apart: each subagent thread becomes its own task with `parent_uuid` set to the main
+ * task (source.relation "subagent", with the Task tool call that started it when its
+ * prompt matches). A file holding only sidechain entries (newer Claude Code writes
+ * `agent-*.jsonl` files) gives top-level subagent tasks.
+ *
+ * The message mapping is described on ClaudeThread. `type: summary` entries are Claude
+ * Code's short titles of a conversation (e.g. "Empty Repo Setup: CLAUDE.md Foundation
+ * Created"), not compactions: the first becomes the task title, all are kept in
+ * metadata.json's source. Counts are derivable from the file:
+ *   messages  = per thread: string user entries + (tool_result blocks + 1 if any other
+ *               block) per block-list user entry + per consecutive-same-message.id
+ *               assistant run (thinking blocks + 1 if it has a text or tool_use block)
+ *   tool calls = tool_use blocks + tool_result blocks whose call is not in the thread
+ *   LLM calls  = distinct message.id of assistant entries (model not `<synthetic>`)
+ *
+ * Two streaming passes: a scan (threads, metadata, last compaction line), then the import,
+ * both bounded to the size the file had at the scan so a live session can be imported.
+ */
+import crypto from 'node:crypto';
+import path from 'node:path';
+import type { TaskRow } from '../../shared/task-types';
+import type { ContextStore } from '../store/context-store';
+import { readJsonl } from '../jsonl/jsonl-reader';
+import { badInput } from '../errors';
+import { ClaudeEntrySchema, MAIN_THREAD } from './claude-code-entry';
+import { scanClaudeCode, type ClaudeScan, type ClaudeThreadInfo } from './claude-code-scan';
+import { ClaudeThread } from './claude-code-thread';
+import { ImportReport, type TranscriptImport } from './import-report';
+import { beginImport, discardImportedTask, type ImportSession } from './import-session';
+import { TranscriptWriter } from './transcript-writer';
+import { PROMPT_MAX_CHARS, clip, titleFrom } from './text';
+import type { ImportOptions } from './types';
+
+interface OpenThread {
+  info: ClaudeThreadInfo;
+  session: ImportSession;
+  thread: ClaudeThread;
+}
+
+export async function importClaudeCode(
+  store: ContextStore,
+  file: string,
+  options: ImportOptions = {},
+): Promise<TranscriptImport> {
+  const scan = await scanClaudeCode(file, options.maxLineBytes);
+  if (scan.threads.size === 0) {
+    throw badInput(`${path.basename(file)}: no Claude Code user or assistant entries found`);
+  }
+  const report = new ImportReport(file);
+  const mainUuid = scan.threads.has(MAIN_THREAD) ? crypto.randomUUID() : null;
+  const open = new Map<string, OpenThread>();
+  const rows: TaskRow[] = [];
+  const readOptions = {
+    end: scan.size,
+    ...(options.maxLineBytes !== undefined && { maxLineBytes: options.maxLineBytes }),
+  };
+  try {
+    for await (const line of readJsonl(file, readOptions)) {
+      if (!line.ok) {
+        report.skipLine(line.lineNo, line.error);
+        continue;
+      }
+      const parsed = ClaudeEntrySchema.safeParse(line.value);
+      if (!parsed.success) {
+        report.skipLine(
+          line.lineNo,
+          `not a Claude Code entry (${parsed.error.issues[0]?.message ?? 'unexpected shape'})`,
+        );
+        continue;
+      }
+      const entry = parsed.data;
+      const key = scan.router.route(entry, line.lineNo);
+      if (key === undefined) {
+        if (entry.type !== 'summary') report.ignore(entry.type);
+        continue;
+      }
+      let state = open.get(key);
+      if (!state) {
+        const info = scan.threads.get(key);
+        if (!info) continue; // routed differently than in the scan: cannot happen for the same bytes
+        state = await openThread(store, file, scan, info, mainUuid, report);
+        open.set(key, state);
+      }
+      state.thread.entry(entry, line.lineNo);
+      if (line.lineNo >= state.info.lastLine) {
+        open.delete(key);
+        rows.push(await finishThread(state));
+      }
+    }
+    for (const [key, state] of open) {
+      open.delete(key);
+      rows.push(await finishThread(state));
+    }
+  } catch (err) {
+    for (const state of open.values()) await state.session.abort(err);
+    for (const row of rows) discardImportedTask(store, row.uuid);
+    throw err;
+  }
+  // The main task first, then its subagents in the order they started.
+  rows.sort((a, b) => Number(b.uuid === mainUuid) - Number(a.uuid === mainUuid));
+  return { rows, report };
+}
+
+async function openThread(
+  store: ContextStore,
+  file: string,
+  scan: ClaudeScan,
+  info: ClaudeThreadInfo,
+  mainUuid: string | null,
+  report: ImportReport,
+): Promise<OpenThread> {
+  const isMain = info.key === MAIN_THREAD;
+  const title = isMain
+    ? (scan.titles[0]?.summary ?? titleFrom(info.prompt))
+    : `Subagent: ${info.description ?? titleFrom(info.prompt) ?? info.key}`;
+  const session = await beginImport(store, {
+    ...(isMain && mainUuid !== null && { uuid: mainUuid }),
+    title: title ?? null,
+    prompt: info.prompt !== undefined ? clip(info.prompt, PROMPT_MAX_CHARS) : null,
+    workdir: info.cwd ?? null,
+    model: info.model ?? null,
+    llm_provider: 'anthropic',
+    parent_uuid: isMain ? null : mainUuid,
+    key: {
+      task_source: 'claude-code',
+      task_id: info.sessionId ?? '',
+      task_type: isMain ? '' : 'subagent',
+    },
+    status: 'completed',
+    ...(info.firstTimestamp !== undefined && { created_at: info.firstTimestamp }),
+    ...(info.lastTimestamp !== undefined && { completed_at: info.lastTimestamp }),
+    source: {
+      format: 'claude-code',
+      file: path.resolve(file),
+      session_id: info.sessionId ?? null,
+      cwd: info.cwd ?? null,
+      model: info.model ?? null,
+      version: info.version ?? null,
+      git_branch: info.gitBranch ?? null,
+      ...(isMain
+        ? { titles: scan.titles }
+        : {
+            relation: 'subagent',
+            thread: info.key,
+            agent_id: info.agentId ?? null,
+            parent_tool_use_id: info.parentToolUseId ?? null,
+            subagent_type: info.subagentType ?? null,
+          }),
+    },
+  });
+  const writer = new TranscriptWriter(session.task);
+  return { info, session, thread: new ClaudeThread(writer, info.lastCompactLine, report) };
+}
+
+async function finishThread(state: OpenThread): Promise<TaskRow> {
+  let counters;
+  try {
+    state.thread.end();
+    counters = state.thread.writer.finish();
+  } catch (err) {
+    await state.session.abort(err);
+    throw err;
+  }
+  return state.session.finish(counters);
+}

@@ -1,0 +1,99 @@
+import fs from 'node:fs';
+import type { TokenUsage } from '../../shared/task-types';
+import { readJsonl } from '../jsonl/jsonl-reader';
+import { codexInstructions, codexMessageText, toCodexLine } from './codex-line';
+import { asNumber, asString, isRecord, normalizeTimestamp } from './text';
+
+export interface CodexScan {
+  size: number;
+  sessionId?: string;
+  cwd?: string;
+  model?: string;
+  provider?: string;
+  cliVersion?: string;
+  originator?: string;
+  instructions?: string;
+  firstTimestamp?: string;
+  lastTimestamp?: string;
+  prompt?: string;
+  /** Rollouts record each user turn twice (response item and event); use the items when there are any. */
+  hasUserItems: boolean;
+  /** Line of the last `compacted` entry; messages before it are history only. */
+  lastCompactedLine: number;
+  /** `token_count` events carrying usage: one per model response. */
+  tokenCounts: number;
+  /** The last cumulative usage reported (`info.total_token_usage`). */
+  usage?: TokenUsage;
+}
+
+/** First pass over a rollout: session metadata, which user records to use, compactions, usage. */
+export async function scanCodex(file: string, maxLineBytes?: number): Promise<CodexScan> {
+  const size = (await fs.promises.stat(file)).size;
+  const scan: CodexScan = { size, hasUserItems: false, lastCompactedLine: 0, tokenCounts: 0 };
+  let firstUserItem: string | undefined;
+  const readOptions = { end: size, ...(maxLineBytes !== undefined && { maxLineBytes }) };
+  for await (const raw of readJsonl(file, readOptions)) {
+    if (!raw.ok) continue;
+    const line = toCodexLine(raw.value, raw.lineNo);
+    if (!line || line.kind === 'other') continue;
+    if (line.timestamp !== undefined) {
+      scan.firstTimestamp ??= line.timestamp;
+      scan.lastTimestamp = line.timestamp;
+    }
+    const p = line.payload;
+    if (line.kind === 'session_meta' && scan.sessionId === undefined) {
+      scan.sessionId = asString(p.id);
+      scan.cwd = asString(p.cwd);
+      scan.provider = asString(p.model_provider);
+      scan.cliVersion = asString(p.cli_version);
+      scan.originator = asString(p.originator);
+      scan.model ??= asString(p.model);
+      scan.instructions = codexInstructions(p);
+      // The session started before its first line was written.
+      const started = normalizeTimestamp(p.timestamp);
+      if (started !== undefined) scan.firstTimestamp = started;
+    } else if (line.kind === 'turn_context') {
+      scan.model ??= asString(p.model);
+      scan.cwd ??= asString(p.cwd);
+    } else if (line.kind === 'compacted') {
+      scan.lastCompactedLine = raw.lineNo;
+    } else if (line.kind === 'response_item' && p.type === 'message' && p.role === 'user') {
+      scan.hasUserItems = true;
+      const text = codexMessageText(p);
+      if (firstUserItem === undefined && !text.trimStart().startsWith('<')) firstUserItem = text;
+    } else if (line.kind === 'event_msg' && p.type === 'user_message') {
+      scan.prompt ??= asString(p.message);
+    } else if (line.kind === 'event_msg' && p.type === 'token_count' && isRecord(p.info)) {
+      scan.tokenCounts++;
+      const total = p.info.total_token_usage;
+      if (isRecord(total)) scan.usage = toUsage(total);
+    }
+  }
+  scan.prompt ??= firstUserItem;
+  if (scan.prompt !== undefined) scan.prompt = userRequest(scan.prompt);
+  return scan;
+}
+
+/** IDE prompts list the files mentioned first; the request itself follows this heading. */
+function userRequest(prompt: string): string {
+  const marker = '## My request for Codex:';
+  const at = prompt.indexOf(marker);
+  return at === -1 ? prompt : prompt.slice(at + marker.length).trim() || prompt;
+}
+
+/**
+ * OpenAI usage counts cached input inside input_tokens; stored as the uncached part so
+ * that input + cache reads + output = total, as for the other providers.
+ */
+function toUsage(u: Record<string, unknown>): TokenUsage {
+  const input = asNumber(u.input_tokens);
+  const cached = Math.min(asNumber(u.cached_input_tokens), input);
+  const output = asNumber(u.output_tokens);
+  return {
+    input_tokens: input - cached,
+    output_tokens: output,
+    cache_creation_tokens: 0,
+    cache_read_tokens: cached,
+    total_tokens: asNumber(u.total_tokens) || input + output,
+  };
+}

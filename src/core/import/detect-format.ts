@@ -1,0 +1,82 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { readJsonl } from '../jsonl/jsonl-reader';
+import { badInput } from '../errors';
+import { toCodexLine } from './codex-line';
+import { isOpenAiChatDocument } from './openai-chat';
+import { isSweAgentDocument } from './swe-agent';
+import { isRecord } from './text';
+import type { ImportFormat } from './types';
+
+/** How a file is read: a zip, a stream of JSON lines, or one JSON document. */
+export type Sniffed =
+  { kind: 'zip' } | { kind: 'jsonl'; format: 'claude-code' | 'codex' } | { kind: 'document' };
+
+/** Lines looked at before deciding a file is not JSON Lines. */
+const SNIFF_LINES = 20;
+/** A first line longer than this is a minified document, not a JSONL entry worth parsing here. */
+const SNIFF_LINE_BYTES = 4 * 1024 * 1024;
+
+const CLAUDE_TYPES = new Set(['user', 'assistant', 'system', 'summary']);
+
+/**
+ * Decides from content, not the file name: zip magic → archive; a JSON line shaped like a
+ * Claude Code entry (`type` user/assistant/system/summary with `sessionId`, `uuid` or
+ * `leafUuid`) or a Codex rollout line (`{type, payload}` or the older bare session line)
+ * → that JSONL format; anything else is read as one JSON document, whose shape then
+ * decides (see detectDocument).
+ */
+export async function sniffFile(file: string): Promise<Sniffed> {
+  const head = Buffer.alloc(4);
+  const handle = await fs.promises.open(file, 'r');
+  try {
+    await handle.read(head, 0, 4, 0);
+  } finally {
+    await handle.close();
+  }
+  // PK\3\4 (a local file header) or PK\5\6 (an empty archive's end record)
+  if (head[0] === 0x50 && head[1] === 0x4b && (head[2] === 3 || head[2] === 5))
+    return { kind: 'zip' };
+  let seen = 0;
+  for await (const line of readJsonl(file, { maxLineBytes: SNIFF_LINE_BYTES })) {
+    if (++seen > SNIFF_LINES) break;
+    if (!line.ok) {
+      // A pretty-printed document's first line ("{" or "[") does not parse on its own.
+      if (seen === 1) break;
+      continue;
+    }
+    const value = line.value;
+    if (!isRecord(value)) break;
+    if (
+      typeof value.type === 'string' &&
+      CLAUDE_TYPES.has(value.type) &&
+      ('sessionId' in value || 'uuid' in value || 'leafUuid' in value)
+    )
+      return { kind: 'jsonl', format: 'claude-code' };
+    const codex = toCodexLine(value, line.lineNo);
+    if (codex && codex.kind !== 'other') return { kind: 'jsonl', format: 'codex' };
+    // A first line that is a complete object of another kind: a one-line document.
+    if (seen === 1 && !('type' in value)) break;
+  }
+  return { kind: 'document' };
+}
+
+/** The format of a parsed JSON document, or a clear error naming what was expected. */
+export function detectDocument(file: string, doc: unknown): 'swe-agent' | 'openai' {
+  if (isSweAgentDocument(doc)) return 'swe-agent';
+  if (isOpenAiChatDocument(doc)) return 'openai';
+  throw badInput(
+    `${path.basename(file)}: cannot tell its format (expected a Claude Code or Codex JSONL session, an OpenAI chat message list or list of runs, a SWE-agent .traj, or a cwb archive); pass --format`,
+  );
+}
+
+/** The format `--format auto` would choose; parses a JSON document to look at its shape. */
+export async function detectFormat(
+  file: string,
+  parse: (file: string) => Promise<unknown>,
+): Promise<ImportFormat> {
+  const sniffed = await sniffFile(file);
+  if (sniffed.kind === 'zip') return 'cwb';
+  if (sniffed.kind === 'jsonl') return sniffed.format;
+  return detectDocument(file, await parse(file));
+}

@@ -1,0 +1,55 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { badInput } from '../errors';
+import { DEFAULT_MAX_JSON_BYTES } from './types';
+
+/**
+ * Reads a whole-document JSON file (OpenAI chat lists, SWE-agent .traj). These formats
+ * cannot be parsed line by line, so instead of streaming, the size is checked first and
+ * anything larger than the limit is refused with a clear error: a parsed document costs
+ * several times its size in memory.
+ */
+export async function readJsonDocument(
+  file: string,
+  maxBytes = DEFAULT_MAX_JSON_BYTES,
+): Promise<unknown> {
+  const handle = await fs.promises.open(file, 'r');
+  let text: string;
+  try {
+    const { size } = await handle.stat();
+    if (size > maxBytes) {
+      throw badInput(
+        `${path.basename(file)} is ${formatBytes(size)}; JSON documents larger than ${formatBytes(maxBytes)} are not imported (they must be parsed whole)`,
+      );
+    }
+    // Read at most maxBytes + 1 even if the file grew after stat.
+    const buffer = Buffer.allocUnsafe(Math.min(size, maxBytes) + 1);
+    let filled = 0;
+    while (filled < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    if (filled > maxBytes) {
+      throw badInput(`${path.basename(file)} grew beyond ${formatBytes(maxBytes)} while read`);
+    }
+    text = buffer.subarray(0, filled).toString('utf8');
+  } finally {
+    await handle.close();
+  }
+  try {
+    return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text) as unknown;
+  } catch (err) {
+    const reason = (err as Error).message;
+    throw badInput(
+      `${path.basename(file)} is not valid JSON (${reason.length > 200 ? `${reason.slice(0, 200)}…` : reason})`,
+    );
+  }
+}
+
+export function formatBytes(n: number): string {
+  if (n >= 1024 ** 3) return `${(n / 1024 ** 3).toFixed(1)} GiB`;
+  if (n >= 1024 ** 2) return `${(n / 1024 ** 2).toFixed(1)} MiB`;
+  if (n >= 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${n} bytes`;
+}

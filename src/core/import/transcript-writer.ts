@@ -1,0 +1,180 @@
+import type { MessageRecord, TokenUsage } from '../../shared/task-types';
+import type { TaskContextManager } from '../store/task-context-manager';
+import type { NewMessage } from '../store/message-store';
+import type { ImportedCounters } from '../store/task-import';
+import { countMessageTokens } from '../tokens';
+import { clip, durationBetween } from './text';
+
+/** A tool call seen in a transcript, waiting for its result. */
+export interface ToolCallStart {
+  id: string;
+  name: string;
+  args: unknown;
+  timestamp?: string;
+}
+
+export interface ToolCallResult {
+  id: string;
+  content: string | null;
+  isError?: boolean;
+  timestamp?: string;
+}
+
+export interface CompactionInput {
+  strategy: string;
+  summary: string;
+  extra?: Record<string, unknown>;
+}
+
+/** `error` of tools.jsonl holds the start of a failed result; the whole result stays in `result`. */
+const ERROR_CHARS = 2000;
+
+/**
+ * Writes one imported task through its stores and keeps what only the importer knows: LLM
+ * calls and provider usage, and tool calls waiting for their results. Every tool call
+ * becomes one tools.jsonl record — paired with its result by id (first in, first out, as
+ * some transcripts reuse ids), or marked as an error when the transcript has no result —
+ * and every result without a call becomes one too, so tasks.db's tool-call count is the
+ * number of tool executions the transcript shows.
+ */
+export class TranscriptWriter {
+  private readonly pending = new Map<string, ToolCallStart[]>();
+  private llmCalls = 0;
+  private readonly usage: TokenUsage = {
+    input_tokens: 0,
+    output_tokens: 0,
+    cache_creation_tokens: 0,
+    cache_read_tokens: 0,
+    total_tokens: 0,
+  };
+  private usageSeen = false;
+  /** First seq and estimated tokens of the messages since the last compaction. */
+  private segmentStart = 1;
+  private segmentTokens = 0;
+  private lastSeq = 0;
+
+  constructor(readonly task: TaskContextManager) {}
+
+  get messageCount(): number {
+    return this.lastSeq;
+  }
+
+  append(message: NewMessage): MessageRecord {
+    const record = this.task.messages.append(message);
+    this.lastSeq = record.seq;
+    this.segmentTokens += record.tokens;
+    return record;
+  }
+
+  startToolCall(call: ToolCallStart): void {
+    const queue = this.pending.get(call.id);
+    if (queue) queue.push(call);
+    else this.pending.set(call.id, [call]);
+  }
+
+  /** Records the execution in tools.jsonl; returns the tool's name when the call was seen. */
+  finishToolCall(result: ToolCallResult): string | undefined {
+    const queue = this.pending.get(result.id);
+    const call = queue?.shift();
+    if (queue && queue.length === 0) this.pending.delete(result.id);
+    const isError = result.isError === true;
+    this.task.tools.add({
+      tool: call?.name ?? 'unknown',
+      args: call?.args ?? null,
+      result: result.content,
+      status: isError ? 'error' : 'success',
+      error: isError ? clip(result.content ?? 'error', ERROR_CHARS) : null,
+      duration_ms: durationBetween(call?.timestamp, result.timestamp),
+      tool_call_id: result.id,
+    });
+    return call?.name;
+  }
+
+  /** A tool execution that has no call/result pair in the messages (SWE-agent trajectory steps). */
+  recordTool(input: {
+    tool: string;
+    args: unknown;
+    result: string | null;
+    isError?: boolean;
+    durationMs?: number;
+    toolCallId?: string;
+  }): void {
+    const isError = input.isError === true;
+    this.task.tools.add({
+      tool: input.tool,
+      args: input.args,
+      result: input.result,
+      status: isError ? 'error' : 'success',
+      error: isError ? clip(input.result ?? 'error', ERROR_CHARS) : null,
+      duration_ms: input.durationMs ?? 0,
+      ...(input.toolCallId !== undefined && { tool_call_id: input.toolCallId }),
+    });
+  }
+
+  countLlmCall(n = 1): void {
+    this.llmCalls += n;
+  }
+
+  addUsage(usage: Partial<TokenUsage>): void {
+    this.usageSeen = true;
+    for (const key of Object.keys(this.usage) as (keyof TokenUsage)[]) {
+      this.usage[key] += usage[key] ?? 0;
+    }
+  }
+
+  /**
+   * A compaction found in the transcript: one summaries.jsonl record covering the messages
+   * since the previous one. Call it before appending the summary message itself.
+   */
+  compaction(input: CompactionInput): void {
+    const summaryTokens = countMessageTokens({ content: input.summary }).tokens;
+    const start = this.segmentStart;
+    const end = this.lastSeq;
+    this.task.summaries.add({
+      strategy: input.strategy,
+      start_seq: start,
+      end_seq: end,
+      summary: input.summary,
+      original_tokens: this.segmentTokens,
+      summary_tokens: summaryTokens,
+      compressed_message_count: Math.max(0, end - start + 1),
+      extra: { imported: true, ...input.extra },
+    });
+    this.segmentStart = end + 1;
+    this.segmentTokens = 0;
+  }
+
+  /** Calls that never got a result become error records; returns the counters for tasks.db. */
+  finish(): ImportedCounters {
+    for (const queue of this.pending.values()) {
+      for (const call of queue) {
+        this.task.tools.add({
+          tool: call.name,
+          args: call.args,
+          result: null,
+          status: 'error',
+          error: 'no result in the transcript',
+          duration_ms: 0,
+          tool_call_id: call.id,
+        });
+      }
+    }
+    this.pending.clear();
+    return {
+      llm_calls: this.llmCalls,
+      ...(this.usageSeen && { usage: { ...this.usage } }),
+    };
+  }
+}
+
+/** Provider usage with total_tokens filled in as everything read and written. */
+export function usageWithTotal(usage: Omit<TokenUsage, 'total_tokens'>): TokenUsage {
+  return {
+    ...usage,
+    total_tokens:
+      usage.input_tokens +
+      usage.output_tokens +
+      usage.cache_creation_tokens +
+      usage.cache_read_tokens,
+  };
+}

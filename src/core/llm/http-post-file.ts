@@ -1,0 +1,167 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import type { IncomingHttpHeaders } from 'node:http';
+import { Transform, pipeline } from 'node:stream';
+import type { Readable } from 'node:stream';
+
+/**
+ * The HTTP transport of the LLM clients: a request body streamed from a file (request.json
+ * can be as large as the context, so it is never read into memory) and a response body
+ * handed back as a stream (an SSE answer is parsed as it arrives). Node built-ins only.
+ */
+
+export interface HttpResponse {
+  status: number;
+  statusText: string;
+  headers: IncomingHttpHeaders;
+  /** The response body, not buffered. Errors with a TransportError on idle timeout or abort. */
+  body: Readable;
+}
+
+export interface HttpOptions {
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+  /** From sending the request until the response headers arrive (default 10 minutes). */
+  responseTimeoutMs?: number;
+  /** Longest silence between two chunks of the response body (default 5 minutes). */
+  idleTimeoutMs?: number;
+}
+
+export type TransportFailure = 'timeout' | 'idle_timeout' | 'cancelled';
+
+/** A failure the transport decided on (a timer or the caller's signal), not the network. */
+export class TransportError extends Error {
+  constructor(
+    readonly reason: TransportFailure,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'TransportError';
+  }
+}
+
+// A local model evaluating a long prompt may take minutes before its first byte.
+const DEFAULT_RESPONSE_TIMEOUT_MS = 10 * 60_000;
+const DEFAULT_IDLE_TIMEOUT_MS = 5 * 60_000;
+
+/** POSTs the file at `filePath` as the body (Content-Length from its size). */
+export async function postFile(
+  url: string,
+  filePath: string,
+  options: HttpOptions = {},
+): Promise<HttpResponse> {
+  const { size } = await fs.promises.stat(filePath);
+  const headers = {
+    'Content-Type': 'application/json',
+    ...options.headers,
+    'Content-Length': String(size),
+  };
+  return send('POST', url, { ...options, headers }, filePath);
+}
+
+/** A GET without a body (model lists for `cwb doctor`). */
+export function httpGet(url: string, options: HttpOptions = {}): Promise<HttpResponse> {
+  return send('GET', url, options, null);
+}
+
+function send(
+  method: 'GET' | 'POST',
+  url: string,
+  options: HttpOptions,
+  filePath: string | null,
+): Promise<HttpResponse> {
+  const { signal } = options;
+  const responseTimeoutMs = options.responseTimeoutMs ?? DEFAULT_RESPONSE_TIMEOUT_MS;
+  const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+  return new Promise<HttpResponse>((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(cancelled());
+      return;
+    }
+    const target = new URL(url);
+    const transport = target.protocol === 'https:' ? https : http;
+    const req = transport.request(target, { method, headers: options.headers });
+    let settled = false;
+    let body: Transform | undefined;
+
+    const fail = (error: Error): void => {
+      clearTimeout(responseTimer);
+      if (!settled) {
+        settled = true;
+        reject(error);
+      }
+      // The body first, so its reader sees our reason rather than a bare "aborted".
+      body?.destroy(error);
+      req.destroy(error);
+    };
+    const onAbort = (): void => fail(cancelled());
+    const responseTimer = setTimeout(
+      () => fail(new TransportError('timeout', `no response within ${seconds(responseTimeoutMs)}`)),
+      responseTimeoutMs,
+    );
+    signal?.addEventListener('abort', onAbort, { once: true });
+
+    req.on('error', fail);
+    req.on('response', (response) => {
+      clearTimeout(responseTimer);
+      body = idleGuard(idleTimeoutMs);
+      // pipeline carries an error of either side to the other and frees the socket.
+      pipeline(response, body, () => signal?.removeEventListener('abort', onAbort));
+      settled = true;
+      resolve({
+        status: response.statusCode ?? 0,
+        statusText: response.statusMessage ?? '',
+        headers: response.headers,
+        body,
+      });
+    });
+
+    if (filePath === null) {
+      req.end();
+    } else {
+      const file = fs.createReadStream(filePath);
+      file.on('error', fail);
+      file.pipe(req);
+    }
+  });
+}
+
+/** A pass-through that fails when no chunk arrives for `ms`. */
+function idleGuard(ms: number): Transform {
+  let timer: NodeJS.Timeout | undefined;
+  const guard = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      arm();
+      done(null, chunk);
+    },
+    flush(done) {
+      clearTimeout(timer);
+      done();
+    },
+    destroy(error, done) {
+      clearTimeout(timer);
+      done(error);
+    },
+  });
+  const arm = (): void => {
+    clearTimeout(timer);
+    timer = setTimeout(
+      () =>
+        guard.destroy(
+          new TransportError('idle_timeout', `the response stalled for ${seconds(ms)}`),
+        ),
+      ms,
+    );
+  };
+  arm();
+  return guard;
+}
+
+function cancelled(): TransportError {
+  return new TransportError('cancelled', 'the request was cancelled');
+}
+
+function seconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}

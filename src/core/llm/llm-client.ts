@@ -1,0 +1,344 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { CurrentMessage } from '../../shared/task-types';
+import type { LlmConfig, LlmProvider } from '../config/app-config';
+import { badInput } from '../errors';
+import { TransportError, httpGet, postFile } from './http-post-file';
+import type { HttpResponse } from './http-post-file';
+import { asArray, asObject } from './json-shape';
+import { httpError, toLlmError } from './llm-error';
+import type { ErrorContext } from './llm-error';
+import { parseBodyJson } from './llm-response';
+import type { DeltaListener, LlmResponse } from './llm-response';
+import { ollamaJsonResponse, readOllamaStream } from './ollama-response';
+import { openAiJsonResponse, readOpenAiStream } from './openai-response';
+import { API_KEY_ENV, chatUrl, modelsUrl, providerSettings, resolveApiKey } from './provider-info';
+import type { ProviderSettings } from './provider-info';
+import { writeRequestFile } from './request-file';
+import { DEFAULT_RETRY_POLICY, parseRetryAfter, retryDelay } from './retry';
+import type { RetryPolicy } from './retry';
+import { readBodyText, readErrorBody } from './stream-lines';
+import type { ToolDefinition } from './tool-definition';
+
+export interface LlmClientOptions {
+  /** Where OPENAI_API_KEY / LMSTUDIO_API_KEY are read (default process.env). */
+  env?: NodeJS.ProcessEnv;
+  /** From sending a request until its response headers arrive (default 10 minutes). */
+  fetchTimeoutMs?: number;
+  /** Longest silence inside a response body (default 5 minutes). */
+  idleTimeoutMs?: number;
+  /** Timeout of ping() (default 10 s). */
+  pingTimeoutMs?: number;
+  /** Further attempts after a retryable failure (default 4). */
+  retries?: number;
+  /** First backoff delay (default 1 s); doubles per retry up to maxRetryDelayMs (default 60 s). */
+  retryBaseDelayMs?: number;
+  maxRetryDelayMs?: number;
+  /** Injectable for tests: the wait between attempts, and the jitter source. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  random?: () => number;
+  /** Stream answers (SSE / NDJSON) so onDelta sees text as it comes (default true). */
+  stream?: boolean;
+  /** More values to keep out of messages, e.g. secretValues(appConfig) for `${VAR}`s. */
+  secrets?: readonly string[];
+}
+
+export interface ChatRequest {
+  /** The context to send: the task's current.jsonl. */
+  currentPath: string;
+  /** Where request.json is written (the task folder); it is deleted after the call. */
+  workDir: string;
+  tools?: ToolDefinition[];
+  /** Sent after the file's lines without being written to it (e.g. a summary instruction). */
+  extraMessages?: CurrentMessage[];
+  signal?: AbortSignal;
+  onDelta?: DeltaListener;
+  /** Another model than the configured one (seed 002 §2.6.2 compaction.model). */
+  model?: string;
+  maxOutputTokens?: number;
+}
+
+export interface CompleteOptions {
+  /** Where the request file is written (default: the system temp folder). */
+  workDir?: string;
+  /** A system message sent before the prompt. */
+  system?: string;
+  signal?: AbortSignal;
+  onDelta?: DeltaListener;
+  model?: string;
+  maxOutputTokens?: number;
+}
+
+export type PingResult = { ok: true; models?: string[] } | { ok: false; error: string };
+
+export interface LlmClient {
+  readonly provider: LlmProvider;
+  /** The configured model; null when config.yaml names none (chat then needs req.model). */
+  readonly model: string | null;
+  readonly baseUrl: string;
+  chat(req: ChatRequest): Promise<LlmResponse>;
+  /** A one-shot prompt (summaries); still written to a request file and streamed. */
+  complete(prompt: string, options?: CompleteOptions): Promise<string>;
+  /** Lists the server's models (`cwb doctor`); never throws. */
+  ping(): Promise<PingResult>;
+}
+
+/** The file name of a chat request inside the task folder (seed 000 §3.7). */
+export const REQUEST_FILE_NAME = 'request.json';
+
+const DEFAULT_PING_TIMEOUT_MS = 10_000;
+
+/**
+ * A client for the configured provider. Every call builds its body as a file from
+ * current.jsonl (nothing of the conversation is held in memory), streams the file to the
+ * server, parses the answer as it arrives and deletes the file, whatever happened.
+ */
+export function createLlmClient(config: LlmConfig, options: LlmClientOptions = {}): LlmClient {
+  const provider = config.provider;
+  const settings: ProviderSettings = providerSettings(config);
+  const env = options.env ?? process.env;
+  const apiKey = resolveApiKey(provider, settings, env);
+  const secrets = collectSecrets(config, env, options.secrets ?? []);
+  const stream = options.stream ?? true;
+  const policy: RetryPolicy = {
+    retries: options.retries ?? DEFAULT_RETRY_POLICY.retries,
+    baseDelayMs: options.retryBaseDelayMs ?? DEFAULT_RETRY_POLICY.baseDelayMs,
+    maxDelayMs: options.maxRetryDelayMs ?? DEFAULT_RETRY_POLICY.maxDelayMs,
+    sleep: options.sleep ?? DEFAULT_RETRY_POLICY.sleep,
+    random: options.random ?? DEFAULT_RETRY_POLICY.random,
+  };
+  const headers: Record<string, string> = { Accept: 'application/json, text/event-stream' };
+  if (apiKey && provider !== 'ollama') headers.Authorization = `Bearer ${apiKey}`;
+
+  const context = (model: string | null): ErrorContext => ({
+    provider,
+    baseUrl: settings.base_url,
+    model,
+    apiKeySent: headers.Authorization !== undefined,
+    secrets,
+  });
+
+  const modelFor = (override: string | undefined): string => {
+    const model = override ?? settings.model;
+    if (!model) {
+      throw badInput(
+        `no model is configured for ${provider}: set llm.${provider}.model in config.yaml`,
+      );
+    }
+    return model;
+  };
+
+  /** Writes the body, posts it (retrying what is worth retrying), always removes the file. */
+  const send = async (
+    requestPath: string,
+    body: {
+      currentPath: string | null;
+      extraMessages?: CurrentMessage[];
+      tools?: ToolDefinition[];
+      model: string;
+      maxOutputTokens?: number;
+    },
+    signal: AbortSignal | undefined,
+    onDelta: DeltaListener | undefined,
+  ): Promise<LlmResponse> => {
+    const ctx = context(body.model);
+    try {
+      await writeRequestFile({
+        ...body,
+        requestPath,
+        provider,
+        stream,
+        maxOutputTokens: body.maxOutputTokens ?? settings.max_output_tokens,
+        contextLength: provider === 'ollama' ? settings.context_length : undefined,
+      });
+      return await withRetries(policy, ctx, signal, (deltas) =>
+        attempt(requestPath, ctx, signal, (text) => {
+          deltas.sent = true;
+          onDelta?.(text);
+        }),
+      );
+    } finally {
+      await fs.promises.rm(requestPath, { force: true });
+    }
+  };
+
+  const attempt = async (
+    requestPath: string,
+    ctx: ErrorContext,
+    signal: AbortSignal | undefined,
+    onDelta: DeltaListener,
+  ): Promise<LlmResponse> => {
+    const res = await postFile(chatUrl(provider, settings.base_url), requestPath, {
+      headers,
+      signal,
+      responseTimeoutMs: options.fetchTimeoutMs,
+      idleTimeoutMs: options.idleTimeoutMs,
+    });
+    if (res.status < 200 || res.status >= 300) {
+      const text = await readErrorBody(res.body);
+      throw httpError(ctx, res.status, res.statusText, text, parseRetryAfter(res.headers));
+    }
+    return readAnswer(provider, res, onDelta);
+  };
+
+  return {
+    provider,
+    model: settings.model,
+    baseUrl: settings.base_url,
+
+    chat(req) {
+      const model = modelFor(req.model);
+      return send(
+        path.join(req.workDir, REQUEST_FILE_NAME),
+        {
+          currentPath: req.currentPath,
+          extraMessages: req.extraMessages,
+          tools: req.tools,
+          model,
+          maxOutputTokens: req.maxOutputTokens,
+        },
+        req.signal,
+        req.onDelta,
+      );
+    },
+
+    async complete(prompt, opts = {}) {
+      const model = modelFor(opts.model);
+      const messages: CurrentMessage[] = [];
+      if (opts.system !== undefined) messages.push({ role: 'system', content: opts.system });
+      messages.push({ role: 'user', content: prompt });
+      // A name of its own: a summary may be asked for while a chat's request.json exists.
+      const file = `request-complete-${process.pid}-${randomBytes(4).toString('hex')}.json`;
+      const response = await send(
+        path.join(opts.workDir ?? os.tmpdir(), file),
+        {
+          currentPath: null,
+          extraMessages: messages,
+          model,
+          maxOutputTokens: opts.maxOutputTokens,
+        },
+        opts.signal,
+        opts.onDelta,
+      );
+      return response.content ?? '';
+    },
+
+    async ping() {
+      const ctx = context(settings.model);
+      try {
+        const res = await httpGet(modelsUrl(provider, settings.base_url), {
+          headers,
+          responseTimeoutMs: options.pingTimeoutMs ?? DEFAULT_PING_TIMEOUT_MS,
+          idleTimeoutMs: options.pingTimeoutMs ?? DEFAULT_PING_TIMEOUT_MS,
+        });
+        if (res.status < 200 || res.status >= 300) {
+          const text = await readErrorBody(res.body);
+          return { ok: false, error: httpError(ctx, res.status, res.statusText, text).message };
+        }
+        const list = parseBodyJson(await readBodyText(res.body), 'the model list');
+        return { ok: true, models: modelNames(provider, list) };
+      } catch (error) {
+        return { ok: false, error: toLlmError(ctx, error).message };
+      }
+    },
+  };
+}
+
+/** Runs `once` until it succeeds, fails for good, or the retries are spent. */
+async function withRetries<T>(
+  policy: RetryPolicy,
+  ctx: ErrorContext,
+  signal: AbortSignal | undefined,
+  once: (deltas: { sent: boolean }) => Promise<T>,
+): Promise<T> {
+  for (let retry = 0; ; retry++) {
+    const deltas = { sent: false };
+    try {
+      return await once(deltas);
+    } catch (caught) {
+      const error = signal?.aborted ? toLlmError(ctx, cancelledReason()) : toLlmError(ctx, caught);
+      // Text already shown through onDelta would be shown twice by a new attempt.
+      if (!error.retryable || retry >= policy.retries || deltas.sent) throw error;
+      try {
+        await policy.sleep(retryDelay(retry, policy, error.retryAfterMs), signal);
+      } catch (sleepError) {
+        throw toLlmError(ctx, sleepError);
+      }
+      if (signal?.aborted) throw toLlmError(ctx, cancelledReason());
+    }
+  }
+}
+
+function cancelledReason(): TransportError {
+  return new TransportError('cancelled', 'the request was cancelled');
+}
+
+async function readAnswer(
+  provider: LlmProvider,
+  res: HttpResponse,
+  onDelta: DeltaListener,
+): Promise<LlmResponse> {
+  const type = String(res.headers['content-type'] ?? '').toLowerCase();
+  try {
+    if (provider === 'ollama') {
+      if (type.includes('application/json')) {
+        return once(
+          ollamaJsonResponse(parseBodyJson(await readBodyText(res.body), 'the answer')),
+          onDelta,
+        );
+      }
+      return await readOllamaStream(res.body, onDelta);
+    }
+    if (type.includes('text/event-stream')) return await readOpenAiStream(res.body, onDelta);
+    return once(
+      openAiJsonResponse(parseBodyJson(await readBodyText(res.body), 'the answer')),
+      onDelta,
+    );
+  } finally {
+    res.body.destroy();
+  }
+}
+
+/** A non-streamed answer reaches onDelta in one piece, so live views still show it. */
+function once(response: LlmResponse, onDelta: DeltaListener): LlmResponse {
+  if (response.content) onDelta(response.content);
+  return response;
+}
+
+function modelNames(provider: LlmProvider, list: unknown): string[] {
+  const root = asObject(list);
+  const items = asArray(provider === 'ollama' ? root.models : root.data);
+  const key = provider === 'ollama' ? 'name' : 'id';
+  return items
+    .map((item) => asObject(item)[key])
+    .filter((name): name is string => typeof name === 'string');
+}
+
+/** Every value that must never appear in a message: keys, URL passwords, given secrets. */
+function collectSecrets(
+  config: LlmConfig,
+  env: NodeJS.ProcessEnv,
+  extra: readonly string[],
+): string[] {
+  const found = new Set<string>(extra);
+  for (const key of [config.openai.api_key, config.lmstudio.api_key]) if (key) found.add(key);
+  for (const name of Object.values(API_KEY_ENV)) {
+    const value = name ? env[name]?.trim() : undefined;
+    if (value) found.add(value);
+  }
+  for (const url of [config.openai.base_url, config.ollama.base_url, config.lmstudio.base_url]) {
+    try {
+      const { password } = new URL(url);
+      if (password) {
+        found.add(password);
+        found.add(decodeURIComponent(password));
+      }
+    } catch {
+      // not a URL: nothing to hide
+    }
+  }
+  found.delete('');
+  return [...found].sort((a, b) => b.length - a.length);
+}

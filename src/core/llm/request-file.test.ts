@@ -1,0 +1,245 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { CurrentMessage } from '../../shared/task-types';
+import { useTempDir } from '../../../test/support/temp-dir';
+import { CwbError } from '../errors';
+import { toProviderMessage, writeRequestFile } from './request-file';
+import { sampleMessage, writeCurrent, writeLargeCurrent } from './test-support/current-file';
+import type { ToolDefinition } from './tool-definition';
+
+const tempDir = useTempDir('cwb-llm-');
+const PROVIDERS = ['openai', 'lmstudio', 'ollama'] as const;
+
+const TOOLS: ToolDefinition[] = [
+  {
+    type: 'function',
+    function: {
+      name: 'read_file',
+      description: 'Read a file of the working directory',
+      parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+    },
+  },
+];
+
+const CONVERSATION: CurrentMessage[] = [
+  { role: 'system', content: 'You are a coding agent. 日本語で答えてください。' },
+  { role: 'user', content: 'Fix the bug 🐛 in "src/a.ts"\n\tplease' },
+  {
+    role: 'assistant',
+    content: null,
+    tool_calls: [
+      {
+        id: 'call_1',
+        type: 'function',
+        function: { name: 'read_file', arguments: '{"path":"src/a.ts"}' },
+      },
+    ],
+  },
+  {
+    role: 'tool',
+    content: 'export const a = 1; // 🙂',
+    tool_name: 'read_file',
+    tool_call_id: 'call_1',
+  },
+  { role: 'assistant', content: '直しました 👍' },
+];
+
+function readRequest(file: string): Record<string, unknown> {
+  return JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+}
+
+describe('writeRequestFile', () => {
+  for (const provider of PROVIDERS) {
+    it(`${provider}: messages are the projection of each line, then the extra messages`, async () => {
+      const dir = tempDir();
+      const currentPath = writeCurrent(dir, CONVERSATION);
+      const requestPath = path.join(dir, 'request.json');
+      const extra: CurrentMessage[] = [
+        { role: 'user', content: 'Summarize: <summary>…</summary>' },
+      ];
+      const result = await writeRequestFile({
+        currentPath,
+        requestPath,
+        provider,
+        model: 'qwen3:30b',
+        tools: TOOLS,
+        stream: true,
+        extraMessages: extra,
+      });
+      const body = readRequest(requestPath);
+      expect(body.model).toBe('qwen3:30b');
+      expect(body.messages).toEqual(
+        [...CONVERSATION, ...extra].map((m) => toProviderMessage(provider, m)),
+      );
+      expect(body.tools).toEqual(TOOLS);
+      expect(body.stream).toBe(true);
+      expect(result).toEqual({ bytes: fs.statSync(requestPath).size, messages: 6 });
+      if (provider === 'openai') expect(body.stream_options).toEqual({ include_usage: true });
+      else expect(body).not.toHaveProperty('stream_options');
+    });
+  }
+
+  it('names max output tokens per provider and passes Ollama a configured num_ctx', async () => {
+    const dir = tempDir();
+    const currentPath = writeCurrent(dir, CONVERSATION);
+    const requestPath = path.join(dir, 'request.json');
+    const build = async (provider: (typeof PROVIDERS)[number]) => {
+      await writeRequestFile({
+        currentPath,
+        requestPath,
+        provider,
+        model: 'm',
+        stream: false,
+        maxOutputTokens: 512,
+        contextLength: 32768,
+      });
+      return readRequest(requestPath);
+    };
+    const openai = await build('openai');
+    expect(openai.max_completion_tokens).toBe(512);
+    expect(openai).not.toHaveProperty('stream_options');
+    expect(openai).not.toHaveProperty('options');
+    expect(openai.stream).toBe(false);
+    expect((await build('lmstudio')).max_tokens).toBe(512);
+    const ollama = await build('ollama');
+    expect(ollama.options).toEqual({ num_predict: 512, num_ctx: 32768 });
+    expect(ollama.stream).toBe(false);
+  });
+
+  it('leaves tools out when there are none (OpenAI rejects an empty list)', async () => {
+    const dir = tempDir();
+    const requestPath = path.join(dir, 'request.json');
+    await writeRequestFile({
+      currentPath: writeCurrent(dir, CONVERSATION),
+      requestPath,
+      provider: 'openai',
+      model: 'm',
+      tools: [],
+      stream: true,
+    });
+    expect(readRequest(requestPath)).not.toHaveProperty('tools');
+  });
+
+  it('sends only the extra messages when there is no context file', async () => {
+    const dir = tempDir();
+    const requestPath = path.join(dir, 'request.json');
+    const extra: CurrentMessage[] = [{ role: 'user', content: 'hello' }];
+    await writeRequestFile({
+      currentPath: null,
+      requestPath,
+      provider: 'ollama',
+      model: 'm',
+      stream: true,
+      extraMessages: extra,
+    });
+    expect(readRequest(requestPath).messages).toEqual([{ role: 'user', content: 'hello' }]);
+  });
+
+  it('skips blank lines and accepts a last line without a newline', async () => {
+    const dir = tempDir();
+    const currentPath = path.join(dir, 'current.jsonl');
+    const lines = CONVERSATION.map((m) => JSON.stringify(m));
+    fs.writeFileSync(currentPath, `${lines[0]}\n\n${lines.slice(1).join('\n')}`);
+    const requestPath = path.join(dir, 'request.json');
+    const result = await writeRequestFile({
+      currentPath,
+      requestPath,
+      provider: 'openai',
+      model: 'm',
+      stream: true,
+    });
+    expect(result.messages).toBe(CONVERSATION.length);
+    expect(readRequest(requestPath).messages).toEqual(
+      CONVERSATION.map((m) => toProviderMessage('openai', m)),
+    );
+  });
+
+  it('refuses a malformed line, naming the file and line, and leaves no request file', async () => {
+    const dir = tempDir();
+    const currentPath = writeCurrent(dir, [
+      CONVERSATION[0],
+      CONVERSATION[1],
+      '{"role":"user","content":"cut',
+    ]);
+    const requestPath = path.join(dir, 'request.json');
+    const error = await writeRequestFile({
+      currentPath,
+      requestPath,
+      provider: 'openai',
+      model: 'm',
+      stream: true,
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CwbError);
+    expect((error as CwbError).code).toBe('bad_input');
+    expect((error as Error).message).toContain(`${currentPath} line 3: malformed JSON`);
+    expect(fs.existsSync(requestPath)).toBe(false);
+  });
+
+  it('refuses a line that is JSON but not a message', async () => {
+    const dir = tempDir();
+    const requestPath = path.join(dir, 'request.json');
+    for (const [line, reason] of [
+      ['{"content":"no role"}', 'role must be'],
+      ['{"role":"robot","content":"x"}', 'role must be'],
+      ['{"role":"user","content":42}', 'content must be a string or null'],
+      ['[1,2]', 'expected a message object'],
+      ['{"role":"assistant","content":null,"tool_calls":[{"id":"x"}]}', 'tool_calls[0]'],
+    ]) {
+      const currentPath = writeCurrent(dir, [CONVERSATION[0], line]);
+      await expect(
+        writeRequestFile({
+          currentPath,
+          requestPath,
+          provider: 'ollama',
+          model: 'm',
+          stream: true,
+        }),
+      ).rejects.toThrow(`${currentPath} line 2: ${reason}`);
+      expect(fs.existsSync(requestPath)).toBe(false);
+    }
+  });
+
+  it('refuses an empty context', async () => {
+    const dir = tempDir();
+    const currentPath = writeCurrent(dir, []);
+    await expect(
+      writeRequestFile({
+        currentPath,
+        requestPath: path.join(dir, 'r.json'),
+        provider: 'openai',
+        model: 'm',
+        stream: true,
+      }),
+    ).rejects.toThrow('no messages to send');
+  });
+
+  for (const provider of ['openai', 'ollama'] as const) {
+    it(`${provider}: a 20 MB current.jsonl becomes a valid body with every line projected`, async () => {
+      const dir = tempDir();
+      const currentPath = path.join(dir, 'current.jsonl');
+      const lines = writeLargeCurrent(currentPath, 20 * 1024 * 1024, 3000);
+      const requestPath = path.join(dir, 'request.json');
+      const result = await writeRequestFile({
+        currentPath,
+        requestPath,
+        provider,
+        model: 'gpt-4o',
+        tools: TOOLS,
+        stream: true,
+      });
+      expect(result.messages).toBe(lines);
+      const body = readRequest(requestPath);
+      const messages = body.messages as unknown[];
+      expect(messages).toHaveLength(lines);
+      for (let i = 0; i < lines; i++) {
+        // Stop at the first difference rather than printing 20 MB.
+        const expected = toProviderMessage(provider, sampleMessage(i, 3000));
+        if (JSON.stringify(messages[i]) !== JSON.stringify(expected)) {
+          expect({ line: i + 1, message: messages[i] }).toEqual({ line: i + 1, message: expected });
+        }
+      }
+      expect(body.tools).toEqual(TOOLS);
+    });
+  }
+});

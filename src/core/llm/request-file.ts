@@ -1,0 +1,253 @@
+import { isUtf8 } from 'node:buffer';
+import fs from 'node:fs';
+import type { CurrentMessage } from '../../shared/task-types';
+import type { LlmProvider } from '../config/app-config';
+import { badInput } from '../errors';
+import { DEFAULT_MAX_LINE_BYTES } from '../jsonl/constants';
+import { writeAll } from '../jsonl/write-all';
+import { toCurrentMessage } from './current-line';
+import { readLineBatches } from './line-batches';
+import { toProviderMessage } from './provider-message';
+import type { ToolDefinition } from './tool-definition';
+
+export { toProviderMessage } from './provider-message';
+
+export interface RequestFileOptions {
+  /** current.jsonl to stream into the body; null = only extraMessages (one-shot prompts). */
+  currentPath: string | null;
+  requestPath: string;
+  provider: LlmProvider;
+  model: string;
+  tools?: ToolDefinition[];
+  stream: boolean;
+  /** Cap on the answer: max_completion_tokens (OpenAI), max_tokens (LM Studio), num_predict (Ollama). */
+  maxOutputTokens?: number;
+  /**
+   * Ollama only: options.num_ctx. Ollama otherwise runs with its own small default window
+   * and silently drops the start of a longer context, so a configured length is passed on.
+   */
+  contextLength?: number;
+  /** Appended after the file's lines, e.g. a summary instruction. */
+  extraMessages?: CurrentMessage[];
+}
+
+export interface RequestFileResult {
+  bytes: number;
+  messages: number;
+}
+
+/** Bytes gathered before one write: large enough to keep syscalls few, small enough to stay flat. */
+const BATCH_BYTES = 1024 * 1024;
+
+// A malformed multi-megabyte line must not turn into a multi-megabyte error message.
+const MAX_REASON_CHARS = 200;
+
+/**
+ * Writes the request body for `provider` into `requestPath` (seed 000 §3.7): a JSON header,
+ * each line of current.jsonl projected for the provider and joined with commas, then a
+ * footer. Only one line is in memory at a time; output goes out in 1 MiB writes. Every
+ * line is parsed and checked, but a line the projection leaves unchanged is copied as the
+ * bytes it was, so most of a context goes through without being decoded or re-serialized.
+ * A malformed line is an error naming the file and line, and leaves no request file behind.
+ */
+export async function writeRequestFile(options: RequestFileOptions): Promise<RequestFileResult> {
+  const { provider } = options;
+  const handle = await fs.promises.open(options.requestPath, 'w', 0o600);
+  const out = new BatchWriter(handle);
+  let messages = 0;
+  let ok = false;
+  const separator = async (): Promise<void> => {
+    if (messages++ > 0) await out.text(',');
+  };
+  try {
+    await out.text(`{"model":${JSON.stringify(options.model)},"messages":[`);
+    if (options.currentPath !== null) {
+      const label = options.currentPath;
+      for await (const batch of readLineBatches(label)) {
+        for (const line of batch) {
+          const where = `${label} line ${line.lineNo}`;
+          const torn = line.partial ? ' (incomplete last line, no trailing newline)' : '';
+          if ('tooLong' in line) {
+            throw badInput(`${where}: line longer than ${DEFAULT_MAX_LINE_BYTES} bytes${torn}`);
+          }
+          const projected = projectLine(line.bytes, provider, where, torn);
+          if (projected === BLANK) continue;
+          await separator();
+          if (projected === UNCHANGED) await out.bytes(line.bytes);
+          else await out.text(projected);
+        }
+      }
+    }
+    for (const message of options.extraMessages ?? []) {
+      await separator();
+      await out.text(
+        JSON.stringify(toProviderMessage(provider, toCurrentMessage(message, 'extra message'))),
+      );
+    }
+    if (messages === 0) throw badInput(`${options.currentPath ?? 'request'}: no messages to send`);
+    await out.text(footer(options));
+    await out.finish();
+    ok = true;
+    return { bytes: out.written, messages };
+  } finally {
+    await out.settle();
+    await handle.close();
+    if (!ok) await fs.promises.rm(options.requestPath, { force: true });
+  }
+}
+
+const BLANK = Symbol('blank line');
+const UNCHANGED = Symbol('unchanged line');
+
+/**
+ * One line of current.jsonl for `provider`: BLANK (skip it), UNCHANGED (send its bytes as
+ * they are) or the JSON text to send instead.
+ *
+ * Most lines need no change, and for those the text is only needed to check the line. The
+ * check parses a latin1 reading of the bytes: every byte becomes one character, so the
+ * structure (all ASCII) parses exactly as it would from UTF-8 while V8 works on a compact
+ * one-byte string instead of decoding — about twice as fast on non-ASCII text such as
+ * Japanese. Strings inside come out garbled, which the checks do not look at (roles and
+ * key names are ASCII); isUtf8 vouches for the encoding. A line that needs a change, or that
+ * fails a check, is read again as UTF-8 so its new text and its error message are right.
+ */
+function projectLine(
+  bytes: Buffer,
+  provider: LlmProvider,
+  where: string,
+  torn: string,
+): string | typeof BLANK | typeof UNCHANGED {
+  if (isUtf8(bytes)) {
+    try {
+      const value: unknown = JSON.parse(bytes.toString('latin1'));
+      if (sameJson(value, toProviderMessage(provider, toCurrentMessage(value, where)))) {
+        return UNCHANGED;
+      }
+    } catch {
+      // fall through: the UTF-8 reading below reports the problem properly
+    }
+  }
+  const text = bytes.toString('utf8');
+  if (text.trim() === '') return BLANK;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw badInput(`${where}: malformed JSON (${reason(error)})${torn}`);
+  }
+  return JSON.stringify(toProviderMessage(provider, toCurrentMessage(value, where)));
+}
+
+/** Everything after the messages array, provider by provider. */
+function footer(options: RequestFileOptions): string {
+  const tail: Record<string, unknown> = {};
+  if (options.tools && options.tools.length > 0) tail.tools = options.tools;
+  tail.stream = options.stream;
+  const max = options.maxOutputTokens;
+  switch (options.provider) {
+    case 'openai':
+      // Without this the stream carries no usage at all.
+      if (options.stream) tail.stream_options = { include_usage: true };
+      if (max !== undefined) tail.max_completion_tokens = max;
+      break;
+    case 'lmstudio':
+      // LM Studio still speaks the older max_tokens name.
+      if (max !== undefined) tail.max_tokens = max;
+      break;
+    case 'ollama': {
+      const ollamaOptions: Record<string, number> = {};
+      if (max !== undefined) ollamaOptions.num_predict = max;
+      if (options.contextLength !== undefined) ollamaOptions.num_ctx = options.contextLength;
+      if (Object.keys(ollamaOptions).length > 0) tail.options = ollamaOptions;
+      break;
+    }
+  }
+  // `{"stream":true}` → `],"stream":true}`: the object's braces become the footer's ends.
+  return `],${JSON.stringify(tail).slice(1)}`;
+}
+
+/**
+ * Whether two JSON values are equal (object key order aside). Strings of a projection are
+ * the parsed line's own strings, so comparing them is cheap whatever their length.
+ */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    return Array.isArray(b) && a.length === b.length && a.every((item, i) => sameJson(item, b[i]));
+  }
+  if (Array.isArray(b)) return false;
+  const keysA = Object.keys(a);
+  if (keysA.length !== Object.keys(b).length) return false;
+  const recordA = a as Record<string, unknown>;
+  const recordB = b as Record<string, unknown>;
+  return keysA.every((key) => Object.hasOwn(recordB, key) && sameJson(recordA[key], recordB[key]));
+}
+
+function reason(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.length <= MAX_REASON_CHARS ? text : `${text.slice(0, MAX_REASON_CHARS)}…`;
+}
+
+/**
+ * Gathers output in a buffer and writes it when full. Two buffers take turns, so one is
+ * filled while the other is being written; counts the bytes written.
+ */
+class BatchWriter {
+  private readonly buffers = [Buffer.allocUnsafe(BATCH_BYTES), Buffer.allocUnsafe(BATCH_BYTES)];
+  private turn = 0;
+  private used = 0;
+  private inFlight: Promise<void> = Promise.resolve();
+  written = 0;
+
+  constructor(private readonly handle: fs.promises.FileHandle) {}
+
+  async text(text: string): Promise<void> {
+    // Short texts (separators, headers) are encoded straight into the buffer.
+    if (text.length * 3 <= BATCH_BYTES - this.used) {
+      this.used += this.buffers[this.turn].write(text, this.used);
+      return;
+    }
+    await this.bytes(Buffer.from(text));
+  }
+
+  async bytes(data: Buffer): Promise<void> {
+    if (data.length > BATCH_BYTES - this.used) await this.flush();
+    if (data.length >= BATCH_BYTES) {
+      // Larger than a buffer: written on its own, after what came before it.
+      await this.inFlight;
+      await this.writeOut(data);
+      return;
+    }
+    data.copy(this.buffers[this.turn], this.used);
+    this.used += data.length;
+  }
+
+  /** Starts writing the current buffer; waits only for the write before it. */
+  async flush(): Promise<void> {
+    if (this.used === 0) return;
+    const data = this.buffers[this.turn].subarray(0, this.used);
+    await this.inFlight; // the other buffer is free again
+    this.inFlight = this.writeOut(data);
+    // Keep an unobserved failure from being reported as unhandled; it surfaces in finish().
+    this.inFlight.catch(() => undefined);
+    this.turn = 1 - this.turn;
+    this.used = 0;
+  }
+
+  /** Writes what is left and waits for every write. */
+  async finish(): Promise<void> {
+    await this.flush();
+    await this.inFlight;
+  }
+
+  /** Waits for a write in flight before the file is closed (on success or failure). */
+  async settle(): Promise<void> {
+    await this.inFlight.catch(() => undefined);
+  }
+
+  private async writeOut(data: Buffer): Promise<void> {
+    await writeAll(this.handle, data);
+    this.written += data.length;
+  }
+}

@@ -1,0 +1,52 @@
+import { fork } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fs from 'node:fs';
+import type { ForkWorker, WorkerHandle } from './worker-handle';
+
+/** Where the task process entry is, and how Node must be started to run it. */
+export interface WorkerEntry {
+  file: string;
+  execArgv: string[];
+}
+
+/**
+ * The built bundle sits beside the CLI (`out/main/worker.js`); from the source tree (tests,
+ * `tsx`), the TypeScript entry runs through tsx's loader.
+ */
+export function resolveWorkerEntry(fromUrl: string = import.meta.url): WorkerEntry {
+  const here = path.dirname(fileURLToPath(fromUrl));
+  const built = path.join(here, 'worker.js');
+  if (fs.existsSync(built)) return { file: built, execArgv: [] };
+  let dir = here;
+  while (!fs.existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir)
+    dir = path.dirname(dir);
+  return { file: path.join(dir, 'src', 'worker', 'index.ts'), execArgv: ['--import', 'tsx'] };
+}
+
+/** `child_process.fork` behind a WorkerHandle: the fork function of the CLI and `cwb serve`. */
+export function nodeForkWorker(entry: WorkerEntry = resolveWorkerEntry()): ForkWorker {
+  return ({ env }) => {
+    const child = fork(entry.file, [], {
+      execArgv: entry.execArgv,
+      env,
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    });
+    // A worker's stderr is kept for crash reports but never echoed: it might repeat input.
+    let stderrTail = '';
+    child.stderr?.on('data', (d: Buffer) => {
+      stderrTail = (stderrTail + d.toString()).slice(-4000);
+    });
+    const handle: WorkerHandle & { stderrTail(): string } = {
+      pid: child.pid,
+      send: (message) => {
+        if (child.connected) child.send(message);
+      },
+      onMessage: (listener) => child.on('message', listener),
+      onExit: (listener) => child.on('exit', listener),
+      kill: (signal) => child.kill(signal),
+      stderrTail: () => stderrTail,
+    };
+    return handle;
+  };
+}

@@ -1,0 +1,172 @@
+import crypto from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import {
+  taskSpecSchema,
+  workerEventSchema,
+  type TaskSpecInput,
+  type WorkerEvent,
+} from '../../shared/worker-protocol';
+import type { ForkWorker, WorkerHandle } from './worker-handle';
+import { ContextStore } from '../store/context-store';
+import { assertTaskUuid } from '../store/contexts-layout';
+import { CwbError } from '../errors';
+
+export interface SupervisorOptions {
+  fork: ForkWorker;
+  contextsRoot: string;
+  configFile: string | null;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface WorkerExit {
+  uuid: string;
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** The last status the worker reported, or 'failed' when it died without one. */
+  status: 'completed' | 'paused' | 'failed' | 'running';
+}
+
+type StartInput = Omit<TaskSpecInput, 'uuid' | 'contextsRoot' | 'configFile' | 'mode'> & {
+  uuid?: string;
+};
+
+interface Running {
+  handle: WorkerHandle;
+  lastStatus: (WorkerEvent & { type: 'status' }) | undefined;
+  exited: Promise<WorkerExit>;
+}
+
+/**
+ * The host side of "one task = one process" (DESIGN.md §3): starts task processes through
+ * an injected fork function, relays their events, passes pause/stop/compact requests, and
+ * notices a process that dies without finishing — its task is marked failed with the exit
+ * code or signal, and every file is kept.
+ */
+export class TaskSupervisor extends EventEmitter<{ event: [WorkerEvent]; exit: [WorkerExit] }> {
+  private readonly running = new Map<string, Running>();
+
+  constructor(private readonly options: SupervisorOptions) {
+    super();
+  }
+
+  /** Queues a new task: its uuid is assigned here (seed 000 §4.6), before the process exists. */
+  start(input: StartInput): string {
+    const uuid = input.uuid === undefined ? crypto.randomUUID() : assertTaskUuid(input.uuid);
+    this.launch(uuid, { ...input, uuid, mode: 'new' });
+    return uuid;
+  }
+
+  /** Continues a paused or interrupted task in a new process, from its files. */
+  resume(uuid: string): void {
+    assertTaskUuid(uuid);
+    this.launch(uuid, { uuid, mode: 'resume' });
+  }
+
+  pause(uuid: string): void {
+    this.request(uuid, 'pause');
+  }
+
+  stop(uuid: string): void {
+    this.request(uuid, 'stop');
+  }
+
+  compactNow(uuid: string): void {
+    this.request(uuid, 'compact');
+  }
+
+  isRunning(uuid: string): boolean {
+    return this.running.has(uuid);
+  }
+
+  /** Resolves when the task's process has ended (immediately if none is running here). */
+  waitForExit(uuid: string): Promise<WorkerExit | undefined> {
+    return this.running.get(uuid)?.exited ?? Promise.resolve(undefined);
+  }
+
+  /** Stops every task process (on host shutdown): pause first, then kill what lingers. */
+  async shutdown(graceMs = 10_000): Promise<void> {
+    const exits = [...this.running.entries()].map(([uuid, r]) => {
+      r.handle.send({ type: 'pause' });
+      const timer = setTimeout(() => r.handle.kill('SIGKILL'), graceMs);
+      return r.exited.finally(() => clearTimeout(timer)).then(() => uuid);
+    });
+    await Promise.all(exits);
+  }
+
+  private launch(uuid: string, spec: Omit<TaskSpecInput, 'contextsRoot' | 'configFile'>): void {
+    const full = taskSpecSchema.parse({
+      ...spec,
+      contextsRoot: this.options.contextsRoot,
+      configFile: this.options.configFile,
+    });
+    if (this.running.has(uuid)) throw new CwbError('conflict', `task ${uuid} is already running`);
+    const handle = this.options.fork({ env: { ...(this.options.env ?? process.env) } });
+    let resolveExit!: (exit: WorkerExit) => void;
+    const entry: Running = {
+      handle,
+      lastStatus: undefined,
+      exited: new Promise((r) => (resolveExit = r)),
+    };
+    this.running.set(uuid, entry);
+    handle.onMessage((raw) => {
+      const parsed = workerEventSchema.safeParse(raw);
+      if (!parsed.success) return; // a malformed message from a worker is ignored, never trusted
+      if (parsed.data.type === 'status') entry.lastStatus = parsed.data;
+      this.emit('event', parsed.data);
+    });
+    handle.onExit((code, signal) => {
+      this.running.delete(uuid);
+      const exit = this.settle(uuid, entry, code, signal);
+      resolveExit(exit);
+      this.emit('exit', exit);
+    });
+    handle.send({ type: 'start', spec: full });
+  }
+
+  /** After a process ends: a task it left "running" is failed with how the process ended. */
+  private settle(
+    uuid: string,
+    entry: Running,
+    code: number | null,
+    signal: NodeJS.Signals | null,
+  ): WorkerExit {
+    const reported = entry.lastStatus?.status;
+    if (reported && reported !== 'running') return { uuid, code, signal, status: reported };
+    const how = signal ? `killed by ${signal}` : `exited with code ${code}`;
+    const store = ContextStore.open(this.options.contextsRoot, { recover: false });
+    try {
+      const row = store.repo.get(uuid);
+      if (row?.status === 'running') {
+        store.transition(uuid, 'failed', { error_message: `task process ${how}` });
+        this.emit('event', {
+          type: 'status',
+          uuid,
+          status: 'failed',
+          error: `task process ${how}`,
+        });
+      }
+      const final = row && row.status !== 'running' ? row.status : 'failed';
+      return { uuid, code, signal, status: final };
+    } finally {
+      store.close();
+    }
+  }
+
+  private request(uuid: string, action: 'pause' | 'stop' | 'compact'): void {
+    const r = this.running.get(uuid);
+    if (r) {
+      r.handle.send({ type: action === 'compact' ? 'compact-now' : action });
+      return;
+    }
+    // Not ours (another host, or detached): ask through tasks.db; the task process polls it.
+    const store = ContextStore.open(this.options.contextsRoot, { recover: false });
+    try {
+      const row = store.requireTask(uuid);
+      if (row.status !== 'running')
+        throw new CwbError('conflict', `task ${uuid} is ${row.status}, not running`);
+      store.repo.requestControl(uuid, action);
+    } finally {
+      store.close();
+    }
+  }
+}

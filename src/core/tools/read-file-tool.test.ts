@@ -1,0 +1,160 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { MAX_INLINE_BYTES } from './output-limits';
+import { useToolFixture } from './test-support/tool-context';
+
+const PROC_IO = '/proc/self/io';
+const hasProcIo = fs.existsSync(PROC_IO);
+
+/** rchar: every byte this process asked read() for, page cache or not. */
+function bytesRead(): number {
+  const match = /^rchar:\s*(\d+)$/m.exec(fs.readFileSync(PROC_IO, 'utf8'));
+  if (!match) throw new Error(`${PROC_IO} has no rchar field`);
+  return Number(match[1]);
+}
+
+function numbered(n: number, prefix = 'line'): string {
+  return Array.from({ length: n }, (_, i) => `${prefix} ${i + 1}`).join('\n') + '\n';
+}
+
+describe('read_file', () => {
+  const fixture = useToolFixture();
+
+  it('returns numbered lines', async () => {
+    const { call, write } = fixture();
+    write('src/a.txt', 'alpha\nbeta\ngamma\n');
+    const result = await call('read_file', { path: 'src/a.txt' });
+    expect(result).toEqual({
+      status: 'success',
+      content: '     1\talpha\n     2\tbeta\n     3\tgamma',
+    });
+  });
+
+  it('returns the window [offset, offset + limit) and says how many lines are left', async () => {
+    const { call, write } = fixture();
+    write('n.txt', numbered(10));
+    const result = await call('read_file', { path: 'n.txt', offset: 3, limit: 2 });
+    expect(result.content).toBe(
+      '     3\tline 3\n     4\tline 4\n[lines 3-4 of 10 shown; 6 more lines; continue with offset=5]',
+    );
+    const tail = await call('read_file', { path: 'n.txt', offset: 9 });
+    expect(tail.content).toBe('     9\tline 9\n    10\tline 10');
+  });
+
+  it('reads the first 2000 lines by default', async () => {
+    const { call, write } = fixture();
+    write('n.txt', numbered(2500, 'x'));
+    const result = await call('read_file', { path: 'n.txt' });
+    const lines = result.content.split('\n');
+    expect(lines).toHaveLength(2001);
+    expect(lines[1999]).toBe('  2000\tx 2000');
+    expect(lines[2000]).toBe(
+      '[lines 1-2000 of 2500 shown; 500 more lines; continue with offset=2001]',
+    );
+  });
+
+  it('stops at the output budget before the line limit', async () => {
+    const { call, write } = fixture();
+    write('wide.txt', numbered(2000, 'y'.repeat(100)));
+    const result = await call('read_file', { path: 'wide.txt' });
+    expect(Buffer.byteLength(result.content)).toBeLessThanOrEqual(MAX_INLINE_BYTES);
+    expect(result.outputRef).toBeUndefined();
+    expect(result.content).toMatch(
+      /\[lines 1-(\d+) of 2000 shown; \d+ more lines; continue with offset=\d+\]$/,
+    );
+  });
+
+  it('shortens long lines with a note, also lines too long to buffer', async () => {
+    const { call, write } = fixture();
+    write('long.txt', `${'a'.repeat(5000)}\n${'b'.repeat(200_000)}\nend\n`);
+    const result = await call('read_file', { path: 'long.txt' });
+    const [first, second, third] = result.content.split('\n');
+    expect(first).toBe(`     1\t${'a'.repeat(2000)}… [line cut: 5000 characters]`);
+    expect(second).toBe(`     2\t${'b'.repeat(2000)}… [line cut: 200000 bytes]`);
+    expect(third).toBe('     3\tend');
+  });
+
+  it('refuses binary files, directories, missing files and an offset past the end', async () => {
+    const { call, write } = fixture();
+    write('bin.dat', Buffer.from([0x50, 0x4b, 0x00, 0x01]));
+    write('dir/x.txt', 'x');
+    write('short.txt', 'one\ntwo\n');
+    expect((await call('read_file', { path: 'bin.dat' })).content).toMatch(/binary file/);
+    expect((await call('read_file', { path: 'dir' })).content).toMatch(
+      /is a directory; use list_dir/,
+    );
+    const missing = await call('read_file', { path: 'nope.txt' });
+    expect(missing).toMatchObject({ status: 'error', error: 'file "nope.txt" does not exist' });
+    expect((await call('read_file', { path: 'short.txt', offset: 5 })).error).toBe(
+      'offset 5 is past the end of "short.txt", which has 2 lines',
+    );
+    expect((await call('read_file', { path: 'empty.txt' })).status).toBe('error');
+    write('empty.txt', '');
+    expect((await call('read_file', { path: 'empty.txt' })).content).toBe(
+      '(file "empty.txt" is empty)',
+    );
+  });
+
+  it('refuses paths that escape: .., absolute outside, symlink to outside, NUL', async () => {
+    const { call, outside, workdir } = fixture();
+    fs.writeFileSync(path.join(outside, 'secret.txt'), 'top secret');
+    fs.symlinkSync(path.join(outside, 'secret.txt'), path.join(workdir, 'innocent.txt'));
+    fs.symlinkSync(outside, path.join(workdir, 'outdir'));
+    for (const p of [
+      '../outside/secret.txt',
+      path.join(outside, 'secret.txt'),
+      'innocent.txt',
+      'outdir/secret.txt',
+      'a\0b',
+    ]) {
+      const result = await call('read_file', { path: p });
+      expect(result.status, p).toBe('error');
+      expect(result.content, p).not.toContain('top secret');
+      expect(result.error, p).toMatch(/outside the working directory|NUL byte/);
+    }
+  });
+
+  it('validates its arguments', async () => {
+    const { call } = fixture();
+    expect((await call('read_file', { path: 'a', offset: 0 })).error).toBe(
+      'invalid arguments for read_file: "offset" must be at least 1',
+    );
+    expect((await call('read_file', { path: 'a', limit: 1.5 })).error).toBe(
+      'invalid arguments for read_file: "limit" must be an integer, got 1.5',
+    );
+    expect((await call('read_file', { file_path: 'a' })).error).toBe(
+      'invalid arguments for read_file: "path" is required (a string) (unknown fields: file_path)',
+    );
+  });
+
+  it('accepts null for optional fields (OpenAI strict mode)', async () => {
+    const { call, write } = fixture();
+    write('a.txt', 'x\n');
+    expect((await call('read_file', { path: 'a.txt', offset: null, limit: null })).content).toBe(
+      '     1\tx',
+    );
+  });
+
+  describe.skipIf(!hasProcIo)(`on a 50 MB file (needs ${PROC_IO})`, () => {
+    it('reads only about what it returns', async () => {
+      const { call, write } = fixture();
+      const line = `${'z'.repeat(99)}\n`;
+      const chunk = line.repeat(10_000);
+      const file = write('big.log', '');
+      const fd = fs.openSync(file, 'a');
+      for (let i = 0; i < 50; i++) fs.writeSync(fd, chunk);
+      fs.closeSync(fd);
+      expect(fs.statSync(file).size).toBe(50_000_000);
+
+      const before = bytesRead();
+      const result = await call('read_file', { path: 'big.log', limit: 100 });
+      const read = bytesRead() - before;
+      expect(result.content.split('\n')).toHaveLength(101);
+      expect(result.content).toMatch(
+        /\[lines 1-100 shown; about 499900 more lines \(49990000 more bytes of 50000000\); continue with offset=101\]$/,
+      );
+      expect(read).toBeLessThan(256 * 1024);
+    });
+  });
+});

@@ -1,0 +1,157 @@
+import fs from 'node:fs';
+import { z } from 'zod';
+import { readLinesSync } from '../jsonl/line-reader';
+import type { LineEntry, TooLongLineEntry } from '../jsonl/line-entry';
+import { looksBinary } from './binary-file';
+import { confinePath, show } from './confine-path';
+import { defineTool, functionTool } from './define-tool';
+import { MAX_INLINE_BYTES, MAX_LINE_CHARS, cutToChars, shortenLine } from './output-limits';
+import { optional } from './tool-args';
+import type { ToolResult } from './tool-types';
+import { failure, success } from './tool-types';
+
+export const MAX_READ_LINES = 2000;
+
+/** Lines up to this size are decoded whole; longer ones only have their start read. */
+const BUFFERED_LINE_BYTES = 64 * 1024;
+
+/** Enough bytes for MAX_LINE_CHARS characters even if every one takes 4 bytes. */
+const LINE_START_BYTES = MAX_LINE_CHARS * 4;
+
+/**
+ * When reading stops early and at most this much of the file is left, the remaining lines
+ * are counted exactly; beyond it they are estimated, so a read never costs the whole file.
+ */
+const EXACT_COUNT_BYTES = 1024 * 1024;
+
+/** What a read puts into the context, leaving room for the closing note. */
+const OUTPUT_BUDGET_BYTES = MAX_INLINE_BYTES - 1024;
+
+const args = z.object({
+  path: z.string(),
+  offset: optional(z.number().int().min(1)),
+  limit: optional(z.number().int().min(1).max(MAX_READ_LINES)),
+});
+
+export const readFileTool = defineTool({
+  definition: functionTool(
+    'read_file',
+    [
+      'Read a text file in the working directory.',
+      `Returns lines [offset, offset + limit) numbered from 1, each as "<line number><TAB><text>"; by default the first ${MAX_READ_LINES} lines.`,
+      `Reading also stops at about ${MAX_INLINE_BYTES / 1024} KiB of output; the last line of the result then says how many lines are left and which offset continues.`,
+      `Lines longer than ${MAX_LINE_CHARS} characters are cut, with a note. Binary files are refused.`,
+    ].join(' '),
+    {
+      path: {
+        type: 'string',
+        description:
+          'File path, relative to the working directory (absolute paths inside it work too).',
+      },
+      offset: {
+        type: 'integer',
+        minimum: 1,
+        description: 'First line to return, counting from 1. Default 1.',
+      },
+      limit: {
+        type: 'integer',
+        minimum: 1,
+        maximum: MAX_READ_LINES,
+        description: `How many lines to return at most. Default ${MAX_READ_LINES}.`,
+      },
+    },
+    ['path'],
+  ),
+  args,
+  execute({ path, offset = 1, limit = MAX_READ_LINES }, ctx) {
+    const target = confinePath(ctx.workdir, path);
+    const name = show(target.display);
+    if (!fs.existsSync(target.real)) return failure(`file ${name} does not exist`);
+    const stat = fs.statSync(target.real);
+    if (stat.isDirectory()) {
+      return failure(`${name} is a directory; use list_dir to see what it holds`);
+    }
+    if (!stat.isFile()) return failure(`${name} is not a regular file`);
+    if (stat.size === 0) return success(`(file ${name} is empty)`);
+    if (looksBinary(target.real)) {
+      return failure(
+        `${name} is a binary file (${stat.size} bytes); read_file shows text files only`,
+      );
+    }
+    return readWindow(target.real, name, stat.size, offset, limit);
+  },
+});
+
+function readWindow(
+  file: string,
+  name: string,
+  size: number,
+  offset: number,
+  limit: number,
+): ToolResult {
+  const shown: string[] = [];
+  let shownBytes = 0;
+  let linesSeen = 0;
+  let next: LineEntry | undefined;
+  const lines = readLinesSync(file, { maxLineBytes: BUFFERED_LINE_BYTES });
+  try {
+    for (let step = lines.next(); !step.done; step = lines.next()) {
+      const entry = step.value;
+      linesSeen = entry.lineNo;
+      if (entry.lineNo < offset) continue;
+      if (shown.length >= limit) {
+        next = entry;
+        break;
+      }
+      const text = 'tooLong' in entry ? longLineStart(file, entry) : shortenLine(entry.text);
+      const line = `${String(entry.lineNo).padStart(6)}\t${text}`;
+      const bytes = Buffer.byteLength(line) + 1;
+      // The first line always goes in, so every call makes progress.
+      if (shown.length > 0 && shownBytes + bytes > OUTPUT_BUDGET_BYTES) {
+        next = entry;
+        break;
+      }
+      shown.push(line);
+      shownBytes += bytes;
+    }
+    if (shown.length === 0) {
+      return failure(
+        `offset ${offset} is past the end of ${name}, which has ${linesSeen} line${linesSeen === 1 ? '' : 's'}`,
+      );
+    }
+    if (next === undefined) return success(shown.join('\n'));
+    const last = next.lineNo - 1;
+    const left = size - next.offset;
+    let rest: string;
+    if (left <= EXACT_COUNT_BYTES) {
+      let count = 1;
+      for (let step = lines.next(); !step.done; step = lines.next()) count += 1;
+      rest = `lines ${offset}-${last} of ${last + count} shown; ${count} more line${count === 1 ? '' : 's'}`;
+    } else {
+      // Counting would mean reading the rest of a large file: estimate from the lines seen.
+      const estimate = Math.max(1, Math.round(left / (next.offset / (next.lineNo - 1))));
+      rest = `lines ${offset}-${last} shown; about ${estimate} more lines (${left} more bytes of ${size})`;
+    }
+    shown.push(`[${rest}; continue with offset=${last + 1}]`);
+    return success(shown.join('\n'));
+  } finally {
+    lines.return(undefined);
+  }
+}
+
+/** The first MAX_LINE_CHARS characters of a line too long to buffer, read at its offset. */
+function longLineStart(file: string, entry: TooLongLineEntry): string {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const buffer = Buffer.alloc(Math.min(LINE_START_BYTES, entry.bytes));
+    const bytesRead = fs.readSync(fd, buffer, 0, buffer.length, entry.offset);
+    // The read may end inside a character; its replacement character is dropped.
+    const start = buffer
+      .subarray(0, bytesRead)
+      .toString('utf8')
+      .replace(/\uFFFD+$/, '');
+    return `${cutToChars(start, MAX_LINE_CHARS)}… [line cut: ${entry.bytes} bytes]`;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
