@@ -6,6 +6,8 @@ import { registerShow } from './commands/show';
 import { registerMessages } from './commands/messages';
 import { registerCleanup } from './commands/cleanup';
 import { registerDoctor } from './commands/doctor';
+import { registerImport } from './commands/import';
+import { registerExport } from './commands/export';
 import { registerRun } from './commands/run';
 import { registerControl } from './commands/control';
 
@@ -36,6 +38,8 @@ export function buildProgram(output: Output): Command {
   registerRun(program, output);
   registerControl(program, output);
   registerDoctor(program, output);
+  registerImport(program, output);
+  registerExport(program, output);
   for (const cmd of program.commands) cmd.exitOverride().configureOutput(program.configureOutput());
   return program;
 }

@@ -219,7 +219,8 @@ export async function startScriptedLlm(options: ScriptedLlmOptions): Promise<Scr
         return;
       }
       if (res.destroyed) return;
-      res.write(chunk);
+      // Wait until the chunk is handed to the socket, so a hang-up comes after it.
+      await new Promise<void>((resolve) => res.write(chunk, () => resolve()));
       sent++;
       if (step.chunkDelayMs) await wait(step.chunkDelayMs);
     }

@@ -8,6 +8,9 @@ import { SCHEMA_VERSION } from '../../core/db/schema';
 import { resolveContext, type CliContext, type GlobalOptions } from '../cli-context';
 import { printJson, type Output } from '../output';
 import { CwbError } from '../../core/errors';
+import { createLlmClient } from '../../core/llm';
+import { PROVIDER_LABELS, displayUrl, providerSettings } from '../../core/llm/provider-info';
+import { secretValues } from '../../core/config/secrets';
 
 type Level = 'ok' | 'warn' | 'fail';
 interface Check {
@@ -26,7 +29,7 @@ export function registerDoctor(program: Command, output: Output): void {
       'check the config, the contexts folder and tasks.db; repair what recovery can repair',
     )
     .option('--json', 'print JSON')
-    .action((opts: { json?: boolean }, cmd: Command) => {
+    .action(async (opts: { json?: boolean }, cmd: Command) => {
       const globals = cmd.optsWithGlobals<GlobalOptions>();
       const checks: Check[] = [];
       const ctx = checkConfig(globals, checks);
@@ -34,6 +37,7 @@ export function registerDoctor(program: Command, output: Output): void {
       checks.push(checkWritable(root));
       checkStore(root, checks);
       checks.push(checkDisk(root));
+      if (ctx) checks.push(await checkProvider(ctx));
       checks.push({
         name: 'runtime',
         level: 'ok',
@@ -62,6 +66,29 @@ function checkConfig(globals: GlobalOptions, checks: Check[]): CliContext | unde
     checks.push({ name: 'config', level: 'fail', detail: (err as Error).message });
     return undefined;
   }
+}
+
+/** Asks the configured provider for its models: a task cannot run if nobody answers. */
+async function checkProvider(ctx: CliContext): Promise<Check> {
+  const llm = ctx.config.llm;
+  const settings = providerSettings(llm);
+  const name = `provider ${PROVIDER_LABELS[llm.provider]}`;
+  const client = createLlmClient(llm, { secrets: secretValues(ctx.config), pingTimeoutMs: 5000 });
+  const result = await client.ping();
+  if (!result.ok)
+    return {
+      name,
+      level: 'warn',
+      detail: `${displayUrl(settings.base_url)} does not answer: ${result.error}`,
+    };
+  const models = result.models ?? [];
+  const model = settings.model;
+  const known = model === null || models.length === 0 || models.includes(model);
+  return {
+    name,
+    level: known ? 'ok' : 'warn',
+    detail: `${displayUrl(settings.base_url)} answers (${models.length} models)${model ? `; model ${model}${known ? '' : ' is not among them'}` : '; no model configured'}`,
+  };
 }
 
 function checkWritable(root: string): Check {
