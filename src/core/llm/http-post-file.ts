@@ -26,6 +26,8 @@ export interface HttpOptions {
   responseTimeoutMs?: number;
   /** Longest silence between two chunks of the response body (default 5 minutes). */
   idleTimeoutMs?: number;
+  /** Connection pool (http.Agent or https.Agent to match the URL); false = a fresh connection. */
+  agent?: http.Agent | false;
 }
 
 export type TransportFailure = 'timeout' | 'idle_timeout' | 'cancelled';
@@ -81,7 +83,11 @@ function send(
     }
     const target = new URL(url);
     const transport = target.protocol === 'https:' ? https : http;
-    const req = transport.request(target, { method, headers: options.headers });
+    const req = transport.request(target, {
+      method,
+      headers: options.headers,
+      ...(options.agent !== undefined && { agent: options.agent }),
+    });
     let settled = false;
     let body: Transform | undefined;
 

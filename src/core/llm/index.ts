@@ -16,6 +16,16 @@ export type { LlmErrorKind } from './llm-error';
 export type { DeltaListener, LlmResponse } from './llm-response';
 export { lookupModel, resolveModelLimits } from './model-registry';
 export type { ConfiguredLimits, ModelLimits } from './model-registry';
+export {
+  API_KEY_ENV,
+  PROVIDER_LABELS,
+  chatUrl,
+  displayUrl,
+  modelsUrl,
+  providerSettings,
+  resolveApiKey,
+} from './provider-info';
+export type { ProviderSettings } from './provider-info';
 export { RAW_ARGUMENTS_KEY, ollamaArguments, toProviderMessage } from './provider-message';
 export type {
   OllamaMessage,

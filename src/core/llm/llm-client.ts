@@ -1,23 +1,24 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import type { CurrentMessage } from '../../shared/task-types';
 import type { LlmConfig, LlmProvider } from '../config/app-config';
 import { badInput } from '../errors';
-import { TransportError, httpGet, postFile } from './http-post-file';
-import type { HttpResponse } from './http-post-file';
+import { httpGet, postFile } from './http-post-file';
 import { asArray, asObject } from './json-shape';
 import { httpError, toLlmError } from './llm-error';
-import type { ErrorContext } from './llm-error';
+import type { ErrorContext, LlmError } from './llm-error';
+import { llmSecrets } from './llm-secrets';
 import { parseBodyJson } from './llm-response';
 import type { DeltaListener, LlmResponse } from './llm-response';
-import { ollamaJsonResponse, readOllamaStream } from './ollama-response';
-import { openAiJsonResponse, readOpenAiStream } from './openai-response';
-import { API_KEY_ENV, chatUrl, modelsUrl, providerSettings, resolveApiKey } from './provider-info';
+import { chatUrl, modelsUrl, providerSettings, resolveApiKey } from './provider-info';
 import type { ProviderSettings } from './provider-info';
 import { writeRequestFile } from './request-file';
-import { DEFAULT_RETRY_POLICY, parseRetryAfter, retryDelay } from './retry';
+import { readAnswer } from './read-answer';
+import { DEFAULT_RETRY_POLICY, parseRetryAfter, withRetries } from './retry';
 import type { RetryPolicy } from './retry';
 import { readBodyText, readErrorBody } from './stream-lines';
 import type { ToolDefinition } from './tool-definition';
@@ -100,7 +101,7 @@ export function createLlmClient(config: LlmConfig, options: LlmClientOptions = {
   const settings: ProviderSettings = providerSettings(config);
   const env = options.env ?? process.env;
   const apiKey = resolveApiKey(provider, settings, env);
-  const secrets = collectSecrets(config, env, options.secrets ?? []);
+  const secrets = llmSecrets(config, env, options.secrets);
   const stream = options.stream ?? true;
   const policy: RetryPolicy = {
     retries: options.retries ?? DEFAULT_RETRY_POLICY.retries,
@@ -109,6 +110,11 @@ export function createLlmClient(config: LlmConfig, options: LlmClientOptions = {
     sleep: options.sleep ?? DEFAULT_RETRY_POLICY.sleep,
     random: options.random ?? DEFAULT_RETRY_POLICY.random,
   };
+  // A pool of its own: keep-alive connections are reused between the calls of one task,
+  // and a socket another client left behind (a restarted server) is never picked up.
+  const agent = settings.base_url.startsWith('https:')
+    ? new https.Agent({ keepAlive: true })
+    : new http.Agent({ keepAlive: true });
   const headers: Record<string, string> = { Accept: 'application/json, text/event-stream' };
   if (apiKey && provider !== 'ollama') headers.Authorization = `Bearer ${apiKey}`;
 
@@ -153,10 +159,12 @@ export function createLlmClient(config: LlmConfig, options: LlmClientOptions = {
         maxOutputTokens: body.maxOutputTokens ?? settings.max_output_tokens,
         contextLength: provider === 'ollama' ? settings.context_length : undefined,
       });
-      return await withRetries(policy, ctx, signal, (deltas) =>
+      const toError = (error: unknown): LlmError => toLlmError(ctx, error);
+      return await withRetries(policy, signal, toError, (state) =>
         attempt(requestPath, ctx, signal, (text) => {
-          deltas.sent = true;
-          onDelta?.(text);
+          if (!onDelta) return;
+          state.shown = true;
+          onDelta(text);
         }),
       );
     } finally {
@@ -173,6 +181,7 @@ export function createLlmClient(config: LlmConfig, options: LlmClientOptions = {
     const res = await postFile(chatUrl(provider, settings.base_url), requestPath, {
       headers,
       signal,
+      agent,
       responseTimeoutMs: options.fetchTimeoutMs,
       idleTimeoutMs: options.idleTimeoutMs,
     });
@@ -188,9 +197,9 @@ export function createLlmClient(config: LlmConfig, options: LlmClientOptions = {
     model: settings.model,
     baseUrl: settings.base_url,
 
-    chat(req) {
+    async chat(req) {
       const model = modelFor(req.model);
-      return send(
+      return await send(
         path.join(req.workDir, REQUEST_FILE_NAME),
         {
           currentPath: req.currentPath,
@@ -230,6 +239,8 @@ export function createLlmClient(config: LlmConfig, options: LlmClientOptions = {
       try {
         const res = await httpGet(modelsUrl(provider, settings.base_url), {
           headers,
+          // A diagnosis must not be fooled by a pooled connection the server has dropped.
+          agent: false,
           responseTimeoutMs: options.pingTimeoutMs ?? DEFAULT_PING_TIMEOUT_MS,
           idleTimeoutMs: options.pingTimeoutMs ?? DEFAULT_PING_TIMEOUT_MS,
         });
@@ -246,67 +257,6 @@ export function createLlmClient(config: LlmConfig, options: LlmClientOptions = {
   };
 }
 
-/** Runs `once` until it succeeds, fails for good, or the retries are spent. */
-async function withRetries<T>(
-  policy: RetryPolicy,
-  ctx: ErrorContext,
-  signal: AbortSignal | undefined,
-  once: (deltas: { sent: boolean }) => Promise<T>,
-): Promise<T> {
-  for (let retry = 0; ; retry++) {
-    const deltas = { sent: false };
-    try {
-      return await once(deltas);
-    } catch (caught) {
-      const error = signal?.aborted ? toLlmError(ctx, cancelledReason()) : toLlmError(ctx, caught);
-      // Text already shown through onDelta would be shown twice by a new attempt.
-      if (!error.retryable || retry >= policy.retries || deltas.sent) throw error;
-      try {
-        await policy.sleep(retryDelay(retry, policy, error.retryAfterMs), signal);
-      } catch (sleepError) {
-        throw toLlmError(ctx, sleepError);
-      }
-      if (signal?.aborted) throw toLlmError(ctx, cancelledReason());
-    }
-  }
-}
-
-function cancelledReason(): TransportError {
-  return new TransportError('cancelled', 'the request was cancelled');
-}
-
-async function readAnswer(
-  provider: LlmProvider,
-  res: HttpResponse,
-  onDelta: DeltaListener,
-): Promise<LlmResponse> {
-  const type = String(res.headers['content-type'] ?? '').toLowerCase();
-  try {
-    if (provider === 'ollama') {
-      if (type.includes('application/json')) {
-        return once(
-          ollamaJsonResponse(parseBodyJson(await readBodyText(res.body), 'the answer')),
-          onDelta,
-        );
-      }
-      return await readOllamaStream(res.body, onDelta);
-    }
-    if (type.includes('text/event-stream')) return await readOpenAiStream(res.body, onDelta);
-    return once(
-      openAiJsonResponse(parseBodyJson(await readBodyText(res.body), 'the answer')),
-      onDelta,
-    );
-  } finally {
-    res.body.destroy();
-  }
-}
-
-/** A non-streamed answer reaches onDelta in one piece, so live views still show it. */
-function once(response: LlmResponse, onDelta: DeltaListener): LlmResponse {
-  if (response.content) onDelta(response.content);
-  return response;
-}
-
 function modelNames(provider: LlmProvider, list: unknown): string[] {
   const root = asObject(list);
   const items = asArray(provider === 'ollama' ? root.models : root.data);
@@ -314,31 +264,4 @@ function modelNames(provider: LlmProvider, list: unknown): string[] {
   return items
     .map((item) => asObject(item)[key])
     .filter((name): name is string => typeof name === 'string');
-}
-
-/** Every value that must never appear in a message: keys, URL passwords, given secrets. */
-function collectSecrets(
-  config: LlmConfig,
-  env: NodeJS.ProcessEnv,
-  extra: readonly string[],
-): string[] {
-  const found = new Set<string>(extra);
-  for (const key of [config.openai.api_key, config.lmstudio.api_key]) if (key) found.add(key);
-  for (const name of Object.values(API_KEY_ENV)) {
-    const value = name ? env[name]?.trim() : undefined;
-    if (value) found.add(value);
-  }
-  for (const url of [config.openai.base_url, config.ollama.base_url, config.lmstudio.base_url]) {
-    try {
-      const { password } = new URL(url);
-      if (password) {
-        found.add(password);
-        found.add(decodeURIComponent(password));
-      }
-    } catch {
-      // not a URL: nothing to hide
-    }
-  }
-  found.delete('');
-  return [...found].sort((a, b) => b.length - a.length);
 }

@@ -151,7 +151,10 @@ function footer(options: RequestFileOptions): string {
       if (max !== undefined) tail.max_completion_tokens = max;
       break;
     case 'lmstudio':
-      // LM Studio still speaks the older max_tokens name.
+      // Asked for too: LM Studio ignores what it does not know, and the versions that
+      // learn it (lmstudio-bug-tracker #713) then report usage for streamed answers.
+      if (options.stream) tail.stream_options = { include_usage: true };
+      // LM Studio speaks the older max_tokens name.
       if (max !== undefined) tail.max_tokens = max;
       break;
     case 'ollama': {

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { TransportError } from './http-post-file';
+import type { LlmError } from './llm-error';
 
 /** How a failed call is tried again: exponential backoff with jitter, Retry-After honored. */
 export interface RetryPolicy {
@@ -49,16 +50,54 @@ export function parseRetryAfter(
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
+/** Whether text of the current attempt already reached the caller. */
+export interface AttemptState {
+  shown: boolean;
+}
+
+/**
+ * Runs `attempt` until it succeeds, fails for good, or the retries are spent. `toError`
+ * turns whatever was thrown into an LlmError, whose `retryable` decides. A failure after
+ * text was shown is final: a new attempt would show it twice. An abort, also during the
+ * wait, ends everything with the cancelled error.
+ */
+export async function withRetries<T>(
+  policy: RetryPolicy,
+  signal: AbortSignal | undefined,
+  toError: (error: unknown) => LlmError,
+  attempt: (state: AttemptState) => Promise<T>,
+): Promise<T> {
+  for (let retry = 0; ; retry++) {
+    const state: AttemptState = { shown: false };
+    try {
+      return await attempt(state);
+    } catch (caught) {
+      const error = toError(signal?.aborted ? cancelled() : caught);
+      if (!error.retryable || retry >= policy.retries || state.shown) throw error;
+      try {
+        await policy.sleep(retryDelay(retry, policy, error.retryAfterMs), signal);
+      } catch (sleepError) {
+        throw toError(sleepError);
+      }
+      if (signal?.aborted) throw toError(cancelled());
+    }
+  }
+}
+
+function cancelled(): TransportError {
+  return new TransportError('cancelled', 'the request was cancelled');
+}
+
 /** setTimeout as a promise that rejects with a cancelled TransportError on abort. */
 export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
-      reject(new TransportError('cancelled', 'the request was cancelled'));
+      reject(cancelled());
       return;
     }
     const onAbort = (): void => {
       clearTimeout(timer);
-      reject(new TransportError('cancelled', 'the request was cancelled'));
+      reject(cancelled());
     };
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
