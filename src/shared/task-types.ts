@@ -60,6 +60,10 @@ export interface MessageRecord extends CurrentMessage {
   tokens_o200k: number;
   kind?: MessageKind;
   usage?: TokenUsage;
+  /** Set on messages a compaction created (summaries, markers): they enter the context only through that compaction's plan. */
+  compaction_id?: number;
+  /** Full tool output kept in tool_outputs/ (seed 002 ToolOutputRef). */
+  output_ref?: string;
 }
 
 /** One line of summaries.jsonl: the union of seed 000 §3.5 and seed 001 §11.3. */

@@ -63,6 +63,7 @@ export const TASK_FILES = {
   messagesIndex: 'messages.jsonl.idx',
   current: 'current.jsonl',
   summaries: 'summaries.jsonl',
+  undone: 'undone.jsonl',
   tools: 'tools.jsonl',
   planning: 'planning.jsonl',
   finalSummary: 'final_summary.txt',
@@ -74,6 +75,7 @@ export const JSONL_FILES = [
   TASK_FILES.messages,
   TASK_FILES.current,
   TASK_FILES.summaries,
+  TASK_FILES.undone,
   TASK_FILES.tools,
   TASK_FILES.planning,
 ] as const;

@@ -32,6 +32,8 @@ export interface NewMessage {
   name?: string;
   kind?: MessageKind;
   usage?: TokenUsage;
+  compaction_id?: number;
+  output_ref?: string;
   /** Keep the message out of current.jsonl (e.g. a summary whose view is rebuilt separately). */
   historyOnly?: boolean;
   timestamp?: string;
@@ -103,6 +105,8 @@ export class MessageStore {
       ...(input.name !== undefined && { name: input.name }),
       ...(input.kind !== undefined && input.kind !== 'message' && { kind: input.kind }),
       ...(input.usage !== undefined && { usage: input.usage }),
+      ...(input.compaction_id !== undefined && { compaction_id: input.compaction_id }),
+      ...(input.output_ref !== undefined && { output_ref: input.output_ref }),
     };
     // Line first, index second: after a crash between the two, opening the index catches up.
     const { offset } = this.logs.messages.append(JSON.stringify(record));

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { readLinesSync } from '../jsonl/line-reader';
 import { isPartial, parseEntry, type BadLine } from './message-window';
 
@@ -9,6 +10,7 @@ export class RecordLogReader<T> {
     const records: T[] = [];
     const bad: BadLine[] = [];
     let seen = 0;
+    if (!fs.existsSync(this.file)) return { records, bad };
     for (const entry of readLinesSync(this.file)) {
       if (records.length >= limit || isPartial(entry)) break;
       if ('text' in entry && entry.text.trim() === '') continue;

@@ -29,6 +29,11 @@ export class RecordLog<T extends object> {
     return record;
   }
 
+  /** The number the next appended record will get. */
+  get nextId(): number {
+    return this.next;
+  }
+
   count(): number {
     return countLines(this.file);
   }

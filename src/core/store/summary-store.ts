@@ -42,6 +42,11 @@ export class SummaryStore {
     }));
   }
 
+  /** The id the next compaction record will get (its messages are written first, tagged with it). */
+  get nextId(): number {
+    return this.log.nextId;
+  }
+
   latest(): SummaryRecord | undefined {
     return this.log.latest();
   }

@@ -1,0 +1,251 @@
+import crypto from 'node:crypto';
+import type { TaskContextManager } from '../store/task-context-manager';
+import type { CurrentMessage, MessageKind } from '../../shared/task-types';
+import { readView } from './read-view';
+import { writeCurrent } from './materialize';
+import { repairToolPairs } from './tool-pairing';
+import { splitSystem } from './format-messages';
+import { entryFromRecord, entrySeq, viewTokens, type ViewEntry } from './view';
+import type { RunReason, Strategy, StrategyContext, Summarizer } from './strategy';
+
+export interface PipelineStep {
+  strategy: Strategy<never>;
+  params: unknown;
+}
+
+export interface CompactionOptions {
+  steps: readonly PipelineStep[];
+  reason: RunReason;
+  dryRun: boolean;
+  summarizer: Summarizer;
+  contextWindow: number;
+  maxOutputTokens: number;
+  lastUsageTokens?: number;
+  signal?: AbortSignal;
+}
+
+/** What one strategy did (or would do, in a dry run). */
+export interface StepReport {
+  strategy: string;
+  applied: boolean;
+  /** Why it did nothing. */
+  reason?: string;
+  recordId?: number;
+  tokensBefore: number;
+  tokensAfter: number;
+  /** Seqs that left the context. */
+  replacedSeqs: number[];
+  /** The messages the step added (summaries, markers, snapshots). */
+  created: { role: string; kind: MessageKind; content: string | null; tokens: number }[];
+  /** Messages shown with other content (trimmed or pruned). */
+  changedSeqs: number[];
+  /** Tokens of what left or changed, and of what took its place (seed 000 original/summary tokens). */
+  originalTokens: number;
+  replacementTokens: number;
+  summary?: string;
+  estimated?: boolean;
+}
+
+export interface CompactionRun {
+  runId: string;
+  dryRun: boolean;
+  reason: RunReason;
+  tokensBefore: number;
+  tokensAfter: number;
+  steps: StepReport[];
+  /** The context the run produced (what the model would see next). */
+  view: ViewEntry[];
+}
+
+/**
+ * Runs a pipeline of strategies over a task's effective context (DESIGN.md §5). Each
+ * applied step stores the messages it created (tagged with its record id, kept out of the
+ * context except through its plan), appends a record with the plan it produced to
+ * summaries.jsonl, and at the end current.jsonl is rebuilt atomically from the last plan.
+ * messages.jsonl only grows. A dry run does all the planning, calls no LLM and writes nothing.
+ */
+export async function runCompaction(
+  task: TaskContextManager,
+  options: CompactionOptions,
+): Promise<CompactionRun> {
+  const runId = crypto.randomUUID();
+  let view = repairToolPairs(readView(task.dir).view);
+  const tokensBefore = viewTokens(view);
+  const steps: StepReport[] = [];
+  for (const step of options.steps) {
+    if (options.signal?.aborted) break;
+    const before = view;
+    const ctx: StrategyContext = {
+      view: before,
+      contextWindow: options.contextWindow,
+      maxOutputTokens: options.maxOutputTokens,
+      lastUsageTokens: options.lastUsageTokens,
+      reason: options.reason,
+      summarizer: options.summarizer,
+      toolOutputs: task.toolOutputs,
+      dryRun: options.dryRun,
+      ...(options.signal && { signal: options.signal }),
+    };
+    const result = await (step.strategy as Strategy<unknown>).run(ctx, step.params);
+    if (!result.applied) {
+      const tokens = viewTokens(before);
+      steps.push({
+        strategy: step.strategy.name,
+        applied: false,
+        reason: result.reason,
+        tokensBefore: tokens,
+        tokensAfter: tokens,
+        replacedSeqs: [],
+        created: [],
+        changedSeqs: [],
+        originalTokens: 0,
+        replacementTokens: 0,
+      });
+      continue;
+    }
+    let after = repairToolPairs(keepSystemFirst(before, result.view));
+    const report = describeStep(
+      step.strategy.name,
+      before,
+      after,
+      result.summary,
+      result.estimated === true,
+    );
+    if (!options.dryRun) {
+      after = persistStep(task, step, after, report, runId);
+    }
+    steps.push(report);
+    view = after;
+    // Later steps see the context the provider would: the last call's usage no longer applies.
+    options = { ...options, lastUsageTokens: undefined };
+  }
+  if (!options.dryRun && steps.some((s) => s.applied)) {
+    await writeCurrent(task.messages.currentPath, view);
+    task.messages.currentReplaced();
+  }
+  return {
+    runId,
+    dryRun: options.dryRun,
+    reason: options.reason,
+    tokensBefore,
+    tokensAfter: viewTokens(view),
+    steps,
+    view,
+  };
+}
+
+/** The system prompt survives every strategy: if a strategy dropped it, it goes back first. */
+function keepSystemFirst(before: readonly ViewEntry[], after: ViewEntry[]): ViewEntry[] {
+  const { system } = splitSystem(before);
+  if (system.length === 0) return after;
+  const rest = after.filter(
+    (e) =>
+      !system.includes(e) && !(e.record && system.some((s) => s.record?.seq === e.record!.seq)),
+  );
+  return [...system, ...rest];
+}
+
+function describeStep(
+  strategy: string,
+  before: readonly ViewEntry[],
+  after: readonly ViewEntry[],
+  summary: string,
+  estimated: boolean,
+): StepReport {
+  const afterSeqs = new Map<number, ViewEntry>();
+  for (const e of after) {
+    const seq = entrySeq(e);
+    if (seq !== undefined) afterSeqs.set(seq, e);
+  }
+  const replacedSeqs: number[] = [];
+  const changedSeqs: number[] = [];
+  let originalTokens = 0;
+  let replacementTokens = 0;
+  for (const e of before) {
+    const seq = entrySeq(e);
+    if (seq === undefined) continue;
+    const now = afterSeqs.get(seq);
+    if (!now) {
+      replacedSeqs.push(seq);
+      originalTokens += e.tokens;
+    } else if (now.message.content !== e.message.content) {
+      changedSeqs.push(seq);
+      originalTokens += e.tokens;
+      replacementTokens += now.tokens;
+    }
+  }
+  const created = after
+    .filter((e) => e.create !== undefined)
+    .map((e) => ({
+      role: e.message.role,
+      kind: e.create!,
+      content: e.message.content,
+      tokens: e.tokens,
+    }));
+  for (const c of created) replacementTokens += c.tokens;
+  return {
+    strategy,
+    applied: true,
+    tokensBefore: viewTokens(before),
+    tokensAfter: viewTokens(after),
+    replacedSeqs,
+    created,
+    changedSeqs,
+    originalTokens,
+    replacementTokens,
+    summary,
+    ...(estimated && { estimated }),
+  };
+}
+
+/** Stores the step: its new messages (tagged), then its record with the plan. Returns the view with stored entries. */
+function persistStep(
+  task: TaskContextManager,
+  step: PipelineStep,
+  view: ViewEntry[],
+  report: StepReport,
+  runId: string,
+): ViewEntry[] {
+  const id = task.summaries.nextId;
+  const createdSeqs: number[] = [];
+  const stored = view.map((entry) => {
+    if (entry.create === undefined) return entry;
+    const message: CurrentMessage = entry.message;
+    const record = task.addMessage({
+      ...message,
+      kind: entry.create,
+      compaction_id: id,
+      historyOnly: true,
+    });
+    createdSeqs.push(record.seq);
+    return entryFromRecord(record);
+  });
+  const touched = [...report.replacedSeqs, ...report.changedSeqs];
+  const recordId = task.recordSummary({
+    strategy: step.strategy.name,
+    start_seq: touched.reduce((a, b) => Math.min(a, b), touched[0] ?? 0),
+    end_seq: touched.reduce((a, b) => Math.max(a, b), 0),
+    summary: report.summary ?? '',
+    original_tokens: report.originalTokens,
+    summary_tokens: report.replacementTokens,
+    compressed_message_count: report.replacedSeqs.length,
+    extra: {
+      plan: stored.map((e) => e.item),
+      through_seq: task.messages.count,
+      tokens_before: report.tokensBefore,
+      tokens_after: report.tokensAfter,
+      replaced_seqs: report.replacedSeqs,
+      changed_seqs: report.changedSeqs,
+      created_seqs: createdSeqs,
+      run_id: runId,
+      params: (step.params ?? {}) as Record<string, unknown>,
+      ...(report.estimated && { estimated: true }),
+    },
+  });
+  if (recordId !== id)
+    throw new Error(
+      `compaction record id ${recordId} differs from the id ${id} its messages were tagged with`,
+    );
+  report.recordId = id;
+  return stored;
+}

@@ -1,0 +1,68 @@
+import path from 'node:path';
+import type { MessageRecord } from '../../shared/task-types';
+import { OffsetIndex } from '../jsonl/offset-index';
+import { readLinesSync } from '../jsonl/line-reader';
+import { TASK_FILES } from '../store/contexts-layout';
+import { activeRecords, type CompactionRecord } from './compaction-record';
+import { LineAtOffset } from './line-at-offset';
+import { entryFromRecord, inlineEntry, type PlanItem, type ViewEntry } from './view';
+
+/**
+ * The effective context of a task, rebuilt from the source of truth: the newest compaction
+ * still in effect gives the plan up to its `through_seq`, and every later message that no
+ * compaction created follows as it is. With no compaction, that is every message.
+ * The view is bounded by what the model can take, so it is held in memory while a
+ * compaction works on it; the history itself is never loaded.
+ */
+export function readView(
+  dir: string,
+  options: { readonly?: boolean } = {},
+): { view: ViewEntry[]; latest: CompactionRecord | undefined; lastSeq: number } {
+  const file = path.join(dir, TASK_FILES.messages);
+  const index = OffsetIndex.open(file, path.join(dir, TASK_FILES.messagesIndex), {
+    readonly: options.readonly ?? true,
+  });
+  try {
+    const latest = activeRecords(dir).records.at(-1);
+    const view: ViewEntry[] = latest ? planEntries(file, index, latest.plan) : [];
+    const from = (latest?.through_seq ?? 0) + 1;
+    if (from <= index.count) {
+      for (const line of readLinesSync(file, { start: index.offsetOf(from), firstLineNo: from })) {
+        if (!('text' in line) || line.partial) continue;
+        const record = parseRecord(line.text);
+        if (record && record.compaction_id === undefined) view.push(entryFromRecord(record));
+      }
+    }
+    return { view, latest, lastSeq: index.count };
+  } finally {
+    index.close();
+  }
+}
+
+/** Plan items with their messages, read by seq through the offset index. */
+export function planEntries(
+  file: string,
+  index: OffsetIndex,
+  plan: readonly PlanItem[],
+): ViewEntry[] {
+  const reader = index.count > 0 ? new LineAtOffset(file) : undefined;
+  try {
+    return plan.flatMap((item): ViewEntry[] => {
+      if ('inline' in item) return [inlineEntry(item.inline)];
+      if (!reader || item.seq < 1 || item.seq > index.count) return [];
+      const record = parseRecord(reader.read(index.offsetOf(item.seq)));
+      return record ? [entryFromRecord(record, item.content)] : [];
+    });
+  } finally {
+    reader?.close();
+  }
+}
+
+function parseRecord(text: string): MessageRecord | undefined {
+  try {
+    const value = JSON.parse(text) as MessageRecord;
+    return typeof value.seq === 'number' && typeof value.role === 'string' ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
