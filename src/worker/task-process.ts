@@ -11,6 +11,9 @@ import type { AgentOutcome, ChatClient, ToolSpec } from '../core/agent/agent-typ
 import { DEFAULT_SYSTEM_PROMPT } from '../core/agent/system-prompt';
 import { findInheritance, inheritanceMessage, inheritanceNotice } from '../core/agent/inheritance';
 import { llmFinalSummary } from '../core/agent/llm-final-summary';
+import { createCompactor } from '../core/compaction/compactor';
+import { buildPipeline } from '../core/compaction/pipeline';
+import { llmSummarizer } from '../core/compaction/llm-summarizer';
 import { builtinToolDefinitions, executeTool } from '../core/tools/tool-registry';
 import { CwbError } from '../core/errors';
 import type { WorkerChannel } from './worker-channel';
@@ -41,7 +44,7 @@ export async function runTaskProcess(
     emit({ type: 'error', uuid: spec.uuid, message: (err as Error).message });
     return 2;
   }
-  const { config, client, model, contextWindow } = prepared;
+  const { config, client, model, contextWindow, maxOutputTokens } = prepared;
   const store = ContextStore.open(spec.contextsRoot, {
     fsync: config.storage.durability === 'fsync',
     summarizer: llmFinalSummary({
@@ -81,6 +84,17 @@ export async function runTaskProcess(
           signal,
           secretValues: secretValues(config),
         }),
+      compactor: createCompactor({
+        task,
+        steps: buildPipeline(config, contextWindow),
+        enabled: config.compaction.enabled,
+        auto: config.compaction.auto,
+        summarizer: llmSummarizer(client, { model: config.compaction.model, workDir: task.dir }),
+        contextWindow,
+        maxOutputTokens,
+        emit,
+        signal: control.stopSignal,
+      }),
       control,
       maxTurns: spec.maxTurns,
       contextWindow,

@@ -11,6 +11,7 @@ export interface PreparedRun {
   client: LlmClient;
   model: string;
   contextWindow: number;
+  maxOutputTokens: number;
 }
 
 /** Config, model and limits: everything that can be wrong before a task exists. */
@@ -39,5 +40,11 @@ export function prepareRun(spec: TaskSpec, env: NodeJS.ProcessEnv): PreparedRun 
     provider,
   );
   const client = createLlmClient(llm, { env, secrets: secretValues(config) });
-  return { config, client, model, contextWindow: limits.contextWindow };
+  return {
+    config,
+    client,
+    model,
+    contextWindow: limits.contextWindow,
+    maxOutputTokens: limits.maxOutputTokens,
+  };
 }

@@ -152,6 +152,24 @@ export class ContextStore implements TaskHost {
     return this.manager(uuid, dir);
   }
 
+  /**
+   * Opens a task that no process is running (paused, completed, failed, imported) for
+   * maintenance that does not change its status: compaction, undo, rewind. A running task
+   * is compacted by its own process instead (ask it through `requestControl`).
+   */
+  openForMaintenance(uuid: string): TaskContextManager {
+    const row = this.requireTask(uuid);
+    if (row.status === 'running') {
+      throw new CwbError(
+        'conflict',
+        `task ${uuid} is running; its own process compacts it (request it instead)`,
+      );
+    }
+    const dir = this.taskPath(row);
+    recoverTaskFiles(dir);
+    return this.manager(uuid, dir);
+  }
+
   /** A read-only view of any task, safe while another process writes to it. */
   readTask(uuid: string): TaskReader {
     const row = this.requireTask(uuid);
