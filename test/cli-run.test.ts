@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ContextStore } from '../src/core/store/context-store';
-import { spawnTs, waitForExit } from './support/run-ts';
+import { spawnCwb, waitForExit } from './support/run-ts';
 import { startScriptedLlm, type ScriptedLlm, type ScriptStep } from './support/scripted-llm-server';
 import { makeTaskEnv } from './support/task-env';
 import { useTempDir } from './support/temp-dir';
@@ -27,16 +27,14 @@ async function setup(
   return { ...makeTaskEnv(tempDir(), { provider: 'openai', url: llm.url }), llm };
 }
 
-/** Runs cwb from source in a real process without blocking this one (the scripted server lives here). */
+/** Runs cwb in a real process without blocking this one (the scripted server lives here). */
 async function cwb(
   env: { root: string; configFile: string },
   ...args: string[]
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawnTs(
-    'src/cli/index.ts',
-    ['--contexts', env.root, '--config', env.configFile, ...args],
-    { OPENAI_API_KEY: API_KEY },
-  );
+  const child = spawnCwb(['--contexts', env.root, '--config', env.configFile, ...args], {
+    OPENAI_API_KEY: API_KEY,
+  });
   return waitForExit(child);
 }
 

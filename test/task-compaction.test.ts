@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TaskSupervisor } from '../src/core/supervisor/task-supervisor';
 import { nodeForkWorker } from '../src/core/supervisor/node-fork';
+import { BUILT_WORKER } from './support/run-ts';
 import { ContextStore } from '../src/core/store/context-store';
 import { allRecords } from '../src/core/compaction/compaction-record';
 import { toProviderMessage } from '../src/core/llm';
@@ -62,7 +63,7 @@ describe('compaction inside a running task', () => {
     for (let i = 1; i <= 3; i++)
       fs.writeFileSync(`${env.workdir}/f${i}.txt`, `line of file ${i}\n`.repeat(1800));
     const supervisor = new TaskSupervisor({
-      fork: nodeForkWorker(),
+      fork: nodeForkWorker(BUILT_WORKER),
       contextsRoot: env.root,
       configFile: env.configFile,
     });
@@ -133,7 +134,7 @@ describe('compaction inside a running task', () => {
         'context_storage:\n  keep_recent_messages: 1\n  min_messages_to_summarize: 1\ncompaction:\n  pipeline: [summarize]\n',
     });
     const supervisor = new TaskSupervisor({
-      fork: nodeForkWorker(),
+      fork: nodeForkWorker(BUILT_WORKER),
       contextsRoot: env.root,
       configFile: env.configFile,
       env: { ...process.env, OPENAI_API_KEY: 'sk-x' },

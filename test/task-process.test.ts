@@ -7,6 +7,7 @@ import { ContextStore } from '../src/core/store/context-store';
 import { toProviderMessage } from '../src/core/llm';
 import type { WorkerEvent } from '../src/shared/worker-protocol';
 import { startScriptedLlm, type ScriptedLlm, type ScriptStep } from './support/scripted-llm-server';
+import { BUILT_WORKER } from './support/run-ts';
 import { allFiles, makeTaskEnv, readCurrent } from './support/task-env';
 import { useTempDir } from './support/temp-dir';
 
@@ -22,7 +23,7 @@ function supervisorFor(env: { root: string; configFile: string }): {
   events: WorkerEvent[];
 } {
   const supervisor = new TaskSupervisor({
-    fork: nodeForkWorker(),
+    fork: nodeForkWorker(BUILT_WORKER),
     contextsRoot: env.root,
     configFile: env.configFile,
     env: { ...process.env, OPENAI_API_KEY: API_KEY },

@@ -10,6 +10,8 @@ import { registerImport } from './commands/import';
 import { registerExport } from './commands/export';
 import { registerRun } from './commands/run';
 import { registerControl } from './commands/control';
+import { registerServe } from './commands/serve';
+import { registerCompaction } from './commands/compaction';
 
 export const CLI_VERSION = '0.1.0';
 
@@ -37,9 +39,11 @@ export function buildProgram(output: Output): Command {
   registerCleanup(program, output);
   registerRun(program, output);
   registerControl(program, output);
+  registerCompaction(program, output);
   registerDoctor(program, output);
   registerImport(program, output);
   registerExport(program, output);
+  registerServe(program, output);
   for (const cmd of program.commands) cmd.exitOverride().configureOutput(program.configureOutput());
   return program;
 }

@@ -64,6 +64,8 @@ export interface MessageRecord extends CurrentMessage {
   compaction_id?: number;
   /** Full tool output kept in tool_outputs/ (seed 002 ToolOutputRef). */
   output_ref?: string;
+  /** In the history but never in the model's context by itself (reasoning, pre-compaction messages of an import). */
+  history_only?: true;
 }
 
 /** One line of summaries.jsonl: the union of seed 000 §3.5 and seed 001 §11.3. */

@@ -34,12 +34,28 @@ export function waitForExit(
   });
 }
 
-/** Runs the `cwb` CLI from source in a real process, as a user would run it. */
+/** The built `cwb` (test/support/global-setup.ts keeps it fresh) and the built task process. */
+export const BUILT_CLI = path.join(REPO_ROOT, 'out', 'main', 'cli.js');
+export const BUILT_WORKER = {
+  file: path.join(REPO_ROOT, 'out', 'main', 'worker.js'),
+  execArgv: [] as string[],
+};
+
+/** Runs `cwb` in a real process, as a user would run it. */
 export function runCwb(args: string[], env: NodeJS.ProcessEnv = {}): SpawnSyncReturns<string> {
-  return spawnSync(process.execPath, tsArgs('src/cli/index.ts', args), {
+  return spawnSync(process.execPath, [BUILT_CLI, ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, CWB_CONFIG: '', ...env },
     encoding: 'utf8',
     timeout: 60_000,
+  });
+}
+
+/** Starts `cwb` without blocking this process (for tests that serve an LLM from here). */
+export function spawnCwb(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
+  return spawn(process.execPath, [BUILT_CLI, ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, CWB_CONFIG: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
 }

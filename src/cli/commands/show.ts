@@ -38,7 +38,7 @@ export function registerShow(program: Command, output: Output): void {
           `created:     ${row.created_at}`,
           `updated:     ${row.updated_at}`,
           row.completed_at ? `ended:       ${row.completed_at}` : undefined,
-          row.parent_uuid ? `inherits:    ${row.parent_uuid}` : undefined,
+          row.parent_uuid ? `parent:      ${row.parent_uuid}` : undefined,
           `messages:    ${row.total_messages}  summaries ${row.total_summaries}  compactions ${row.compression_count}`,
           `calls:       ${row.llm_call_count} LLM, ${row.tool_call_count} tool`,
           `tokens:      ${row.total_tokens} total (in ${row.input_tokens}, out ${row.output_tokens}, cache write ${row.cache_creation_tokens}, cache read ${row.cache_read_tokens})`,

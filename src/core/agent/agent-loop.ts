@@ -64,13 +64,15 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentOutc
       tokens: assistant.tokens,
     });
     emitStats(options, turns);
-    await compact(options, 'after-llm');
 
     const calls = response.tool_calls ?? [];
     if (calls.length === 0) {
+      await compact(options, 'after-llm');
       await compact(options, 'final');
       return { kind: 'completed', turns };
     }
+    // With tool calls pending, the check after the call waits until their results are in:
+    // compacting between a call and its results would answer the call twice.
     await runTools(options, calls);
     emitStats(options, turns);
     if (control.stopSignal.aborted) return { kind: 'stopped', turns };

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import type { TaskContextManager } from '../store/task-context-manager';
+import type { ToolOutputStore } from '../store/tool-output-store';
 import type { CurrentMessage, MessageKind } from '../../shared/task-types';
 import { readView } from './read-view';
 import { writeCurrent } from './materialize';
@@ -7,6 +8,12 @@ import { repairToolPairs } from './tool-pairing';
 import { splitSystem } from './format-messages';
 import { entryFromRecord, entrySeq, viewTokens, type ViewEntry } from './view';
 import type { RunReason, Strategy, StrategyContext, Summarizer } from './strategy';
+
+/**
+ * What a compaction works on: a task opened for writing, or — for a dry run, which writes
+ * nothing — just its folder and tool output store (safe beside a running task's process).
+ */
+export type CompactionTarget = TaskContextManager | { dir: string; toolOutputs: ToolOutputStore };
 
 export interface PipelineStep {
   strategy: Strategy<never>;
@@ -65,11 +72,14 @@ export interface CompactionRun {
  * messages.jsonl only grows. A dry run does all the planning, calls no LLM and writes nothing.
  */
 export async function runCompaction(
-  task: TaskContextManager,
+  target: CompactionTarget,
   options: CompactionOptions,
 ): Promise<CompactionRun> {
+  const task = 'addMessage' in target ? target : undefined;
+  if (!task && !options.dryRun)
+    throw new Error('a compaction that writes needs the task opened for writing');
   const runId = crypto.randomUUID();
-  let view = repairToolPairs(readView(task.dir).view);
+  let view = repairToolPairs(readView(target.dir).view);
   const tokensBefore = viewTokens(view);
   const steps: StepReport[] = [];
   for (const step of options.steps) {
@@ -82,17 +92,24 @@ export async function runCompaction(
       lastUsageTokens: options.lastUsageTokens,
       reason: options.reason,
       summarizer: options.summarizer,
-      toolOutputs: task.toolOutputs,
+      toolOutputs: target.toolOutputs,
       dryRun: options.dryRun,
       ...(options.signal && { signal: options.signal }),
     };
     const result = await (step.strategy as Strategy<unknown>).run(ctx, step.params);
-    if (!result.applied) {
+    let after = result.applied ? repairToolPairs(keepSystemFirst(before, result.view)) : before;
+    // A compaction exists to make the context smaller; one that would grow it is refused.
+    const refusal = !result.applied
+      ? result.reason
+      : viewTokens(after) > viewTokens(before)
+        ? `it would make the context larger (${viewTokens(before)} → ${viewTokens(after)} tokens)`
+        : undefined;
+    if (refusal !== undefined || !result.applied) {
       const tokens = viewTokens(before);
       steps.push({
         strategy: step.strategy.name,
         applied: false,
-        reason: result.reason,
+        reason: refusal ?? '',
         tokensBefore: tokens,
         tokensAfter: tokens,
         replacedSeqs: [],
@@ -103,7 +120,6 @@ export async function runCompaction(
       });
       continue;
     }
-    let after = repairToolPairs(keepSystemFirst(before, result.view));
     const report = describeStep(
       step.strategy.name,
       before,
@@ -111,7 +127,7 @@ export async function runCompaction(
       result.summary,
       result.estimated === true,
     );
-    if (!options.dryRun) {
+    if (task && !options.dryRun) {
       after = persistStep(task, step, after, report, runId);
     }
     steps.push(report);
@@ -119,7 +135,7 @@ export async function runCompaction(
     // Later steps see the context the provider would: the last call's usage no longer applies.
     options = { ...options, lastUsageTokens: undefined };
   }
-  if (!options.dryRun && steps.some((s) => s.applied)) {
+  if (task && !options.dryRun && steps.some((s) => s.applied)) {
     await writeCurrent(task.messages.currentPath, view);
     task.messages.currentReplaced();
   }

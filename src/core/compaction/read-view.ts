@@ -30,7 +30,8 @@ export function readView(
       for (const line of readLinesSync(file, { start: index.offsetOf(from), firstLineNo: from })) {
         if (!('text' in line) || line.partial) continue;
         const record = parseRecord(line.text);
-        if (record && record.compaction_id === undefined) view.push(entryFromRecord(record));
+        if (record && record.compaction_id === undefined && !record.history_only)
+          view.push(entryFromRecord(record));
       }
     }
     return { view, latest, lastSeq: index.count };

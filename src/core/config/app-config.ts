@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { STRATEGY_NAMES } from './strategy-names';
 import { SUMMARY_PROMPT_EN, SUMMARY_PROMPT_JA } from './summary-prompt';
 
 /**
@@ -54,6 +55,75 @@ export const llmConfigSchema = z.strictObject({
   }),
 });
 
+const wholeAtLeast = (min: number) => z.number().int().min(min);
+const ratio = z.number().gt(0).lte(1);
+const directives = z.array(z.string().min(1));
+
+/**
+ * Compaction (DESIGN.md §5): seed 002's CompactionConfig plus one section per strategy
+ * that has settings of its own. The `summarize` strategy reads `storage`
+ * (compression_threshold, keep_recent_messages, min_to_compress, summary_prompt).
+ */
+export const compactionConfigSchema = z.strictObject({
+  /** false = no compaction at all, not even on request. */
+  enabled: z.boolean(),
+  /** false = no automatic compaction; requests still work (seed 002 §2.5). */
+  auto: z.boolean(),
+  /** Seed 002 §2.4: compact when usage reaches context limit × threshold_ratio. */
+  threshold_ratio: ratio,
+  /** Model that writes summaries; null = the task's own model (seed 002 §2.6.2). */
+  model,
+  /** null = the built-in prompt (asks for a <summary> block). */
+  summary_prompt: z.string().min(1).nullable(),
+  /** Appended to the summary prompt as bullets (seed 002 §2.6.3). */
+  summary_directives: directives,
+  /** null = the built-in `<retain>` instruction (seed 002 §2.6.4). */
+  retain_prompt: z.string().min(1).nullable(),
+  retain_directives: directives,
+  /** Newest turns kept verbatim by retain-summary (seed 002 §2.7). */
+  retain_last_turns: wholeAtLeast(0),
+  /** Strategies run in this order, each at most once. */
+  pipeline: z
+    .array(z.enum(STRATEGY_NAMES))
+    .min(1)
+    .refine((names) => new Set(names).size === names.length, 'each strategy at most once'),
+  /** Seed 003's HISTORY_CONFIG. */
+  importance_window: z.strictObject({
+    max_messages: positiveInt,
+    /** Share of the newest messages always kept (seed 003: 40 %). */
+    recent_ratio: ratio,
+    max_text_chars: positiveInt,
+    max_data_chars: positiveInt,
+    max_ui_nodes: positiveInt,
+    max_ui_depth: wholeAtLeast(0),
+    max_ui_children: wholeAtLeast(0),
+    /** Fields dropped from JSON outputs. */
+    noisy_fields: z.array(z.string().min(1)),
+  }),
+  /** Seed 004's condense. */
+  condense: z.strictObject({
+    /** Condense at this share of the context window; 100 = only the token buffer rule. */
+    threshold_percent: z.number().int().min(5).max(100),
+    /** Newest messages always kept (N_MESSAGES_TO_KEEP). */
+    keep_messages: positiveInt,
+    /** Share of the context window kept free (TOKEN_BUFFER_PERCENTAGE). */
+    token_buffer_ratio: z.number().min(0).lt(1),
+  }),
+  /** Seed 004's truncate: hides this share of the messages after the first. */
+  truncate: z.strictObject({ fraction: z.number().gt(0).lt(1) }),
+});
+
+/** Seed 002 §1.3: full tool outputs are cached; the context gets trimmed views. */
+export const toolOutputCacheConfigSchema = z.strictObject({
+  enabled: z.boolean(),
+  /** Token budget for tool outputs in the context; null = see `toolOutputBudgetTokens`. */
+  context_budget_tokens: wholeAtLeast(1000).nullable(),
+  /** An in-context view is cut after this many bytes. */
+  max_message_bytes: wholeAtLeast(1024),
+  /** Each line of an in-context view is cut after this many characters. */
+  max_line_length: wholeAtLeast(80),
+});
+
 export const appConfigSchema = z.strictObject({
   /** Absolute folder for contexts; null = the app's default location. */
   contexts_dir: z.string().nullable(),
@@ -61,6 +131,8 @@ export const appConfigSchema = z.strictObject({
   inheritance: inheritanceConfigSchema,
   llm: llmConfigSchema,
   tools: z.strictObject({ run_command: z.boolean() }),
+  compaction: compactionConfigSchema,
+  tool_output_cache: toolOutputCacheConfigSchema,
 });
 
 export type AppConfig = z.infer<typeof appConfigSchema>;
@@ -69,6 +141,11 @@ export type InheritanceConfig = AppConfig['inheritance'];
 export type LlmConfig = AppConfig['llm'];
 export type LlmProvider = LlmConfig['provider'];
 export type Durability = StorageConfig['durability'];
+export type CompactionConfig = AppConfig['compaction'];
+export type ImportanceWindowConfig = CompactionConfig['importance_window'];
+export type CondenseConfig = CompactionConfig['condense'];
+export type TruncateConfig = CompactionConfig['truncate'];
+export type ToolOutputCacheConfig = AppConfig['tool_output_cache'];
 
 export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
 export const DEFAULT_OLLAMA_BASE_URL = 'http://127.0.0.1:11434';
@@ -77,6 +154,18 @@ export const DEFAULT_LMSTUDIO_BASE_URL = 'http://127.0.0.1:1234/v1';
 /** Seed 001 §7.1 defaults, used only for files written in seed 001's `context` style. */
 export const SEED_001_TOKEN_THRESHOLD = 8000;
 export const SEED_001_KEEP_RECENT = 10;
+
+/**
+ * Seed 002 §1.3: the token budget for tool outputs in a context of `contextWindow`
+ * tokens — the configured one, or 25 % of the window kept between 20000 and 60000.
+ */
+export function toolOutputBudgetTokens(
+  cache: Pick<ToolOutputCacheConfig, 'context_budget_tokens'>,
+  contextWindow: number,
+): number {
+  if (cache.context_budget_tokens !== null) return cache.context_budget_tokens;
+  return Math.min(60_000, Math.max(20_000, Math.floor(contextWindow * 0.25)));
+}
 
 /** A fresh copy every call, so a caller that mutates its config cannot change the defaults. */
 export function defaultConfig(): AppConfig {
@@ -101,6 +190,36 @@ export function defaultConfig(): AppConfig {
       lmstudio: { model: null, base_url: DEFAULT_LMSTUDIO_BASE_URL },
     },
     tools: { run_command: false },
+    compaction: {
+      enabled: true,
+      auto: true,
+      threshold_ratio: 0.8,
+      model: null,
+      summary_prompt: null,
+      summary_directives: [],
+      retain_prompt: null,
+      retain_directives: [],
+      retain_last_turns: 1,
+      pipeline: ['tool-output-trim', 'summarize'],
+      importance_window: {
+        max_messages: 24,
+        recent_ratio: 0.4,
+        max_text_chars: 1000,
+        max_data_chars: 2000,
+        max_ui_nodes: 200,
+        max_ui_depth: 2,
+        max_ui_children: 20,
+        noisy_fields: ['description', 'help'],
+      },
+      condense: { threshold_percent: 100, keep_messages: 3, token_buffer_ratio: 0.1 },
+      truncate: { fraction: 0.5 },
+    },
+    tool_output_cache: {
+      enabled: true,
+      context_budget_tokens: null,
+      max_message_bytes: 51_200,
+      max_line_length: 2000,
+    },
   };
 }
 

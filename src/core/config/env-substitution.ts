@@ -8,7 +8,7 @@ import { ConfigError, formatValue } from './config-error';
  */
 
 export interface Substitution {
-  /** Dotted key the value sits at. */
+  /** Dotted key the value sits at, list positions in brackets (`a.b[0]`). */
   key: string;
   /** The value as written, e.g. "${OPENAI_API_KEY}"; safe to show. */
   written: string;
@@ -27,7 +27,7 @@ export function substituteEnv(
 ): unknown {
   if (typeof value === 'string') return substituteString(value, path, env, file, found);
   if (Array.isArray(value)) {
-    return value.map((item, i) => substituteEnv(item, `${path}.${i}`, env, file, found));
+    return value.map((item, i) => substituteEnv(item, `${path}[${i}]`, env, file, found));
   }
   if (isPlainObject(value)) {
     const out: Record<string, unknown> = {};

@@ -26,6 +26,46 @@ context:
     max_summary_tokens: 4000     # longer summaries are cut
     expiry_days: 30              # older runs are not inherited
 
+# Making a context shorter when it grows too long: the strategies of pipeline run in order.
+# Strategies: summarize, retain-summary, tool-output-trim, importance-window, condense,
+# truncate, extractive. summarize reads context_storage above (compression_threshold,
+# keep_recent_messages, summary_prompt); the others are set here.
+compaction:
+  enabled: true                  # false = never compact, not even on request
+  auto: true                     # false = compact only on request
+  thresholdRatio: 0.8            # compact automatically at 80 % of the model's context window
+  # model: "gpt-4o-mini"         # model that writes summaries (default: the task's own model)
+  # summaryPrompt: |             # retain-summary's prompt (default: the built-in one, answer in <summary>)
+  #   Summarize the conversation so far ...
+  summaryDirectives: []          # extra instructions appended to the summary prompt, e.g. ["Keep file paths"]
+  # retainPrompt: |              # what to list in <retain> (default: the built-in instruction)
+  #   List what must survive: output refs, decisions ...
+  retainDirectives: []           # extra instructions appended to the retain instruction
+  retainLastTurns: 1             # newest turns retain-summary keeps verbatim
+  pipeline: [tool-output-trim, summarize]
+  importance_window:             # the newest messages plus the important older ones
+    max_messages: 24
+    recent_ratio: 0.4            # share of the newest messages always kept
+    max_text_chars: 1000         # longer strings in outputs are cut
+    max_data_chars: 2000         # longer data fields are cut
+    max_ui_nodes: 200            # UI/DOM trees: nodes, depth and children per node kept
+    max_ui_depth: 2
+    max_ui_children: 20
+    noisy_fields: [description, help]  # fields dropped from JSON outputs
+  condense:                      # summary that hides messages without deleting them; falls back to truncate
+    threshold_percent: 100       # condense at this % of the context window (5-100); 100 = only the buffer rule
+    keep_messages: 3             # newest messages always kept
+    token_buffer_ratio: 0.1      # share of the context window kept free
+  truncate:
+    fraction: 0.5                # share of the messages after the first that is hidden
+
+# Large tool outputs: kept in full on disk, cut down in the context, readable again by reference.
+tool_output_cache:
+  enabled: true
+  # contextBudgetTokens: 40000   # tokens of tool output in the context (default: 25 % of the context window, 20000 to 60000)
+  maxMessageBytes: 51200         # one output is cut after 50 KiB
+  maxLineLength: 2000            # each line is cut after this many characters
+
 # The model tasks run with; it also writes summaries.
 llm:
   provider: ollama               # openai, ollama or lmstudio

@@ -4,15 +4,23 @@ export {
   DEFAULT_OLLAMA_BASE_URL,
   DEFAULT_OPENAI_BASE_URL,
   appConfigSchema,
+  compactionConfigSchema,
   defaultConfig,
+  toolOutputBudgetTokens,
+  toolOutputCacheConfigSchema,
 } from './app-config';
 export type {
   AppConfig,
+  CompactionConfig,
+  CondenseConfig,
   Durability,
+  ImportanceWindowConfig,
   InheritanceConfig,
   LlmConfig,
   LlmProvider,
   StorageConfig,
+  ToolOutputCacheConfig,
+  TruncateConfig,
 } from './app-config';
 export { ConfigError } from './config-error';
 export { defaultConfigPath } from './config-path';
@@ -26,3 +34,5 @@ export {
   SUMMARY_PROMPT_JA,
   splitSummaryPrompt,
 } from './summary-prompt';
+export { STRATEGY_NAMES, isStrategyName } from './strategy-names';
+export type { StrategyName } from './strategy-names';

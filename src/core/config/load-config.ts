@@ -132,7 +132,7 @@ function issueError(
   const issue = issues[0];
   if (issue === undefined)
     return new ConfigError({ file, key: section, value: written, allowed: null });
-  const dotted = (segments: readonly PropertyKey[]) => [section, ...segments.map(String)].join('.');
+  const dotted = (segments: readonly PropertyKey[]) => dottedKey(section, segments);
 
   if (issue.code === 'unrecognized_keys') {
     const [first, ...others] = issue.keys;
@@ -142,17 +142,40 @@ function issueError(
     const key = dotted(keyPath);
     const value = shownValue(written, keyPath);
     const also = others.length > 0 ? `; also unknown: ${others.join(', ')}` : '';
+    const meant = sameKeyOtherSpelling(first ?? '', sectionKeys(owner));
+    const hint = meant === undefined ? '' : `, did you mean ${meant}?`;
     return new ConfigError(
       { file, key, value, allowed: describeSection(owner) },
-      `${file}: ${key} = ${formatValue(value)} is not allowed: unknown key (${dotted(issue.path)} accepts ${known})${also}`,
+      `${file}: ${key} = ${formatValue(value)} is not allowed: unknown key${hint} (${dotted(issue.path)} accepts ${known})${also}`,
     );
   }
+  // A rule spanning several values (a repeated list item) says itself what it expects.
+  const own =
+    issue.code === 'custom' ? (issue.params as { allowed?: unknown } | undefined) : undefined;
   return new ConfigError({
     file,
     key: dotted(issue.path),
     value: shownValue(written, issue.path),
-    allowed: allowedAt(schema, issue.path),
+    allowed: typeof own?.allowed === 'string' ? own.allowed : allowedAt(schema, issue.path),
   });
+}
+
+/** `compaction.pipeline[1]`: keys joined by dots, list positions in brackets. */
+function dottedKey(section: string, segments: readonly PropertyKey[]): string {
+  return segments.reduce<string>(
+    (key, segment) =>
+      typeof segment === 'number' ? `${key}[${segment}]` : `${key}.${String(segment)}`,
+    section,
+  );
+}
+
+/**
+ * The known key the user meant when only the spelling convention differs
+ * (`threshold_ratio` for seed 002's `thresholdRatio`, `maxMessages` for `max_messages`).
+ */
+function sameKeyOtherSpelling(key: string, known: readonly string[]): string | undefined {
+  const bare = (k: string) => k.toLowerCase().replace(/[_-]/g, '');
+  return known.find((k) => bare(k) === bare(key));
 }
 
 /**
@@ -161,7 +184,11 @@ function issueError(
  */
 function shownValue(written: unknown, segments: readonly PropertyKey[]): unknown {
   let value = written;
-  for (const segment of segments) value = isPlainObject(value) ? value[String(segment)] : undefined;
+  for (const segment of segments) {
+    if (isPlainObject(value)) value = value[String(segment)];
+    else if (Array.isArray(value) && typeof segment === 'number') value = value[segment] as unknown;
+    else value = undefined;
+  }
   const isReference = typeof value === 'string' && /^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/.test(value);
   return segments[segments.length - 1] === 'api_key' && !isReference ? REDACTED : value;
 }

@@ -9,13 +9,22 @@ import {
   defaultConfig,
 } from './app-config';
 import type { AppConfig } from './app-config';
-import type { ContextSource, ContextStorageSource, LlmSource, ToolsSource } from './source-schemas';
+import type {
+  CompactionSource,
+  ContextSource,
+  ContextStorageSource,
+  LlmSource,
+  ToolOutputCacheSource,
+  ToolsSource,
+} from './source-schemas';
 
 export interface ConfigSources {
   context_storage?: ContextStorageSource | null;
   context?: ContextSource | null;
   llm?: LlmSource | null;
   tools?: ToolsSource | null;
+  compaction?: CompactionSource | null;
+  tool_output_cache?: ToolOutputCacheSource | null;
 }
 
 /**
@@ -68,7 +77,51 @@ export function mapSources(sources: ConfigSources, configDir: string): AppConfig
 
   mapLlm(config, sources.llm ?? undefined);
   config.tools.run_command = sources.tools?.run_command ?? config.tools.run_command;
+  mapCompaction(config, sources.compaction ?? undefined);
+  mapToolOutputCache(config, sources.tool_output_cache ?? undefined);
   return config;
+}
+
+/** Seed 002's camelCase keys become snake_case; the strategy sections already are. */
+function mapCompaction(config: AppConfig, source: CompactionSource | undefined): void {
+  const out = config.compaction;
+  out.enabled = source?.enabled ?? out.enabled;
+  out.auto = source?.auto ?? out.auto;
+  out.threshold_ratio = source?.thresholdRatio ?? out.threshold_ratio;
+  out.model = source?.model ?? out.model;
+  out.summary_prompt = source?.summaryPrompt ?? out.summary_prompt;
+  out.summary_directives = source?.summaryDirectives ?? out.summary_directives;
+  out.retain_prompt = source?.retainPrompt ?? out.retain_prompt;
+  out.retain_directives = source?.retainDirectives ?? out.retain_directives;
+  out.retain_last_turns = source?.retainLastTurns ?? out.retain_last_turns;
+  out.pipeline = source?.pipeline ?? out.pipeline;
+
+  const window = source?.importance_window ?? undefined;
+  const w = out.importance_window;
+  w.max_messages = window?.max_messages ?? w.max_messages;
+  w.recent_ratio = window?.recent_ratio ?? w.recent_ratio;
+  w.max_text_chars = window?.max_text_chars ?? w.max_text_chars;
+  w.max_data_chars = window?.max_data_chars ?? w.max_data_chars;
+  w.max_ui_nodes = window?.max_ui_nodes ?? w.max_ui_nodes;
+  w.max_ui_depth = window?.max_ui_depth ?? w.max_ui_depth;
+  w.max_ui_children = window?.max_ui_children ?? w.max_ui_children;
+  w.noisy_fields = window?.noisy_fields ?? w.noisy_fields;
+
+  const condense = source?.condense ?? undefined;
+  const c = out.condense;
+  c.threshold_percent = condense?.threshold_percent ?? c.threshold_percent;
+  c.keep_messages = condense?.keep_messages ?? c.keep_messages;
+  c.token_buffer_ratio = condense?.token_buffer_ratio ?? c.token_buffer_ratio;
+
+  out.truncate.fraction = source?.truncate?.fraction ?? out.truncate.fraction;
+}
+
+function mapToolOutputCache(config: AppConfig, source: ToolOutputCacheSource | undefined): void {
+  const out = config.tool_output_cache;
+  out.enabled = source?.enabled ?? out.enabled;
+  out.context_budget_tokens = source?.contextBudgetTokens ?? out.context_budget_tokens;
+  out.max_message_bytes = source?.maxMessageBytes ?? out.max_message_bytes;
+  out.max_line_length = source?.maxLineLength ?? out.max_line_length;
 }
 
 function mapLlm(config: AppConfig, llm: LlmSource | undefined): void {

@@ -1,8 +1,10 @@
 import { z } from 'zod';
+import { STRATEGY_NAMES } from './strategy-names';
 
 /**
  * Schemas for the config sections exactly as users write them (seed 000's
- * `context_storage` and `llm`, seed 001's `context`, our `tools`). Validating the user's
+ * `context_storage` and `llm`, seed 001's `context`, seed 002's `compaction` and
+ * `tool_output_cache` in its own camelCase, our `tools`). Validating the user's
  * own shape, before mapping, is what lets every error name the key the user typed.
  *
  * Every field carries a sentence saying what it accepts; errors quote it. A field left
@@ -33,27 +35,43 @@ function section<F extends Record<string, z.ZodType>>(
   return schema;
 }
 
+/** List schemas made by `list()`, with what one item accepts. */
+const lists = new WeakMap<z.ZodType, { item: z.ZodType; allowed: string }>();
+
 export function sectionKeys(schema: z.ZodType): string[] {
   return Object.keys(sections.get(schema)?.fields ?? {});
 }
 
-/** The section schema at `path` below `schema`, if `path` names a section. */
-export function sectionAt(schema: z.ZodType, path: readonly PropertyKey[]): z.ZodType | undefined {
-  let current: z.ZodType = schema;
+/** The schema of the field at `path` below `schema`, through sections and list items. */
+function fieldAt(schema: z.ZodType, path: readonly PropertyKey[]): z.ZodType | undefined {
+  let current: z.ZodType | undefined = schema;
   for (const segment of path) {
-    const child = sections.get(current)?.fields[String(segment)];
-    if (child === undefined) return undefined;
-    current = child;
+    const info = sections.get(current);
+    const list = lists.get(current);
+    if (info !== undefined) current = info.fields[String(segment)];
+    else if (list !== undefined && typeof segment === 'number') current = list.item;
+    else current = undefined;
+    if (current === undefined) return undefined;
   }
-  return sections.has(current) ? current : undefined;
+  return current;
 }
 
-/** What the field at `path` (below `schema`) accepts, for error messages. */
+/** The section schema at `path` below `schema`, if `path` names a section. */
+export function sectionAt(schema: z.ZodType, path: readonly PropertyKey[]): z.ZodType | undefined {
+  const found = fieldAt(schema, path);
+  return found !== undefined && sections.has(found) ? found : undefined;
+}
+
+/** What the field or list item at `path` (below `schema`) accepts, for error messages. */
 export function allowedAt(schema: z.ZodType, path: readonly PropertyKey[]): string {
-  const parent = path.length === 0 ? undefined : sectionAt(schema, path.slice(0, -1));
-  const info = parent === undefined ? undefined : sections.get(parent);
-  const allowed = info?.allowed[String(path[path.length - 1])];
-  if (allowed !== undefined) return allowed;
+  const last = path[path.length - 1];
+  const parent = path.length === 0 ? undefined : fieldAt(schema, path.slice(0, -1));
+  if (parent !== undefined) {
+    const allowed = sections.get(parent)?.allowed[String(last)];
+    if (allowed !== undefined) return allowed;
+    const list = lists.get(parent);
+    if (list !== undefined && typeof last === 'number') return list.allowed;
+  }
   const own = sectionAt(schema, path);
   return own === undefined ? 'a valid value' : describeSection(own);
 }
@@ -86,6 +104,40 @@ const httpUrl = () =>
       return false;
     }
   });
+
+/**
+ * A YAML list whose items are checked one by one, so an error names the item
+ * (`compaction.pipeline[1]`) and says what one item accepts. `distinct` names what the
+ * items are, for the error on a repeated one.
+ */
+function list<T extends z.ZodType>(
+  item: T,
+  itemAllowed: string,
+  rules: { nonEmpty?: boolean; distinct?: string } = {},
+) {
+  const base = rules.nonEmpty === true ? z.array(item).min(1) : z.array(item);
+  const { distinct } = rules;
+  const schema =
+    distinct === undefined
+      ? base
+      : base.superRefine((items, ctx) => {
+          items.forEach((value, i) => {
+            const first = items.indexOf(value);
+            if (first === i) return;
+            ctx.addIssue({
+              code: 'custom',
+              path: [i],
+              input: value,
+              message: `repeated ${distinct}`,
+              params: {
+                allowed: `each ${distinct} at most once (${JSON.stringify(value)} is already at [${first}])`,
+              },
+            });
+          });
+        });
+  lists.set(schema, { item, allowed: itemAllowed });
+  return schema;
+}
 
 const WHOLE_0 = 'a whole number ≥ 0';
 const WHOLE_1 = 'a whole number ≥ 1';
@@ -199,12 +251,117 @@ export const llmSchema = section(
 
 export const toolsSchema = section({ run_command: bool() }, { run_command: BOOL });
 
+const ratio = () => numeric(z.number().gt(0).lte(1));
+const CHARS_1 = 'a whole number of characters ≥ 1';
+
+/** Seed 003's HISTORY_CONFIG, in snake_case. */
+const importanceWindowSchema = section(
+  {
+    max_messages: wholeAtLeast(1),
+    recent_ratio: ratio(),
+    max_text_chars: wholeAtLeast(1),
+    max_data_chars: wholeAtLeast(1),
+    max_ui_nodes: wholeAtLeast(1),
+    max_ui_depth: wholeAtLeast(0),
+    max_ui_children: wholeAtLeast(0),
+    noisy_fields: list(text(), 'a field name (a non-empty text)'),
+  },
+  {
+    max_messages: 'a whole number of messages ≥ 1',
+    recent_ratio: `${RATIO_ALLOWED} (the share of the newest messages always kept)`,
+    max_text_chars: CHARS_1,
+    max_data_chars: CHARS_1,
+    max_ui_nodes: 'a whole number of nodes ≥ 1',
+    max_ui_depth: 'a whole number of levels ≥ 0',
+    max_ui_children: 'a whole number of children ≥ 0',
+    noisy_fields: 'a list of field names dropped from JSON outputs, e.g. [description, help]',
+  },
+);
+
+/** Seed 004's thresholds and constants. */
+const condenseSchema = section(
+  {
+    threshold_percent: numeric(z.number().int().min(5).max(100)),
+    keep_messages: wholeAtLeast(1),
+    token_buffer_ratio: numeric(z.number().min(0).lt(1)),
+  },
+  {
+    threshold_percent: 'a whole number from 5 to 100 (percent of the context window)',
+    keep_messages: 'a whole number of messages ≥ 1',
+    token_buffer_ratio: 'a number ≥ 0 and less than 1 (the share of the context window kept free)',
+  },
+);
+
+const truncateSchema = section(
+  { fraction: numeric(z.number().gt(0).lt(1)) },
+  { fraction: 'a number greater than 0 and less than 1 (the share of messages hidden)' },
+);
+
+const STRATEGY_LIST = STRATEGY_NAMES.map((name) => `"${name}"`).join(', ');
+const DIRECTIVE = 'a non-empty text';
+
+/** Seed 002's CompactionConfig with its own camelCase keys, plus our strategy sections. */
+export const compactionSchema = section(
+  {
+    enabled: bool(),
+    auto: bool(),
+    thresholdRatio: ratio(),
+    model: text(),
+    summaryPrompt: text(),
+    summaryDirectives: list(text(), DIRECTIVE),
+    retainPrompt: text(),
+    retainDirectives: list(text(), DIRECTIVE),
+    retainLastTurns: wholeAtLeast(0),
+    pipeline: list(z.enum(STRATEGY_NAMES), `one of ${STRATEGY_LIST}`, {
+      nonEmpty: true,
+      distinct: 'strategy',
+    }),
+    importance_window: importanceWindowSchema,
+    condense: condenseSchema,
+    truncate: truncateSchema,
+  },
+  {
+    enabled: BOOL,
+    auto: BOOL,
+    thresholdRatio: RATIO_ALLOWED,
+    model: `${MODEL} (empty = the task's own model)`,
+    summaryPrompt: 'a non-empty text (empty = the built-in prompt)',
+    summaryDirectives: 'a list of texts, each appended to the summary prompt as a bullet',
+    retainPrompt: 'a non-empty text (empty = the built-in retain instruction)',
+    retainDirectives: 'a list of texts, each appended to the retain instruction as a bullet',
+    retainLastTurns: WHOLE_0,
+    pipeline: `a non-empty list of strategies, each one of ${STRATEGY_LIST}`,
+    importance_window: describeSection(importanceWindowSchema),
+    condense: describeSection(condenseSchema),
+    truncate: describeSection(truncateSchema),
+  },
+);
+
+/** Seed 002's ToolOutputCacheConfig with its own camelCase keys. */
+export const toolOutputCacheSchema = section(
+  {
+    enabled: bool(),
+    contextBudgetTokens: wholeAtLeast(1000),
+    maxMessageBytes: wholeAtLeast(1024),
+    maxLineLength: wholeAtLeast(80),
+  },
+  {
+    enabled: BOOL,
+    contextBudgetTokens:
+      'a whole number of tokens ≥ 1000 (empty = 25 % of the context window, kept between 20000 and 60000)',
+    maxMessageBytes: 'a whole number of bytes ≥ 1024',
+    maxLineLength: 'a whole number of characters ≥ 80',
+  },
+);
+
 /** The top-level keys this app owns; every other top-level key belongs to someone else. */
 export const SOURCE_SECTIONS = {
   context_storage: contextStorageSchema,
   context: contextSchema,
   llm: llmSchema,
   tools: toolsSchema,
+  compaction: compactionSchema,
+  tool_output_cache: toolOutputCacheSchema,
 } as const;
 
 export type SourceSectionName = keyof typeof SOURCE_SECTIONS;
@@ -213,3 +370,5 @@ export type ContextStorageSource = z.output<typeof contextStorageSchema>;
 export type ContextSource = z.output<typeof contextSchema>;
 export type LlmSource = z.output<typeof llmSchema>;
 export type ToolsSource = z.output<typeof toolsSchema>;
+export type CompactionSource = z.output<typeof compactionSchema>;
+export type ToolOutputCacheSource = z.output<typeof toolOutputCacheSchema>;

@@ -1,5 +1,6 @@
 import type { TaskKey, TaskRow, TaskStatus, TokenUsage } from '../../shared/task-types';
-import { TASK_STATUSES } from '../../shared/task-types';
+import { TASK_SORT_COLUMNS } from '../../shared/api/tasks-api';
+import { taskWhere, type TaskFilter } from './task-filter';
 import { writeTx, type Db } from './open-database';
 import { notFound } from '../errors';
 
@@ -40,35 +41,11 @@ export interface FinalStats {
   final_message_count: number;
 }
 
-export const SORTABLE_COLUMNS = [
-  'created_at',
-  'updated_at',
-  'completed_at',
-  'started_at',
-  'status',
-  'title',
-  'repo',
-  'repository',
-  'task_type',
-  'task_id',
-  'user',
-  'model',
-  'total_messages',
-  'total_tokens',
-  'compression_count',
-  'tool_call_count',
-  'llm_call_count',
-] as const;
+/** The task table's sort columns (the UI contract owns the list). */
+export const SORTABLE_COLUMNS = TASK_SORT_COLUMNS;
 export type SortColumn = (typeof SORTABLE_COLUMNS)[number];
 
-export interface TaskQuery {
-  status?: TaskStatus[];
-  repo?: string;
-  user?: string;
-  model?: string;
-  search?: string;
-  createdFrom?: string;
-  createdTo?: string;
+export interface TaskQuery extends TaskFilter {
   sort?: SortColumn;
   order?: 'asc' | 'desc';
   limit?: number;
@@ -325,38 +302,7 @@ export class TaskRepository {
 
   /** Paged, sorted, filtered listing: every filter is answered by SQLite, never in memory. */
   query(q: TaskQuery = {}): { rows: TaskRow[]; total: number } {
-    const where: string[] = [];
-    const params: Record<string, unknown> = {};
-    if (q.status?.length) {
-      const names = q.status.filter((s) => (TASK_STATUSES as readonly string[]).includes(s));
-      where.push(`status IN (${names.map((_, i) => `@status${i}`).join(', ')})`);
-      names.forEach((s, i) => (params[`status${i}`] = s));
-    }
-    if (q.repo) {
-      where.push('(repo = @repo OR repository = @repo)');
-      params.repo = q.repo;
-    }
-    if (q.user) {
-      where.push('user = @user');
-      params.user = q.user;
-    }
-    if (q.model) {
-      where.push('model = @model');
-      params.model = q.model;
-    }
-    if (q.search) {
-      where.push(`(title LIKE @search ESCAPE '\\' OR prompt LIKE @search ESCAPE '\\')`);
-      params.search = `%${q.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    }
-    if (q.createdFrom) {
-      where.push('created_at >= @createdFrom');
-      params.createdFrom = q.createdFrom;
-    }
-    if (q.createdTo) {
-      where.push('created_at <= @createdTo');
-      params.createdTo = q.createdTo;
-    }
-    const whereSql = where.length ? `WHERE ${where.join(' AND ')}` : '';
+    const { sql: whereSql, params } = taskWhere(q);
     const sort: SortColumn =
       q.sort && (SORTABLE_COLUMNS as readonly string[]).includes(q.sort) ? q.sort : 'created_at';
     const order = q.order === 'asc' ? 'ASC' : 'DESC';

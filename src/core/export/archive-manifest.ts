@@ -11,22 +11,17 @@ import { JSONL_FILES, TASK_FILES } from '../store/contexts-layout';
  *     tasks: [{ uuid, row: <the tasks.db row>, files: [{ path, bytes, sha256 }] }] }
  *
  * Only the files a task folder is made of travel, and an import accepts nothing else:
- * the names below, their `.corrupt` companions (torn lines set aside by recovery), and
- * `tool_outputs/<ref>.txt`. Temporary files (`.x.tmp-*`, request.json) are left out.
+ * the store's TASK_FILES, the `.corrupt` companions of its JSONL files (torn lines set
+ * aside by recovery), and `tool_outputs/<ref>.txt`. Temporary files (`.x.tmp-*`,
+ * request.json) are left out.
  */
 export const ARCHIVE_FORMAT = 'cwb-task-archive';
 export const ARCHIVE_VERSION = 1;
 export const MANIFEST_NAME = 'manifest.json';
 
+// Derived from the store's own list, so a file the store adds later travels too.
 const PLAIN_FILES: readonly string[] = [
-  TASK_FILES.metadata,
-  TASK_FILES.messages,
-  TASK_FILES.messagesIndex,
-  TASK_FILES.current,
-  TASK_FILES.summaries,
-  TASK_FILES.tools,
-  TASK_FILES.planning,
-  TASK_FILES.finalSummary,
+  ...Object.values(TASK_FILES).filter((name) => name !== TASK_FILES.toolOutputs),
   ...JSONL_FILES.map((f) => `${f}.corrupt`),
 ];
 
@@ -46,16 +41,19 @@ export const ManifestFileSchema = z.object({
 });
 
 const nullableString = z.string().nullable();
+const timestamp = z.string().max(64);
+const uuid = z.string().refine(isTaskUuid, 'not a task uuid (UUID v4)');
 const count = z.number().int().nonnegative();
 
 /** The tasks.db row as exported; extra columns (generated ones such as task_identifier) are allowed and ignored. */
 export const ManifestRowSchema = z.looseObject({
-  uuid: z.string().refine(isTaskUuid, 'not a task uuid (UUID v4)'),
+  uuid,
   status: z.enum(TASK_STATUSES),
   title: nullableString,
   prompt: nullableString,
   workdir: nullableString,
-  parent_uuid: nullableString,
+  // Other code may look a parent up by id, so it must be a uuid like any task id.
+  parent_uuid: uuid.nullable(),
   task_source: z.string(),
   owner: z.string(),
   repo: z.string(),
@@ -63,10 +61,10 @@ export const ManifestRowSchema = z.looseObject({
   task_type: z.string(),
   task_id: z.string(),
   user: nullableString,
-  created_at: z.string(),
-  started_at: nullableString,
-  updated_at: z.string(),
-  completed_at: nullableString,
+  created_at: timestamp,
+  started_at: timestamp.nullable(),
+  updated_at: timestamp,
+  completed_at: timestamp.nullable(),
   process_id: z.number().int().nullable(),
   hostname: nullableString,
   llm_provider: nullableString,
@@ -90,7 +88,7 @@ export const ManifestRowSchema = z.looseObject({
 });
 
 export const ManifestTaskSchema = z.object({
-  uuid: z.string().refine(isTaskUuid, 'not a task uuid (UUID v4)'),
+  uuid,
   row: ManifestRowSchema,
   files: z.array(ManifestFileSchema),
 });

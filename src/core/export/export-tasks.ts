@@ -60,7 +60,9 @@ export async function exportTasks(
         'usage',
         '--current applies to markdown and openai; an archive holds every file',
       );
-    const target = request.output ?? defaultArchiveName(uuids);
+    let target = request.output ?? defaultArchiveName(uuids);
+    if (target !== '-' && isDirectory(target))
+      target = path.join(target, defaultArchiveName(uuids));
     const archived: ArchivedTask[] = [];
     const file = await writeTo(target, stdout, uuids, async (out) => {
       archived.push(...(await writeArchive(store, uuids, out.stream)));

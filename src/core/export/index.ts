@@ -1,5 +1,11 @@
 /** Export: portable archives, Markdown transcripts and OpenAI messages JSON, all streamed. */
-export { exportTasks, EXPORT_FORMATS, type ExportFormat, type ExportRequest, type ExportResult } from './export-tasks';
+export {
+  exportTasks,
+  EXPORT_FORMATS,
+  type ExportFormat,
+  type ExportRequest,
+  type ExportResult,
+} from './export-tasks';
 export { writeArchive, type ArchivedTask } from './archive-export';
 export { writeMarkdown, type TranscriptExport } from './markdown-export';
 export { writeOpenAi } from './openai-export';

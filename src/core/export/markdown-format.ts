@@ -1,8 +1,9 @@
 /**
  * Pure formatting of a task transcript as Markdown, one block at a time (the exporter
- * streams blocks; nothing here sees more than one message or record). Compaction
- * summaries, truncation markers, inherited context and reasoning are headed with a
- * ⟪LABEL⟫ and quoted; tool calls and results are fenced, so they stand out from prose.
+ * streams blocks; nothing here sees more than one message or record). Every message has a
+ * `### #seq · role` heading and its text quoted; compaction summaries, truncation markers,
+ * inherited context and reasoning carry a ⟪LABEL⟫ in that heading; tool calls and tool
+ * results are fenced blocks with ⟪TOOL CALL⟫ / ⟪TOOL RESULT⟫ labels.
  */
 import type {
   CurrentMessage,
@@ -112,12 +113,14 @@ export function messageBlock(m: MessageRecord | CurrentMessage, label: string): 
     );
     body = fenced(content, 'text');
   } else {
+    // Quoted, so headings and rules inside a message cannot break the transcript's outline.
     if (m.name) head.push(`name ${code(m.name)}`);
-    body = content;
+    body = quoted(content);
   }
   if (record) head.push(`${utc(record.timestamp)} · ~${n(record.tokens)} tokens`);
   const parts = [head.join(' · '), ''];
-  if (body.trim() !== '') parts.push(body, '');
+  // A tool result is shown even when empty; other messages only when they have text.
+  if (m.role === 'tool' || content.trim() !== '') parts.push(body, '');
   for (const call of m.tool_calls ?? []) {
     const args = prettyArguments(call.function.arguments);
     parts.push(

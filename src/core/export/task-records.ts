@@ -21,6 +21,11 @@ export async function* taskRecords(file: string): AsyncGenerator<RecordLine> {
   for await (const line of readJsonl(file)) {
     if (line.partial) continue;
     if (line.ok) yield { ok: true, value: line.value, lineNo: line.lineNo };
-    else yield { ok: false, file: name, lineNo: line.lineNo, error: line.error };
+    else {
+      // The reader's message names the file and line; they are fields here already.
+      const prefix = `${name} line ${line.lineNo}: `;
+      const error = line.error.startsWith(prefix) ? line.error.slice(prefix.length) : line.error;
+      yield { ok: false, file: name, lineNo: line.lineNo, error };
+    }
   }
 }

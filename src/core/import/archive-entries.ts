@@ -43,7 +43,7 @@ export function classifyEntry(entry: ZipEntryInfo, maxBytes: number): ArchiveEnt
   const isDirectoryName = name.endsWith('/');
   const segments = (isDirectoryName ? name.slice(0, -1) : name).split('/');
   if (segments.some((s) => s === '' || s === '.' || s === '..'))
-    refuse('"." , ".." or empty path segment');
+    refuse('".", ".." or empty path segment');
   const type = fileType(entry);
   if (type === 'special') refuse('a symbolic link or special file');
   if (type === 'directory' && !isDirectoryName) refuse('a folder whose name does not end with "/"');

@@ -41,8 +41,9 @@ export async function sniffFile(file: string): Promise<Sniffed> {
   for await (const line of readJsonl(file, { maxLineBytes: SNIFF_LINE_BYTES })) {
     if (++seen > SNIFF_LINES) break;
     if (!line.ok) {
-      // A pretty-printed document's first line ("{" or "[") does not parse on its own.
-      if (seen === 1) break;
+      // A pretty-printed document's first line ("{" or "[") does not parse on its own; a
+      // first line too long to sniff may still be a JSONL entry, so look further then.
+      if (seen === 1 && line.bytes <= SNIFF_LINE_BYTES) break;
       continue;
     }
     const value = line.value;

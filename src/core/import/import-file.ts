@@ -75,7 +75,8 @@ export async function importFile(
   let imported: TranscriptImport;
   if (format === 'claude-code') imported = await importClaudeCode(store, file, options);
   else if (format === 'codex') imported = await importCodex(store, file, options);
-  else if (format === 'openai') imported = await importOpenAiChat(store, file, doc ?? (await parse(file)));
+  else if (format === 'openai')
+    imported = await importOpenAiChat(store, file, doc ?? (await parse(file)));
   else imported = await importSweAgent(store, file, doc ?? (await parse(file)));
   return result(file, format, imported.rows.map(importedTask), imported.report);
 }

@@ -21,7 +21,13 @@ export class ImportReport {
   }
 
   skipLine(line: number, error: string): void {
-    this.push({ file: this.file, line, error });
+    // The line reader names file and line in its messages; they are fields here already.
+    const prefix = `${this.file} line ${line}: `;
+    this.push({
+      file: this.file,
+      line,
+      error: error.startsWith(prefix) ? error.slice(prefix.length) : error,
+    });
   }
 
   skipItem(item: string, error: string): void {

@@ -126,7 +126,13 @@ async function importRun(
     model: run.model,
     key: { task_source: 'openai-chat', task_id: run.taskId },
     status: 'completed',
-    source: { format: 'openai', file: path.resolve(file), ...run.fields },
+    source: {
+      format: 'openai',
+      file: path.resolve(file),
+      cwd: null,
+      model: run.model,
+      ...run.fields,
+    },
   });
   try {
     const writer = new TranscriptWriter(session.task);

@@ -47,11 +47,13 @@ export async function importSweAgent(
   const instance = path.basename(file).replace(/\.traj$/, '');
   const firstTask = history.find((m) => isRecord(m) && m.role === 'user' && m.is_demo !== true);
   const prompt = isRecord(firstTask) ? contentText(firstTask.content) : undefined;
+  const cwd = workingDir(steps) ?? null;
+  const model = modelName(doc) ?? null;
   const session = await beginImport(store, {
     title: instance,
     prompt: prompt !== undefined ? clip(prompt, PROMPT_MAX_CHARS) : null,
-    workdir: workingDir(steps) ?? null,
-    model: modelName(doc) ?? null,
+    workdir: cwd,
+    model,
     key: { task_source: 'swe-agent', task_id: instance, ...repoOf(instance) },
     status: failed ? 'failed' : 'completed',
     ...(failed && { error_message: `SWE-agent exit status: ${exitStatus}` }),
@@ -59,6 +61,8 @@ export async function importSweAgent(
       format: 'swe-agent',
       file: path.resolve(file),
       instance_id: instance,
+      cwd,
+      model,
       environment: asString(doc.environment) ?? null,
       exit_status: exitStatus ?? null,
       model_stats: stats ?? null,

@@ -8,10 +8,15 @@ import { writeAll, writeAllSync } from './write-all';
  * Replaces `target` so that readers, and the disk after a power cut, see either the old
  * content or the new one, never a mix: write a temp file beside it, fsync, rename over.
  */
-export function writeFileAtomic(target: string, data: string | Buffer): void {
+export function writeFileAtomic(
+  target: string,
+  data: string | Buffer,
+  options: { mode?: number } = {},
+): void {
   const temp = tempPathFor(target);
   try {
-    const fd = fs.openSync(temp, 'wx');
+    // The mode is set when the temp file is created, so the file is never readable more widely.
+    const fd = fs.openSync(temp, 'wx', options.mode ?? 0o666);
     try {
       writeAllSync(fd, toBuffer(data));
       fs.fsyncSync(fd);

@@ -107,6 +107,7 @@ export class MessageStore {
       ...(input.usage !== undefined && { usage: input.usage }),
       ...(input.compaction_id !== undefined && { compaction_id: input.compaction_id }),
       ...(input.output_ref !== undefined && { output_ref: input.output_ref }),
+      ...(input.historyOnly && { history_only: true as const }),
     };
     // Line first, index second: after a crash between the two, opening the index catches up.
     const { offset } = this.logs.messages.append(JSON.stringify(record));

@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import type { TaskRow, TokenUsage } from '../../shared/task-types';
@@ -123,7 +122,7 @@ export async function restoreTask(
         error_message:
           row.status === 'running' ? 'imported while it was running' : row.error_message,
         process_id: null,
-        hostname: row.hostname ?? os.hostname(),
+        hostname: row.hostname,
       });
       fs.renameSync(staging, taskDir(store.root, statusFolder(status), uuid));
       return uuid;

@@ -16,8 +16,11 @@ export interface WorkerEntry {
  */
 export function resolveWorkerEntry(fromUrl: string = import.meta.url): WorkerEntry {
   const here = path.dirname(fileURLToPath(fromUrl));
-  const built = path.join(here, 'worker.js');
-  if (fs.existsSync(built)) return { file: built, execArgv: [] };
+  // Bundled, this code sits in out/main/ (or in a shared chunk in out/main/chunks/).
+  for (const dir of [here, path.dirname(here)]) {
+    const built = path.join(dir, 'worker.js');
+    if (fs.existsSync(built) && !fromUrl.endsWith('.ts')) return { file: built, execArgv: [] };
+  }
   let dir = here;
   while (!fs.existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir)
     dir = path.dirname(dir);

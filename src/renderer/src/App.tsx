@@ -1,14 +1,15 @@
+import { AppHeader } from './components/app-header';
+import { TaskListPanel } from './components/task-list-panel';
+import { useAppInfo } from './hooks/use-app-info';
+
 export function App() {
+  const info = useAppInfo();
   return (
-    <main className="welcome">
-      <div className="mark" aria-hidden="true">
-        <span />
-        <span />
-        <span />
-        <span />
-      </div>
-      <h1>Context Workbench</h1>
-      <p>Run, browse and compact your agents&apos; contexts.</p>
-    </main>
+    <div className="app">
+      <AppHeader info={info} />
+      <main className="app-main">
+        <TaskListPanel />
+      </main>
+    </div>
   );
 }

@@ -1,0 +1,159 @@
+import type { Command } from 'commander';
+import {
+  STRATEGY_NAMES,
+  isStrategyName,
+  type StrategyName,
+} from '../../core/config/strategy-names';
+import { compactTask, rewindTask, undoTaskCompaction } from '../../core/compaction/task-compaction';
+import type { CompactionRun, StepReport } from '../../core/compaction/compaction-engine';
+import { allRecords } from '../../core/compaction/compaction-record';
+import { CwbError } from '../../core/errors';
+import { resolveContext, withStore, type GlobalOptions } from '../cli-context';
+import { clip, formatCount, formatTable, formatTime, printJson, type Output } from '../output';
+import { parseCount } from '../parse-args';
+import { parseTaskUuidArg } from '../task-uuid-arg';
+
+export function registerCompaction(program: Command, output: Output): void {
+  program
+    .command('compact')
+    .description(
+      "compact a task's context now (a running task is asked to do it after its current step)",
+    )
+    .argument('<uuid>', 'task id')
+    .option(
+      '--pipeline <list>',
+      `comma-separated strategies (${STRATEGY_NAMES.join(', ')}); default: the config's`,
+    )
+    .option('--dry-run', 'show what would happen: no LLM call, nothing written')
+    .option('--offline', 'summarize with the extractive digest instead of the model')
+    .option('--json', 'print JSON')
+    .action(
+      async (
+        uuidArg: string,
+        opts: { pipeline?: string; dryRun?: boolean; offline?: boolean; json?: boolean },
+        cmd: Command,
+      ) => {
+        const uuid = parseTaskUuidArg(uuidArg);
+        const pipeline = opts.pipeline === undefined ? undefined : parsePipeline(opts.pipeline);
+        const ctx = resolveContext(cmd.optsWithGlobals<GlobalOptions>());
+        const outcome = await withStore(ctx, (store) =>
+          compactTask(store, ctx.config, uuid, {
+            dryRun: opts.dryRun === true,
+            offline: opts.offline === true,
+            ...(pipeline && { pipeline }),
+          }),
+        );
+        if (outcome.kind === 'requested') {
+          if (opts.json) printJson(output, { uuid, requested: true });
+          else output.out(`task ${uuid} is running: it will compact after its current step`);
+          return;
+        }
+        const { view: _view, ...run } = outcome.run;
+        if (opts.json) printJson(output, run);
+        else output.out(describeRun(outcome.run));
+      },
+    );
+
+  program
+    .command('compactions')
+    .description('list the compactions of a task, newest last (undone ones marked)')
+    .argument('<uuid>', 'task id')
+    .option('--json', 'print JSON (with each plan)')
+    .action(async (uuidArg: string, opts: { json?: boolean }, cmd: Command) => {
+      const uuid = parseTaskUuidArg(uuidArg);
+      const ctx = resolveContext(cmd.optsWithGlobals<GlobalOptions>());
+      const records = await withStore(ctx, (store) => allRecords(store.readTask(uuid).dir));
+      if (opts.json) {
+        printJson(output, { uuid, compactions: records });
+        return;
+      }
+      if (records.length === 0) {
+        output.out('No compactions yet.');
+        return;
+      }
+      output.out(
+        formatTable(
+          ['ID', 'STRATEGY', 'WHEN (UTC)', 'SEQS', 'TOKENS', 'STATE', 'SUMMARY'],
+          records.map((r) => [
+            String(r.id),
+            r.strategy,
+            formatTime(r.created_at),
+            r.start_seq ? `${r.start_seq}–${r.end_seq}` : '-',
+            `${formatCount(r.tokens_before)} → ${formatCount(r.tokens_after)}`,
+            r.undone ? 'undone' : 'in effect',
+            r.summary,
+          ]),
+        ),
+      );
+    });
+
+  program
+    .command('undo')
+    .description('undo a compaction (and the later ones built on it); nothing is deleted')
+    .argument('<uuid>', 'task id')
+    .argument('<id>', 'compaction id (see cwb compactions)')
+    .option('--json', 'print JSON')
+    .action(async (uuidArg: string, idArg: string, opts: { json?: boolean }, cmd: Command) => {
+      const uuid = parseTaskUuidArg(uuidArg);
+      const id = parseCount('<id>', idArg, 1);
+      const ctx = resolveContext(cmd.optsWithGlobals<GlobalOptions>());
+      const result = await withStore(ctx, (store) => undoTaskCompaction(store, uuid, id));
+      if (opts.json) printJson(output, result);
+      else
+        output.out(
+          `Undid compaction${result.undone.length > 1 ? 's' : ''} ${result.undone.join(', ')}: context ${formatCount(result.tokensBefore)} → ${formatCount(result.tokensAfter)} tokens.`,
+        );
+    });
+
+  program
+    .command('rewind')
+    .description(
+      'take the context back to just after message SEQ (later messages stay in the history)',
+    )
+    .argument('<uuid>', 'task id')
+    .argument('<seq>', 'message seq')
+    .option('--json', 'print JSON')
+    .action(async (uuidArg: string, seqArg: string, opts: { json?: boolean }, cmd: Command) => {
+      const uuid = parseTaskUuidArg(uuidArg);
+      const seq = parseCount('<seq>', seqArg, 1);
+      const ctx = resolveContext(cmd.optsWithGlobals<GlobalOptions>());
+      const result = await withStore(ctx, (store) => rewindTask(store, uuid, seq));
+      if (opts.json) printJson(output, result);
+      else
+        output.out(
+          `Rewound to message ${seq} (record ${result.recordId}): ${result.hiddenSeqs.length} later messages left the context${result.undone.length ? `, compactions ${result.undone.join(', ')} undone` : ''}; ${formatCount(result.tokensBefore)} → ${formatCount(result.tokensAfter)} tokens. Undo it with: cwb undo ${uuid} ${result.recordId}`,
+        );
+    });
+}
+
+function parsePipeline(value: string): StrategyName[] {
+  const names = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (names.length === 0) throw new CwbError('usage', '--pipeline: name at least one strategy');
+  for (const n of names) {
+    if (!isStrategyName(n))
+      throw new CwbError(
+        'usage',
+        `--pipeline: "${n}" is not a strategy (use ${STRATEGY_NAMES.join(', ')})`,
+      );
+  }
+  return names as StrategyName[];
+}
+
+function describeRun(run: CompactionRun): string {
+  const head = `${run.dryRun ? 'Dry run' : 'Compacted'}: ${formatCount(run.tokensBefore)} → ${formatCount(run.tokensAfter)} tokens${run.dryRun && run.steps.some((s) => s.estimated) ? ' (estimated: the LLM summary is not written in a dry run)' : ''}`;
+  return [head, ...run.steps.map(describeStep)].join('\n');
+}
+
+function describeStep(step: StepReport): string {
+  if (!step.applied) return `  ${step.strategy}: skipped — ${step.reason}`;
+  const parts = [
+    step.replacedSeqs.length ? `${step.replacedSeqs.length} messages replaced` : undefined,
+    step.changedSeqs.length ? `${step.changedSeqs.length} shortened` : undefined,
+    step.created.length ? `${step.created.length} added` : undefined,
+  ].filter(Boolean);
+  const record = step.recordId ? ` [compaction ${step.recordId}]` : '';
+  return `  ${step.strategy}${record}: ${parts.join(', ')}; ${formatCount(step.tokensBefore)} → ${formatCount(step.tokensAfter)} tokens\n    ${clip(step.summary ?? '', 160)}`;
+}

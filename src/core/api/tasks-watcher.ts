@@ -1,0 +1,46 @@
+import type { Db } from '../db/open-database';
+import type { EventHub } from './event-hub';
+
+export const TASKS_POLL_MS = 1500;
+
+/**
+ * Tasks run by other processes (`cwb run` in a terminal, another host) change tasks.db
+ * without telling this host. While a UI listens, a cheap query (two indexed aggregates)
+ * notices any change and announces it, so the task table stays live whoever writes.
+ */
+export function watchTasksTable(db: Db, events: EventHub, intervalMs = TASKS_POLL_MS): () => void {
+  const stamp = db.prepare('SELECT MAX(updated_at) AS m, COUNT(*) AS n FROM tasks');
+  const read = (): string => {
+    const row = stamp.get() as { m: string | null; n: number };
+    return `${row.m ?? ''}|${row.n}`;
+  };
+  let timer: NodeJS.Timeout | undefined;
+  let last = '';
+  const tick = (): void => {
+    try {
+      const now = read();
+      if (now !== last) {
+        last = now;
+        events.publish({ type: 'tasks-changed', reason: 'external', uuids: [] });
+      }
+    } catch {
+      // A busy or closing database: try again on the next tick.
+    }
+  };
+  const update = (count: number): void => {
+    if (count > 0 && timer === undefined) {
+      last = read();
+      timer = setInterval(tick, intervalMs);
+      timer.unref();
+    } else if (count === 0 && timer !== undefined) {
+      clearInterval(timer);
+      timer = undefined;
+    }
+  };
+  const stop = events.onListenerCount(update);
+  update(events.size);
+  return () => {
+    stop();
+    update(0);
+  };
+}

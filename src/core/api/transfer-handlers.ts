@@ -1,0 +1,29 @@
+import fs from 'node:fs';
+import type { WorkbenchHandlers } from '../../shared/api/workbench-api';
+import { exportTasks } from '../export';
+import { importPaths } from '../import';
+import type { ServiceContext } from './service-context';
+
+export function transferHandlers(
+  ctx: ServiceContext,
+): Pick<WorkbenchHandlers, 'exportTasks' | 'importFiles'> {
+  return {
+    exportTasks: async ({ uuids, format, current, output }) => {
+      const target = output ?? ctx.exportDir;
+      if (output === undefined) await fs.promises.mkdir(target, { recursive: true });
+      // Always a file or a folder: an export never goes to the host's stdout.
+      const result = await exportTasks(ctx.store, { uuids, format, current, output: target });
+      return {
+        format: result.format,
+        files: result.files.map((f) => ({ path: f.path ?? target, bytes: f.bytes, tasks: f.tasks })),
+      };
+    },
+
+    importFiles: async ({ paths, format, onConflict }) => {
+      const run = await importPaths(ctx.store, paths, { format, onConflict });
+      const uuids = run.results.flatMap((r) => r.tasks.map((t) => t.uuid));
+      if (uuids.length) ctx.events.publish({ type: 'tasks-changed', reason: 'import', uuids });
+      return run;
+    },
+  };
+}

@@ -1,0 +1,111 @@
+import type { ApiResult } from '../../shared/api/api-result';
+import type { Unsubscribe, WorkbenchEvent } from '../../shared/api/events';
+import type { WorkbenchHandlers } from '../../shared/api/workbench-api';
+import { loadConfig } from '../config/load-config';
+import { ContextStore } from '../store/context-store';
+import { TaskSupervisor } from '../supervisor/task-supervisor';
+import type { ForkWorker } from '../supervisor/worker-handle';
+import { appHandlers } from './app-handlers';
+import { compactionHandlers } from './compaction-handlers';
+import { controlHandlers } from './control-handlers';
+import { EventHub } from './event-hub';
+import { invokeOperation } from './invoke-operation';
+import { messagesHandlers } from './messages-handlers';
+import type { HostInfo, ServiceContext } from './service-context';
+import { settingsHandlers } from './settings-handlers';
+import { TaskLocks } from './task-locks';
+import { tasksHandlers } from './tasks-handlers';
+import { watchTasksTable } from './tasks-watcher';
+import { toolOutputsHandlers } from './tool-outputs-handlers';
+import { transferHandlers } from './transfer-handlers';
+
+export interface WorkbenchServiceOptions {
+  contextsRoot: string;
+  /** The config file named by the user; null = $CWB_CONFIG or the default location. */
+  configFile: string | null;
+  /** Starts task processes: child_process.fork (`cwb serve`) or utilityProcess.fork (the app). */
+  fork: ForkWorker;
+  host: HostInfo;
+  exportDir: string;
+  env?: NodeJS.ProcessEnv;
+  /** fsync every append (config storage.durability). */
+  fsync?: boolean;
+  /** Poll interval for changes made by other processes (default 1.5 s). */
+  pollMs?: number;
+  /** Unexpected handler errors, for the host's log. */
+  onUnexpectedError?: (operation: string, err: unknown) => void;
+}
+
+export interface WorkbenchService {
+  readonly handlers: WorkbenchHandlers;
+  readonly root: string;
+  /** Validates and runs one operation; never throws. */
+  invoke(name: string, raw: unknown): Promise<ApiResult<unknown>>;
+  subscribe(listener: (event: WorkbenchEvent) => void): Unsubscribe;
+  /** Pauses supervised tasks (killing what lingers), then closes the store. */
+  close(graceMs?: number): Promise<void>;
+}
+
+/**
+ * The workbench API over the engine, for any transport (DESIGN.md §3: one API, several
+ * transports). Each feature's handlers live in their own file; this only wires them to
+ * one store, one supervisor and one event hub.
+ */
+export function createWorkbenchService(options: WorkbenchServiceOptions): WorkbenchService {
+  const env = options.env ?? process.env;
+  const store = ContextStore.open(options.contextsRoot, { fsync: options.fsync ?? false });
+  const supervisor = new TaskSupervisor({
+    fork: options.fork,
+    contextsRoot: store.root,
+    configFile: options.configFile,
+    env,
+  });
+  const events = new EventHub();
+  supervisor.on('event', (event) => events.publish(event));
+  supervisor.on('exit', (exit) =>
+    events.publish({
+      type: 'task-exit',
+      uuid: exit.uuid,
+      status: exit.status,
+      code: exit.code,
+      signal: exit.signal,
+    }),
+  );
+  const stopWatching = watchTasksTable(store.db, events, options.pollMs);
+  const ctx: ServiceContext = {
+    store,
+    supervisor,
+    events,
+    locks: new TaskLocks(),
+    host: options.host,
+    configFile: options.configFile,
+    env,
+    exportDir: options.exportDir,
+    startedAt: new Date().toISOString(),
+    loadConfig: () => loadConfig({ file: options.configFile, env }),
+  };
+  const handlers: WorkbenchHandlers = {
+    ...appHandlers(ctx),
+    ...tasksHandlers(ctx),
+    ...messagesHandlers(ctx),
+    ...compactionHandlers(ctx),
+    ...toolOutputsHandlers(ctx),
+    ...controlHandlers(ctx),
+    ...transferHandlers(ctx),
+    ...settingsHandlers(ctx),
+  };
+  let closed = false;
+  return {
+    handlers,
+    root: store.root,
+    invoke: (name, raw) => invokeOperation(handlers, name, raw, options.onUnexpectedError),
+    subscribe: (listener) => events.subscribe(listener),
+    close: async (graceMs) => {
+      if (closed) return;
+      closed = true;
+      stopWatching();
+      await supervisor.shutdown(graceMs);
+      store.close();
+    },
+  };
+}

@@ -1,0 +1,697 @@
+import type { ContextStats, Strategy, StrategyResult, Summarizer } from './strategy';
+import { triggerTokens } from './strategy';
+import type { ViewEntry } from './view';
+import { createdEntry, viewTokens } from './view';
+import { splitSystem } from './format-messages';
+import { safeCut } from './tool-pairing';
+import { statsOfContext } from './truncate';
+import { estimateTokens } from '../tokens/estimate';
+
+/**
+ * The no-LLM structured digest (DESIGN.md §5.6): what an agent needs to keep working after
+ * its older messages leave the context — the goal, the files it touched, the commands it
+ * ran and how they ended, errors, decisions and what is still open. Everything is picked
+ * out of the messages as they are (tool-call arguments, tool results, assistant prose), so
+ * it runs offline and in dry runs.
+ */
+
+export const EXTRACTIVE_HEADER = 'Summary of earlier work (extractive digest, no LLM):';
+export const DIGEST_MAX_TOKENS = 2000;
+
+const GOAL_CHARS = 800;
+const ITEM_CHARS = 220;
+const COMMAND_CHARS = 160;
+/** Per-section caps: the newest items win, since they describe the state the agent is in. */
+const CAPS = { read: 40, written: 40, commands: 25, errors: 12, decisions: 12, open: 10 };
+const ERRORS_PER_RESULT = 3;
+const WEAK_ERRORS_PER_RESULT = 1;
+const SCAN_HEAD = 8 * 1024;
+const SCAN_TAIL = 32 * 1024;
+const OPEN_ITEM_MESSAGES = 3;
+
+type ListSection = keyof typeof CAPS;
+
+const SECTION_TITLES: Record<ListSection, string> = {
+  read: 'Files read',
+  written: 'Files written',
+  commands: 'Commands',
+  errors: 'Errors',
+  decisions: 'Decisions',
+  open: 'Open items',
+};
+const GOAL_TITLE = 'Goal';
+
+export interface DigestOptions {
+  /** Upper bound of the digest in seed-estimate tokens (default 2,000). */
+  maxTokens?: number;
+}
+
+/** One tool use: a structured call, or a command a text-protocol agent wrote in a code fence. */
+interface Action {
+  name: string;
+  args: Record<string, unknown> | undefined;
+  rawArgs: string;
+  result: string | undefined;
+  /** The fenced command of a text-protocol agent (SWE-agent): its words are the arguments. */
+  text?: string;
+}
+
+/** Ordered, de-duplicated items; re-adding an item moves it to the end (most recent). */
+class Items {
+  private readonly map = new Map<string, string>();
+  omitted = 0;
+
+  add(key: string, text = key): void {
+    this.map.delete(key);
+    this.map.set(key, text);
+  }
+
+  get size(): number {
+    return this.map.size;
+  }
+
+  values(): string[] {
+    return [...this.map.values()];
+  }
+
+  /** Keeps the newest `max` items. */
+  cap(max: number): void {
+    while (this.map.size > max) this.dropOldest();
+  }
+
+  dropOldest(): void {
+    const first = this.map.keys().next();
+    if (first.done) return;
+    this.map.delete(first.value);
+    this.omitted++;
+  }
+}
+
+interface Digest {
+  goal: string | undefined;
+  lists: Record<ListSection, Items>;
+}
+
+export function extractiveDigest(
+  entries: readonly ViewEntry[],
+  options: DigestOptions = {},
+): string {
+  const digest: Digest = {
+    goal: undefined,
+    lists: {
+      read: new Items(),
+      written: new Items(),
+      commands: new Items(),
+      errors: new Items(),
+      decisions: new Items(),
+      open: new Items(),
+    },
+  };
+  const results = resultsById(entries);
+  const observations = new Set<number>();
+  const assistantTexts: string[] = [];
+  let firstUser: string | undefined;
+  let request: string | undefined;
+  let answered = false;
+  for (let i = 0; i < entries.length; i++) {
+    const m = entries[i]!.message;
+    const content = m.content ?? '';
+    const previous = parseDigest(content);
+    if (previous) {
+      // An earlier digest in the range: fold it in rather than digest a digest.
+      mergeDigest(digest, previous);
+      continue;
+    }
+    if (m.role === 'user' && !observations.has(i) && content.trim()) {
+      firstUser ??= content;
+      if (!answered) request = content;
+    }
+    if (m.role !== 'assistant') continue;
+    // The goal is the request the first reply answers: user messages before it may be
+    // set-up (SWE-agent puts a whole demonstration first).
+    if (!answered && digest.goal === undefined && request !== undefined)
+      digest.goal = clip(request, GOAL_CHARS);
+    answered = true;
+    if (content.trim()) assistantTexts.push(content);
+    for (const sentence of decisionSentences(content)) digest.lists.decisions.add(sentence);
+    for (const call of m.tool_calls ?? []) {
+      const result = results.get(call.id);
+      noteAction(digest, {
+        name: call.function.name,
+        args: parseArgs(call.function.arguments),
+        rawArgs: call.function.arguments,
+        result,
+      });
+    }
+    if (!m.tool_calls?.length) {
+      const next = entries[i + 1]?.message;
+      const command = fencedCommand(content);
+      // The last message of the range may be a command whose output is not in it yet.
+      if (command && (next === undefined || next.role === 'user')) {
+        if (next) observations.add(i + 1);
+        const name = command.split(/\s+/)[0] ?? command;
+        noteAction(digest, {
+          name,
+          args: undefined,
+          rawArgs: '',
+          result: next ? (next.content ?? '') : undefined,
+          text: command,
+        });
+      }
+    }
+  }
+  if (digest.goal === undefined && firstUser !== undefined)
+    digest.goal = clip(firstUser, GOAL_CHARS);
+  for (const item of openItems(assistantTexts.slice(-OPEN_ITEM_MESSAGES)))
+    digest.lists.open.add(item);
+  for (const item of openPlanItems(entries)) digest.lists.open.add(item);
+  for (const key of Object.keys(CAPS) as ListSection[]) digest.lists[key].cap(CAPS[key]);
+  return fitBudget(digest, options.maxTokens ?? DIGEST_MAX_TOKENS);
+}
+
+/** The extractive Summarizer: the offline default; it ignores the prompt and has no `complete`. */
+export const extractiveSummarizer: Summarizer = {
+  kind: 'extractive',
+  summarize: (entries) => Promise.resolve(extractiveDigest(entries)),
+};
+
+// ---------------------------------------------------------------- actions
+
+const READ_TOOLS = new Set([
+  'readfile',
+  'read',
+  'view',
+  'viewfile',
+  'open',
+  'openfile',
+  'cat',
+  'readfiles',
+  'readmanyfiles',
+]);
+const SEARCH_TOOLS = new Set([
+  'grep',
+  'listdir',
+  'ls',
+  'listfiles',
+  'searchfiles',
+  'findfile',
+  'glob',
+  'codebasesearch',
+]);
+const WRITE_TOOLS = new Set([
+  'writefile',
+  'write',
+  'writetofile',
+  'edit',
+  'editfile',
+  'multiedit',
+  'create',
+  'createfile',
+  'strreplace',
+  'strreplaceeditor',
+  'strreplacebasededittool',
+  'applydiff',
+  'insertcontent',
+  'searchandreplace',
+  'replaceinfile',
+  'notebookedit',
+]);
+const PATCH_TOOLS = new Set(['applypatch', 'patch']);
+const COMMAND_TOOLS = new Set([
+  'runcommand',
+  'bash',
+  'shell',
+  'exec',
+  'execcommand',
+  'executecommand',
+  'runterminalcmd',
+  'terminal',
+  'localshell',
+  'containerexec',
+  'shellcommand',
+]);
+/** Text-protocol commands (SWE-agent's file viewer and the usual shell readers/writers). */
+const TEXT_READ = new Set(['open', 'cat', 'head', 'tail', 'less', 'more', 'nl', 'view']);
+const TEXT_WRITE = new Set(['create', 'touch', 'edit']);
+const TEXT_SEARCH = new Set([
+  'find_file',
+  'search_dir',
+  'search_file',
+  'grep',
+  'rg',
+  'find',
+  'ls',
+  'goto',
+  'scroll_up',
+  'scroll_down',
+]);
+const PATH_KEYS = [
+  'path',
+  'file_path',
+  'filename',
+  'filepath',
+  'file',
+  'notebook_path',
+  'target_file',
+];
+const SHELLS = new Set(['bash', 'sh', 'zsh', 'powershell', 'pwsh', 'cmd', 'cmd.exe']);
+
+function normalizeName(name: string): string {
+  return name.toLowerCase().replace(/[^a-z0-9]/g, '');
+}
+
+function noteAction(digest: Digest, action: Action): void {
+  const { lists } = digest;
+  if (action.text !== undefined) {
+    noteTextCommand(digest, action.text, action.result ?? '');
+  } else {
+    const name = normalizeName(action.name);
+    const paths = argPaths(action.args);
+    if (name === 'strreplaceeditor' || name === 'strreplacebasededittool') {
+      // One tool for both: `view` reads, every other command writes.
+      const target = action.args?.command === 'view' ? lists.read : lists.written;
+      for (const p of paths) target.add(p);
+    } else if (READ_TOOLS.has(name) || SEARCH_TOOLS.has(name)) {
+      for (const p of paths) if (p !== '.' && p !== './') lists.read.add(p);
+    } else if (WRITE_TOOLS.has(name)) {
+      for (const p of paths) lists.written.add(p);
+    } else if (PATCH_TOOLS.has(name)) {
+      for (const p of patchPaths(patchText(action))) lists.written.add(p);
+    } else if (COMMAND_TOOLS.has(name)) {
+      const argv =
+        action.args?.command ?? action.args?.cmd ?? action.args?.script ?? action.rawArgs;
+      if (Array.isArray(argv) && argv[0] === 'apply_patch') {
+        for (const p of patchPaths(String(argv[1] ?? ''))) lists.written.add(p);
+      }
+      noteCommand(lists.commands, commandText(argv), action.result);
+    }
+  }
+  const source = action.text !== undefined ? firstLine(action.text) : action.name;
+  for (const line of errorLines(action.result ?? '', showsFileContent(action))) {
+    lists.errors.add(line, `${clip(source, 60)}: ${line}`);
+  }
+}
+
+/**
+ * Tools whose results are file contents or search hits: a word like "error" in there is
+ * somebody's code, so only their first line (where a failure is reported) is looked at.
+ */
+function showsFileContent(action: Action): boolean {
+  if (action.text !== undefined) {
+    const verb = firstLine(action.text).split(/\s+/)[0] ?? '';
+    return TEXT_READ.has(verb) || TEXT_SEARCH.has(verb);
+  }
+  const name = normalizeName(action.name);
+  return (
+    READ_TOOLS.has(name) ||
+    SEARCH_TOOLS.has(name) ||
+    (name.startsWith('strreplace') && action.args?.command === 'view')
+  );
+}
+
+/** SWE-agent style: `open path [line]`, `create path`, `edit a:b` (on the open file). */
+function noteTextCommand(digest: Digest, command: string, result: string): void {
+  const words = firstLine(command).split(/\s+/);
+  const verb = words[0] ?? '';
+  const arg = words.slice(1).find((w) => !w.startsWith('-') && !/^\d+(:\d+)?$/.test(w));
+  const path = arg?.replace(/^["']|["']$/g, '');
+  if (TEXT_READ.has(verb) && path) digest.lists.read.add(path);
+  if (TEXT_WRITE.has(verb)) {
+    // `edit` names no file: the viewer's header says which file the edit changed. A failed
+    // edit answers with an error first, so only a result that starts with the header counts.
+    const header = /^\[File: (\S+) \(\d+ lines total\)\]/.exec(result);
+    const target = verb === 'edit' ? header?.[1] : path;
+    if (target) digest.lists.written.add(target);
+  }
+  noteCommand(
+    digest.lists.commands,
+    command,
+    verb === 'edit' || verb === 'create' ? undefined : result,
+  );
+}
+
+function noteCommand(commands: Items, command: string, result: string | undefined): void {
+  const text = clip(firstLine(command), COMMAND_CHARS);
+  if (!text) return;
+  const status = result === undefined ? undefined : exitStatus(headAndTail(result));
+  commands.add(text, `\`${text}\`${status ? ` → ${status}` : ''}`);
+}
+
+/** `exit code 1` (our run_command), `Exit code: 1`, `exited with code 1`, `"exit_code": 1`. */
+export function exitStatus(result: string): string | undefined {
+  const re = /\bexit(?:ed)?(?:\s+with)?[\s_-]*(?:code|status)["']?\s*[:=]?\s*(-?\d+)/gi;
+  let last: string | undefined;
+  for (let m = re.exec(result); m; m = re.exec(result)) last = m[1];
+  if (last !== undefined) return `exit ${last}`;
+  if (/\bkilled by (?:timeout|signal)|\btimed out\b/i.test(result)) return 'killed';
+  return undefined;
+}
+
+function commandText(argv: unknown): string {
+  if (typeof argv === 'string') return argv;
+  if (Array.isArray(argv)) {
+    const words = argv.map(String);
+    // ["bash", "-lc", "npm test"]: the script is what was run.
+    if (words.length >= 3 && SHELLS.has(words[0]!) && /^-\w*c$/.test(words[1]!))
+      return words.slice(2).join(' ');
+    return words.join(' ');
+  }
+  return '';
+}
+
+function argPaths(args: Record<string, unknown> | undefined): string[] {
+  if (!args) return [];
+  const out: string[] = [];
+  for (const key of PATH_KEYS) {
+    const value = args[key];
+    if (typeof value === 'string' && value.trim()) out.push(value.trim());
+  }
+  if (Array.isArray(args.paths))
+    for (const p of args.paths) if (typeof p === 'string' && p.trim()) out.push(p.trim());
+  return out;
+}
+
+function patchText(action: Action): string {
+  const a = action.args;
+  for (const key of ['input', 'patch', 'diff', 'content'])
+    if (typeof a?.[key] === 'string') return a[key] as string;
+  return action.rawArgs;
+}
+
+/** Files a patch touches: Codex `*** Update File: x` headers, or unified-diff `+++ b/x`. */
+function patchPaths(patch: string): string[] {
+  const out: string[] = [];
+  const re = /^(?:\*\*\* (?:Add|Update|Delete) File: |\*\*\* Move to: |\+\+\+ (?:b\/)?)(.+)$/gm;
+  for (let m = re.exec(patch); m; m = re.exec(patch)) {
+    const p = m[1]!.trim();
+    if (p && p !== '/dev/null') out.push(p);
+  }
+  return out;
+}
+
+function parseArgs(raw: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(raw);
+    return value && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function resultsById(entries: readonly ViewEntry[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const e of entries) {
+    const m = e.message;
+    if (m.role === 'tool' && m.tool_call_id) out.set(m.tool_call_id, m.content ?? '');
+  }
+  return out;
+}
+
+/**
+ * A text-protocol agent's action: its message ends with a code fence holding one command
+ * (SWE-agent). A fence followed by more prose is an example, not an action.
+ */
+function fencedCommand(content: string): string | undefined {
+  // Index arithmetic rather than a regex: assistant messages can be long, and a lazy match
+  // anchored at the end would rescan the text from every fence.
+  const text = content.trimEnd();
+  if (!text.endsWith('```')) return undefined;
+  const close = text.length - 3;
+  const open = text.lastIndexOf('```', close - 1);
+  if (open < 0) return undefined;
+  const inner = text.slice(open + 3, close);
+  const newline = inner.indexOf('\n');
+  if (newline < 0) return undefined;
+  const language = inner.slice(0, newline).trim();
+  if (language && !SHELL_FENCES.has(language)) return undefined;
+  const command = inner.slice(newline + 1).trim();
+  return command || undefined;
+}
+
+const SHELL_FENCES = new Set(['bash', 'sh', 'shell', 'console', 'zsh']);
+
+// ---------------------------------------------------------------- prose
+
+/** Lines that name what went wrong: `ValueError: x`, `E999 SyntaxError`, `FAIL test`, `fatal: x`. */
+const STRONG_ERROR =
+  /\b\w*(?:Error|Exception)(?:\[\w+\])?:|^\s*(?:[-*]\s+)?E\d{3,4}\b|\bFAIL(?:ED)?\b|^\s*(?:fatal|panic|error)(?:\[\w+\])?:/;
+/** Lines that only mention a failure; used when a result has no strong line. */
+const WEAK_ERROR = /\b(?:error|errors|exception|fatal|panic|failed|failure)\b/i;
+const NOT_AN_ERROR =
+  /\b(?:no|0|zero|without)\s+(?:errors?|failures?)\b|^Traceback \(most recent call last\):$/i;
+
+/** Numbered source lines (`cat -n`, SWE-agent's viewer): file content, not output. */
+const LISTING_LINE = /^\s*\d+[:|\t]/;
+
+/**
+ * Error lines of one tool result: the last few lines that name an error (a stack ends with
+ * what went wrong), else the last line that mentions one.
+ */
+function errorLines(result: string, firstLineOnly: boolean): string[] {
+  if (!result) return [];
+  const lines = firstLineOnly ? [firstLine(result)] : headAndTail(result).split('\n');
+  const strong: string[] = [];
+  const weak: string[] = [];
+  for (const raw of lines) {
+    const line = raw.trim();
+    if (!line || line.length > 2000 || LISTING_LINE.test(raw) || NOT_AN_ERROR.test(line)) continue;
+    const into = STRONG_ERROR.test(line) ? strong : WEAK_ERROR.test(line) ? weak : undefined;
+    if (!into) continue;
+    into.push(line);
+    if (into.length > ERRORS_PER_RESULT) into.shift();
+  }
+  const picked = strong.length > 0 ? strong : weak.slice(-WEAK_ERRORS_PER_RESULT);
+  return picked.map((l) => clip(l.replace(/^[-*]\s+/, ''), ITEM_CHARS));
+}
+
+/**
+ * The parts of a long output that say how it ended: status lines and errors sit at the
+ * start (a refusal) or the end (a stack, an exit code). The middle of a multi-megabyte
+ * build log is not read.
+ */
+function headAndTail(text: string): string {
+  if (text.length <= SCAN_HEAD + SCAN_TAIL) return text;
+  return `${text.slice(0, SCAN_HEAD)}\n${text.slice(-SCAN_TAIL)}`;
+}
+
+const DECISION =
+  /\b(?:decided|decide|decision|will|plan|planning|because)\b|\b(?:I|we)'ll\b|決め|方針|予定|理由/i;
+
+function proseOf(content: string): string {
+  // Code is not a decision: drop fenced blocks before looking at sentences.
+  return content.replace(/```[\s\S]*?(?:```|$)/g, ' ');
+}
+
+function sentences(text: string): string[] {
+  return text
+    .split(/(?<=[.!?。])\s+|\n+/)
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}
+
+function decisionSentences(content: string): string[] {
+  if (!content) return [];
+  return sentences(proseOf(content))
+    .filter((s) => s.length >= 12 && DECISION.test(s))
+    .map((s) => clip(s, ITEM_CHARS));
+}
+
+const OPEN_ITEM =
+  /\b(?:TODO|FIXME|next steps?|remaining|still need|needs? to|not yet|left to)\b|^\s*[-*]\s*\[ \]|次に|残り|未対応/i;
+
+/** TODOs and next steps of the newest assistant messages (older ones were likely done). */
+function openItems(texts: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const text of texts) {
+    for (const line of proseOf(text).split('\n')) {
+      const l = line.trim();
+      if (l.length >= 4 && OPEN_ITEM.test(l))
+        out.push(clip(l.replace(/^[-*]\s*(?:\[ \]\s*)?/, ''), ITEM_CHARS));
+    }
+  }
+  return out;
+}
+
+/** The unfinished steps of the newest plan tool call (update_plan, Codex plans, Claude TodoWrite). */
+function openPlanItems(entries: readonly ViewEntry[]): string[] {
+  for (let i = entries.length - 1; i >= 0; i--) {
+    for (const call of [...(entries[i]!.message.tool_calls ?? [])].reverse()) {
+      const name = normalizeName(call.function.name);
+      if (name !== 'updateplan' && name !== 'todowrite') continue;
+      const args = parseArgs(call.function.arguments);
+      const plan = args?.plan ?? args?.todos;
+      if (typeof plan === 'string') {
+        return plan
+          .split('\n')
+          .map((l) => l.trim())
+          .filter((l) => l && !/\b(?:done|completed|finished)\b|\[x\]|✓|✔/i.test(l))
+          .map((l) => clip(l, ITEM_CHARS));
+      }
+      if (Array.isArray(plan)) {
+        return plan.flatMap((step: unknown) => {
+          if (!step || typeof step !== 'object') return [];
+          const s = step as Record<string, unknown>;
+          const text = s.step ?? s.content ?? s.title;
+          if (typeof text !== 'string' || s.status === 'completed') return [];
+          return [
+            clip(`${text}${typeof s.status === 'string' ? ` (${s.status})` : ''}`, ITEM_CHARS),
+          ];
+        });
+      }
+    }
+  }
+  return [];
+}
+
+// ---------------------------------------------------------------- rendering
+
+function render(digest: Digest): string {
+  const parts = [`## ${GOAL_TITLE}\n${digest.goal ?? '(no user message in this range)'}`];
+  for (const key of Object.keys(SECTION_TITLES) as ListSection[]) {
+    const items = digest.lists[key];
+    if (items.size === 0 && items.omitted === 0) continue;
+    const lines = items.values().map((v) => `- ${v}`);
+    if (items.omitted > 0) lines.unshift(`(${items.omitted} earlier not shown)`);
+    parts.push(`## ${SECTION_TITLES[key]}\n${lines.join('\n')}`);
+  }
+  return parts.join('\n\n');
+}
+
+/** Drops the oldest item of the largest section until the digest fits. */
+function fitBudget(digest: Digest, maxTokens: number): string {
+  let text = render(digest);
+  while (estimateTokens(text) > maxTokens) {
+    let largest: Items | undefined;
+    let largestChars = 0;
+    for (const items of Object.values(digest.lists)) {
+      const chars = items.values().reduce((n, v) => n + v.length, 0);
+      if (items.size > 0 && chars > largestChars) {
+        largest = items;
+        largestChars = chars;
+      }
+    }
+    if (!largest) {
+      // Only the goal is left: cut it to what remains of the budget.
+      const room = Math.max(40, maxTokens * 2 - 100);
+      digest.goal = clip(digest.goal ?? '', room);
+      return render(digest);
+    }
+    largest.dropOldest();
+    text = render(digest);
+  }
+  return text;
+}
+
+export interface ParsedDigest {
+  goal: string | undefined;
+  lists: Partial<Record<ListSection, string[]>>;
+}
+
+const TITLE_TO_SECTION = new Map<string, ListSection>(
+  (Object.entries(SECTION_TITLES) as [ListSection, string][]).map(([k, v]) => [v, k]),
+);
+
+/** Reads back a digest this module wrote (possibly behind a header line), else undefined. */
+export function parseDigest(content: string): ParsedDigest | undefined {
+  const start = content.indexOf(`## ${GOAL_TITLE}\n`);
+  if (start < 0 || (start > 0 && !content.slice(0, start).includes('extractive digest')))
+    return undefined;
+  // A model's summary may use a "## Goal" heading too: only our exact sections make a digest.
+  const titles = [...content.slice(start).matchAll(/^## (.+)$/gm)].map((m) => m[1]!.trim());
+  if (titles.some((t) => t !== GOAL_TITLE && !TITLE_TO_SECTION.has(t))) return undefined;
+  const out: ParsedDigest = { goal: undefined, lists: {} };
+  for (const block of content.slice(start).split(/^## /m)) {
+    const newline = block.indexOf('\n');
+    if (newline < 0) continue;
+    const title = block.slice(0, newline).trim();
+    const body = block.slice(newline + 1).trim();
+    if (title === GOAL_TITLE) {
+      out.goal = body.startsWith('(no user message') ? undefined : body;
+      continue;
+    }
+    const key = TITLE_TO_SECTION.get(title);
+    if (!key) continue;
+    out.lists[key] = body
+      .split('\n')
+      .filter((l) => l.startsWith('- '))
+      .map((l) => l.slice(2));
+  }
+  return out;
+}
+
+function mergeDigest(digest: Digest, previous: ParsedDigest): void {
+  if (digest.goal === undefined && previous.goal) digest.goal = previous.goal;
+  for (const [key, items] of Object.entries(previous.lists) as [ListSection, string[]][]) {
+    for (const item of items) digest.lists[key].add(item);
+  }
+}
+
+function firstLine(text: string): string {
+  const trimmed = text.trim();
+  const nl = trimmed.indexOf('\n');
+  return nl < 0 ? trimmed : trimmed.slice(0, nl).trim();
+}
+
+function clip(text: string, max: number): string {
+  const flat = text.trim().replace(/\s+/g, ' ');
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+// ---------------------------------------------------------------- the strategy
+
+export interface ExtractiveParams {
+  keep_recent_messages: number;
+  min_to_compress: number;
+  /** The trigger, passed through by the engine like the summarize strategy's (seed 000/001). */
+  threshold_tokens: number;
+}
+
+/** seed 000 keep_recent_messages 5, seed 001 min_to_compress 5 and token_threshold 8000. */
+export const EXTRACTIVE_DEFAULTS: ExtractiveParams = {
+  keep_recent_messages: 5,
+  min_to_compress: 5,
+  threshold_tokens: 8000,
+};
+
+export const extractive: Strategy<ExtractiveParams> = {
+  name: 'extractive',
+  needed(stats: ContextStats, params: ExtractiveParams): boolean {
+    return triggerTokens(stats) > params.threshold_tokens;
+  },
+  run(ctx, params): Promise<StrategyResult> {
+    if (ctx.reason === 'auto' && !extractive.needed(statsOfContext(ctx), params)) {
+      return declined(
+        `the context (${triggerTokens(statsOfContext(ctx))} tokens) is not above threshold_tokens (${params.threshold_tokens})`,
+      );
+    }
+    const { system, rest } = splitSystem(ctx.view);
+    const keep = Math.max(0, Math.floor(params.keep_recent_messages));
+    const cut = safeCut(rest, rest.length - keep);
+    const older = rest.slice(0, cut);
+    const minimum = Math.max(1, params.min_to_compress);
+    if (older.length < minimum) {
+      return declined(
+        `only ${older.length} message${older.length === 1 ? '' : 's'} before the newest ${rest.length - cut} (min_to_compress is ${minimum})`,
+      );
+    }
+    const replacedTokens = viewTokens(older);
+    const content = `${EXTRACTIVE_HEADER} ${older.length} messages (~${replacedTokens} tokens) condensed.\n\n${extractiveDigest(older)}`;
+    const summary = createdEntry({ role: 'user', content }, 'summary');
+    if (summary.tokens >= replacedTokens) {
+      return declined(
+        `the digest (~${summary.tokens} tokens) would not be smaller than the ${older.length} messages it replaces (~${replacedTokens} tokens)`,
+      );
+    }
+    return Promise.resolve({
+      applied: true,
+      view: [...system, summary, ...rest.slice(cut)],
+      summary: content,
+    });
+  },
+};
+
+function declined(reason: string): Promise<StrategyResult> {
+  return Promise.resolve({ applied: false, reason });
+}

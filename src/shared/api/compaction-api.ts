@@ -1,0 +1,142 @@
+import { z } from 'zod';
+import type { MessageKind } from '../task-types';
+import { taskRefInput, taskUuidSchema, type BadLineInfo } from './common-schemas';
+import { operation } from './operation';
+
+/** The compaction strategies (DESIGN.md §5); core's config list is checked against this one. */
+export const COMPACTION_STRATEGIES = [
+  'summarize',
+  'retain-summary',
+  'tool-output-trim',
+  'importance-window',
+  'condense',
+  'truncate',
+  'extractive',
+] as const;
+export type CompactionStrategyName = (typeof COMPACTION_STRATEGIES)[number];
+
+export const compactionRunInput = z.strictObject({
+  uuid: taskUuidSchema,
+  /** The pipeline to run, in order; default: config.yaml `compaction.pipeline`. */
+  strategies: z
+    .array(z.enum(COMPACTION_STRATEGIES))
+    .min(1)
+    .max(COMPACTION_STRATEGIES.length)
+    .refine((names) => new Set(names).size === names.length, 'each strategy at most once')
+    .optional(),
+  /** Parameter overrides per strategy (the picker's values); unknown keys are the strategy's to refuse. */
+  params: z
+    .partialRecord(
+      z.enum(COMPACTION_STRATEGIES),
+      z.record(z.string().max(100), z.union([z.string().max(100_000), z.number(), z.boolean(), z.null(), z.array(z.string().max(10_000)).max(100)])),
+    )
+    .optional(),
+});
+
+/** What one strategy did, or would do in a preview. */
+export interface CompactionStepReport {
+  strategy: string;
+  applied: boolean;
+  /** Why it did nothing. */
+  reason?: string;
+  /** The summaries.jsonl record it wrote (runs only). */
+  recordId?: number;
+  tokensBefore: number;
+  tokensAfter: number;
+  /** Seqs that left the context. */
+  replacedSeqs: number[];
+  /** Messages it added (summaries, markers, snapshots). */
+  created: { role: string; kind: MessageKind; content: string | null; tokens: number }[];
+  /** Seqs shown with other content (trimmed tool outputs, pruned JSON). */
+  changedSeqs: number[];
+  originalTokens: number;
+  replacementTokens: number;
+  summary?: string;
+  /** A preview's LLM summary is an estimate: no LLM is called. */
+  estimated?: boolean;
+}
+
+export interface CompactionReport {
+  runId: string;
+  dryRun: boolean;
+  tokensBefore: number;
+  tokensAfter: number;
+  steps: CompactionStepReport[];
+  /** Messages in the context the run produced. */
+  contextMessages: number;
+  /** Which summarizer wrote (or would write) summaries. */
+  summarizer: 'llm' | 'extractive';
+}
+
+/**
+ * A running task is compacted by its own process: the request is passed on and the result
+ * arrives as compaction events. Any other task is compacted here and now.
+ */
+export type CompactionRunResult =
+  | { mode: 'ran'; report: CompactionReport }
+  | { mode: 'requested'; uuid: string };
+
+/** A summaries.jsonl record as the UI lists it (the plan itself is left out: it can be long). */
+export interface CompactionRecordInfo {
+  id: number;
+  strategy: string;
+  start_seq: number;
+  end_seq: number;
+  summary: string;
+  original_tokens: number;
+  summary_tokens: number;
+  ratio: number;
+  compressed_message_count: number;
+  tokens_saved: number;
+  created_at: string;
+  /** Messages up to this seq are accounted for by the record's plan (absent on imported records). */
+  through_seq?: number;
+  tokens_before?: number;
+  tokens_after?: number;
+  replaced_seqs?: number[];
+  changed_seqs?: number[];
+  created_seqs?: number[];
+  run_id?: string;
+  params?: Record<string, unknown>;
+  estimated?: boolean;
+  /** Entries in the record's plan (the context it produced); null for records without one. */
+  planLength: number | null;
+  undone: boolean;
+}
+
+export interface CompactionList {
+  records: CompactionRecordInfo[];
+  bad: BadLineInfo[];
+}
+
+export const undoCompactionInput = z.strictObject({
+  uuid: taskUuidSchema,
+  id: z.number().int().min(1),
+});
+
+export interface UndoCompactionResult {
+  /** The record asked for and every later one built on it. */
+  undone: number[];
+  tokensBefore: number;
+  tokensAfter: number;
+}
+
+export const rewindInput = z.strictObject({
+  uuid: taskUuidSchema,
+  seq: z.number().int().min(1),
+});
+
+export interface RewindResult extends UndoCompactionResult {
+  /** The rewind's own record (undoable like a compaction). */
+  recordId: number;
+  /** Messages that left the context. */
+  hiddenCount: number;
+}
+
+export const compactionOperations = {
+  listCompactions: operation(taskRefInput).returns<CompactionList>(),
+  previewCompaction: operation(compactionRunInput).returns<CompactionReport>(),
+  runCompaction: operation(compactionRunInput).returns<CompactionRunResult>(),
+  undoCompaction: operation(undoCompactionInput).returns<UndoCompactionResult>(),
+  rewindTask: operation(rewindInput).returns<RewindResult>(),
+};

@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import { TASK_STATUSES, type TaskRow, type TaskStatus } from '../task-types';
+import { isoDateSchema, taskRefInput } from './common-schemas';
+import { operation } from './operation';
+
+/** Columns the task table can sort on (answered by SQLite; core's repository uses this list). */
+export const TASK_SORT_COLUMNS = [
+  'created_at',
+  'updated_at',
+  'completed_at',
+  'started_at',
+  'status',
+  'title',
+  'repo',
+  'repository',
+  'task_type',
+  'task_id',
+  'user',
+  'model',
+  'total_messages',
+  'total_tokens',
+  'compression_count',
+  'tool_call_count',
+  'llm_call_count',
+] as const;
+export type TaskSortColumn = (typeof TASK_SORT_COLUMNS)[number];
+
+export const MAX_TASK_PAGE = 1000;
+const text = z.string().min(1).max(500);
+
+export const queryTasksInput = z.strictObject({
+  status: z.array(z.enum(TASK_STATUSES)).max(TASK_STATUSES.length).optional(),
+  repo: text.optional(),
+  user: text.optional(),
+  model: text.optional(),
+  /** Matches title or prompt (substring, case-insensitive for ASCII). */
+  search: text.optional(),
+  createdFrom: isoDateSchema.optional(),
+  createdTo: isoDateSchema.optional(),
+  sort: z.enum(TASK_SORT_COLUMNS).default('created_at'),
+  order: z.enum(['asc', 'desc']).default('desc'),
+  limit: z.number().int().min(0).max(MAX_TASK_PAGE).default(100),
+  offset: z.number().int().min(0).default(0),
+  /** Also count tasks per status and list the distinct repos, users and models. */
+  facets: z.boolean().default(false),
+});
+
+/** A row of the task table: the full row minus the bulky prompt and metadata. */
+export type TaskListRow = Omit<TaskRow, 'prompt' | 'metadata'> & {
+  /** The first 200 characters of the prompt. */
+  prompt_preview: string | null;
+};
+
+export interface FacetValue {
+  value: string;
+  count: number;
+}
+
+/**
+ * Counts for the filter controls. Status counts apply every filter but the status one (so
+ * each status chip says what choosing it would show); the value lists cover all tasks.
+ */
+export interface TaskFacets {
+  status: Record<TaskStatus, number>;
+  repos: FacetValue[];
+  users: FacetValue[];
+  models: FacetValue[];
+}
+
+export interface TasksPage {
+  rows: TaskListRow[];
+  /** Tasks matching the filters (all pages). */
+  total: number;
+  offset: number;
+  limit: number;
+  facets?: TaskFacets;
+}
+
+export interface TaskDetail {
+  task: TaskRow;
+  /** metadata.json as written when the task was created (null when missing or unreadable). */
+  metadata: Record<string, unknown> | null;
+  finalSummary: string | null;
+  /** Lines in current.jsonl: the messages the model sees now. */
+  currentMessages: number;
+  compactions: { total: number; active: number };
+  /** The task's process runs under this host (its live events arrive here). */
+  supervised: boolean;
+}
+
+export const tasksOperations = {
+  queryTasks: operation(queryTasksInput).returns<TasksPage>(),
+  getTask: operation(taskRefInput).returns<TaskDetail>(),
+};

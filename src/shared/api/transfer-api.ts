@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { hostPathSchema, taskUuidSchema } from './common-schemas';
+import { operation } from './operation';
+
+export const EXPORT_FORMATS = ['archive', 'markdown', 'openai'] as const;
+export const IMPORT_FORMATS = ['auto', 'cwb', 'claude-code', 'codex', 'openai', 'swe-agent'] as const;
+
+export const exportTasksInput = z.strictObject({
+  uuids: z.array(taskUuidSchema).min(1).max(1000),
+  format: z.enum(EXPORT_FORMATS),
+  /** markdown and openai: the current context instead of the full history. */
+  current: z.boolean().default(false),
+  /** A file or a folder on the host; default: the host's export folder. */
+  output: hostPathSchema.optional(),
+});
+
+export interface ExportedFileInfo {
+  path: string;
+  bytes: number;
+  tasks: string[];
+}
+
+export interface ExportResultInfo {
+  format: (typeof EXPORT_FORMATS)[number];
+  files: ExportedFileInfo[];
+}
+
+export const importFilesInput = z.strictObject({
+  /** Files (or folders: the transcripts directly inside) on the host. */
+  paths: z.array(hostPathSchema).min(1).max(100),
+  format: z.enum(IMPORT_FORMATS).default('auto'),
+  /** Our archives: what to do when a task's id exists already. */
+  onConflict: z.enum(['keep-both', 'replace']).default('keep-both'),
+});
+
+export interface ImportedTaskInfo {
+  uuid: string;
+  title: string | null;
+  parent_uuid: string | null;
+  messages: number;
+  tool_calls: number;
+  llm_calls: number;
+  original_uuid?: string;
+  replaced?: boolean;
+}
+
+export interface ImportedFileInfo {
+  file: string;
+  format: Exclude<(typeof IMPORT_FORMATS)[number], 'auto'>;
+  tasks: ImportedTaskInfo[];
+  skipped: { file: string; line?: number; item?: string; error: string }[];
+  skipped_unlisted: number;
+  ignored: Record<string, number>;
+}
+
+export interface ImportResultInfo {
+  results: ImportedFileInfo[];
+  failed: { file: string; error: string }[];
+}
+
+export const transferOperations = {
+  exportTasks: operation(exportTasksInput).returns<ExportResultInfo>(),
+  importFiles: operation(importFilesInput).returns<ImportResultInfo>(),
+};

@@ -1,0 +1,139 @@
+/** `cwb import` and `cwb export` as a user runs them (real processes). */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT, runCwb } from './support/run-ts';
+import { useTempDir } from './support/temp-dir';
+
+const tempDir = useTempDir();
+const FIXTURES = path.resolve(REPO_ROOT, '../shared/fixtures/real');
+
+interface ImportJson {
+  imported: {
+    uuid: string;
+    file: string;
+    format: string;
+    messages: number;
+    tool_calls: number;
+    parent_uuid: string | null;
+  }[];
+  skipped: { file: string; line?: number; error: string }[];
+  failed: { file: string; error: string }[];
+}
+
+describe('cwb import / export', () => {
+  it('imports files and folders, lists every new task with its counts and skipped lines, and exports them again', () => {
+    const dir = tempDir();
+    const root = path.join(dir, 'contexts');
+    const session = path.join(dir, 'session.jsonl');
+    const lines = fs
+      .readFileSync(
+        path.join(FIXTURES, 'claude-code/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl'),
+        'utf8',
+      )
+      .split('\n');
+    lines.splice(3, 0, '{"type": "user", "message": tr'); // line 4 is broken
+    fs.writeFileSync(session, lines.join('\n'));
+
+    const imported = runCwb([
+      '--contexts',
+      root,
+      'import',
+      session,
+      path.join(FIXTURES, 'swe-agent'),
+      '--json',
+    ]);
+    expect(imported.stderr).toBe('');
+    expect(imported.status).toBe(0);
+    const json = JSON.parse(imported.stdout) as ImportJson;
+    expect(json.imported.map((t) => t.format)).toEqual([
+      'claude-code',
+      'claude-code',
+      'claude-code',
+      'swe-agent',
+      'swe-agent',
+    ]);
+    expect(json.imported[0]).toMatchObject({ messages: 25, tool_calls: 13, parent_uuid: null });
+    expect(json.imported[1]!.parent_uuid).toBe(json.imported[0]!.uuid);
+    expect(json.skipped).toEqual([
+      {
+        file: 'session.jsonl',
+        line: 4,
+        error: expect.stringMatching(/^malformed JSON/),
+      },
+    ]);
+    expect(json.failed).toEqual([]);
+
+    const main = json.imported[0]!.uuid;
+    const md = runCwb(['--contexts', root, 'export', main, '--format', 'markdown']);
+    expect(md.status).toBe(0);
+    expect(md.stdout).toMatch(/^# \/orchestrator/);
+    expect(md.stdout).toContain('⟪TOOL CALL⟫');
+
+    const zip = path.join(dir, 'tasks.zip');
+    const exported = runCwb([
+      '--contexts',
+      root,
+      'export',
+      ...json.imported.map((t) => t.uuid),
+      '-o',
+      zip,
+      '--json',
+    ]);
+    expect(exported.status).toBe(0);
+    expect(JSON.parse(exported.stdout)).toMatchObject({
+      format: 'archive',
+      files: [{ path: zip, tasks: json.imported.map((t) => t.uuid) }],
+    });
+
+    const human = runCwb([
+      '--contexts',
+      path.join(dir, 'other'),
+      'import',
+      zip,
+      '--on-conflict',
+      'replace',
+    ]);
+    expect(human.status).toBe(0);
+    expect(human.stdout).toContain(`${main}  25 messages, 13 tool calls`);
+    expect(human.stdout).toContain('Imported 5 tasks from 1 file.');
+  });
+
+  it('exit codes: 2 for files it cannot import (the others still are), 1 for bad flags', () => {
+    const dir = tempDir();
+    const root = path.join(dir, 'contexts');
+    const folder = path.join(dir, 'in');
+    fs.mkdirSync(folder);
+    fs.writeFileSync(
+      path.join(folder, 'a.json'),
+      JSON.stringify([{ role: 'user', content: 'hello' }]),
+    );
+    fs.writeFileSync(path.join(folder, 'b.json'), '{"not": "a transcript"}');
+    const mixed = runCwb(['--contexts', root, 'import', folder, '--json']);
+    expect(mixed.status).toBe(2);
+    const json = JSON.parse(mixed.stdout) as ImportJson;
+    expect(json.imported).toHaveLength(1);
+    expect(json.failed).toEqual([
+      { file: path.join(folder, 'b.json'), error: expect.stringMatching(/cannot tell its format/) },
+    ]);
+    expect(mixed.stderr).toContain('cwb: error: 1 of 2 files could not be imported');
+
+    const missing = runCwb(['--contexts', root, 'import', path.join(dir, 'nope.jsonl')]);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toMatch(/^cwb: error: .*nope\.jsonl: no such file/);
+
+    expect(runCwb(['--contexts', root, 'import', folder, '--format', 'yaml']).status).toBe(1);
+    expect(runCwb(['--contexts', root, 'export', '../etc/passwd']).status).toBe(2);
+    const unknown = runCwb([
+      '--contexts',
+      root,
+      'export',
+      '550e8400-e29b-41d4-a716-446655440000',
+      '-o',
+      path.join(os.tmpdir(), 'never.zip'),
+    ]);
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toMatch(/no task with id/);
+  });
+});
