@@ -55,7 +55,7 @@ describe('cwb compact, compactions, undo, rewind', () => {
     const cwb = (...args: string[]): ReturnType<typeof runCwb> =>
       runCwb(['--contexts', root, ...args]);
 
-    const dry = cwb('compact', uuid, '--pipeline', 'extractive', '--dry-run', '--json');
+    const dry = cwb('compact', uuid, '--strategy', 'extractive', '--dry-run', '--json');
     expect(dry.stderr).toBe('');
     const preview = JSON.parse(dry.stdout) as {
       dryRun: boolean;
@@ -69,7 +69,7 @@ describe('cwb compact, compactions, undo, rewind', () => {
       compactions: [],
     });
 
-    const ran = cwb('compact', uuid, '--pipeline', 'extractive');
+    const ran = cwb('compact', uuid, '--strategy', 'extractive');
     expect(ran.status).toBe(0);
     expect(ran.stdout).toMatch(
       /^Compacted: \S+ → \S+ tokens\n {2}extractive \[compaction 1\]: \d+ messages replaced, 1 added/,
@@ -96,7 +96,7 @@ describe('cwb compact, compactions, undo, rewind', () => {
     ).toHaveLength(11);
     expect(cwb('undo', uuid, '1').status).toBe(2);
 
-    const rewind = cwb('rewind', uuid, '4');
+    const rewind = cwb('rewind', uuid, '--to-seq', '4');
     expect(rewind.status).toBe(0);
     expect(rewind.stdout).toMatch(
       /^Rewound to message 4 \(record 2\): 7 later messages left the context/,
@@ -115,11 +115,11 @@ describe('cwb compact, compactions, undo, rewind', () => {
   it('refuses unknown strategies and bad ids with clear errors', async () => {
     const root = path.join(tempDir(), 'contexts');
     const uuid = await seedTask(root);
-    const bad = runCwb(['--contexts', root, 'compact', uuid, '--pipeline', 'magic']);
+    const bad = runCwb(['--contexts', root, 'compact', uuid, '--strategy', 'magic']);
     expect(bad.status).toBe(1);
-    expect(bad.stderr).toMatch(/--pipeline: "magic" is not a strategy/);
+    expect(bad.stderr).toMatch(/--strategy: "magic" is not a strategy/);
     expect(runCwb(['--contexts', root, 'undo', uuid, 'x']).status).toBe(1);
-    expect(runCwb(['--contexts', root, 'rewind', uuid, '99']).stderr).toMatch(
+    expect(runCwb(['--contexts', root, 'rewind', uuid, '--to-seq', '99']).stderr).toMatch(
       /seq 99 is not a message/,
     );
     expect(runCwb(['--contexts', root, 'compact', '../x']).status).toBe(2);

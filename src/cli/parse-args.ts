@@ -1,4 +1,5 @@
 import { CwbError } from '../core/errors';
+import { STRATEGY_NAMES, isStrategyName, type StrategyName } from '../shared/strategy-names';
 
 /** A whole number from a flag, within bounds; otherwise a usage error naming the flag. */
 export function parseCount(
@@ -29,4 +30,22 @@ export function parseChoice<T extends string>(
     );
   }
   return value as T;
+}
+
+/** A comma-separated list of compaction strategies, each checked. */
+export function parseStrategies(flag: string, value: string): StrategyName[] {
+  const names = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (names.length === 0) throw new CwbError('usage', `${flag}: name at least one strategy`);
+  for (const n of names) {
+    if (!isStrategyName(n)) {
+      throw new CwbError(
+        'usage',
+        `${flag}: "${n}" is not a strategy (use ${STRATEGY_NAMES.join(', ')})`,
+      );
+    }
+  }
+  return names as StrategyName[];
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { STRATEGY_NAMES } from './strategy-names';
 
 /**
  * The typed messages between a host (`cwb run`, `cwb serve`, Electron main) and a task
@@ -37,6 +38,8 @@ export const taskSpecSchema = z.object({
   model: z.string().optional(),
   baseUrl: z.string().optional(),
   maxTurns: z.number().int().positive().default(50),
+  /** This task's own compaction pipeline (default: config.yaml's compaction.pipeline). */
+  compaction: z.array(z.enum(STRATEGY_NAMES)).min(1).optional(),
   systemPrompt: z.string().optional(),
 });
 export type TaskSpec = z.infer<typeof taskSpecSchema>;

@@ -86,7 +86,7 @@ export async function runTaskProcess(
         }),
       compactor: createCompactor({
         task,
-        steps: buildPipeline(config, contextWindow),
+        steps: buildPipeline(config, contextWindow, spec.compaction),
         enabled: config.compaction.enabled,
         auto: config.compaction.auto,
         summarizer: llmSummarizer(client, { model: config.compaction.model, workDir: task.dir }),

@@ -1,16 +1,11 @@
 import type { Command } from 'commander';
-import {
-  STRATEGY_NAMES,
-  isStrategyName,
-  type StrategyName,
-} from '../../core/config/strategy-names';
+import { STRATEGY_NAMES } from '../../shared/strategy-names';
 import { compactTask, rewindTask, undoTaskCompaction } from '../../core/compaction/task-compaction';
 import type { CompactionRun, StepReport } from '../../core/compaction/compaction-engine';
 import { allRecords } from '../../core/compaction/compaction-record';
-import { CwbError } from '../../core/errors';
 import { resolveContext, withStore, type GlobalOptions } from '../cli-context';
 import { clip, formatCount, formatTable, formatTime, printJson, type Output } from '../output';
-import { parseCount } from '../parse-args';
+import { parseCount, parseStrategies } from '../parse-args';
 import { parseTaskUuidArg } from '../task-uuid-arg';
 
 export function registerCompaction(program: Command, output: Output): void {
@@ -21,7 +16,7 @@ export function registerCompaction(program: Command, output: Output): void {
     )
     .argument('<uuid>', 'task id')
     .option(
-      '--pipeline <list>',
+      '--strategy <list>',
       `comma-separated strategies (${STRATEGY_NAMES.join(', ')}); default: the config's`,
     )
     .option('--dry-run', 'show what would happen: no LLM call, nothing written')
@@ -30,11 +25,12 @@ export function registerCompaction(program: Command, output: Output): void {
     .action(
       async (
         uuidArg: string,
-        opts: { pipeline?: string; dryRun?: boolean; offline?: boolean; json?: boolean },
+        opts: { strategy?: string; dryRun?: boolean; offline?: boolean; json?: boolean },
         cmd: Command,
       ) => {
         const uuid = parseTaskUuidArg(uuidArg);
-        const pipeline = opts.pipeline === undefined ? undefined : parsePipeline(opts.pipeline);
+        const pipeline =
+          opts.strategy === undefined ? undefined : parseStrategies('--strategy', opts.strategy);
         const ctx = resolveContext(cmd.optsWithGlobals<GlobalOptions>());
         const outcome = await withStore(ctx, (store) =>
           compactTask(store, ctx.config, uuid, {
@@ -111,11 +107,11 @@ export function registerCompaction(program: Command, output: Output): void {
       'take the context back to just after message SEQ (later messages stay in the history)',
     )
     .argument('<uuid>', 'task id')
-    .argument('<seq>', 'message seq')
+    .requiredOption('--to-seq <seq>', 'the last message seq to keep in the context')
     .option('--json', 'print JSON')
-    .action(async (uuidArg: string, seqArg: string, opts: { json?: boolean }, cmd: Command) => {
+    .action(async (uuidArg: string, opts: { toSeq: string; json?: boolean }, cmd: Command) => {
       const uuid = parseTaskUuidArg(uuidArg);
-      const seq = parseCount('<seq>', seqArg, 1);
+      const seq = parseCount('--to-seq', opts.toSeq, 1);
       const ctx = resolveContext(cmd.optsWithGlobals<GlobalOptions>());
       const result = await withStore(ctx, (store) => rewindTask(store, uuid, seq));
       if (opts.json) printJson(output, result);
@@ -124,22 +120,6 @@ export function registerCompaction(program: Command, output: Output): void {
           `Rewound to message ${seq} (record ${result.recordId}): ${result.hiddenSeqs.length} later messages left the context${result.undone.length ? `, compactions ${result.undone.join(', ')} undone` : ''}; ${formatCount(result.tokensBefore)} → ${formatCount(result.tokensAfter)} tokens. Undo it with: cwb undo ${uuid} ${result.recordId}`,
         );
     });
-}
-
-function parsePipeline(value: string): StrategyName[] {
-  const names = value
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  if (names.length === 0) throw new CwbError('usage', '--pipeline: name at least one strategy');
-  for (const n of names) {
-    if (!isStrategyName(n))
-      throw new CwbError(
-        'usage',
-        `--pipeline: "${n}" is not a strategy (use ${STRATEGY_NAMES.join(', ')})`,
-      );
-  }
-  return names as StrategyName[];
 }
 
 function describeRun(run: CompactionRun): string {

@@ -11,7 +11,8 @@ import { CwbError } from '../../core/errors';
 import { resolveContext, withStore, type CliContext, type GlobalOptions } from '../cli-context';
 import { followTask } from '../follow-task';
 import { printJson, type Output } from '../output';
-import { parseCount, parseChoice } from '../parse-args';
+import { parseCount, parseChoice, parseStrategies } from '../parse-args';
+import { STRATEGY_NAMES } from '../../shared/strategy-names';
 
 interface RunOptions {
   prompt: string;
@@ -23,6 +24,7 @@ interface RunOptions {
   taskKey?: string;
   user?: string;
   maxTurns: string;
+  compaction?: string;
   detach?: boolean;
   json?: boolean;
 }
@@ -43,6 +45,10 @@ export function registerRun(program: Command, output: Output): void {
     )
     .option('--user <name>', 'user of the task key (default: your login name)')
     .option('--max-turns <n>', 'stop after this many model calls', '50')
+    .option(
+      '--compaction <list>',
+      `this task's compaction pipeline, e.g. tool-output-trim,summarize (${STRATEGY_NAMES.join(', ')})`,
+    )
     .option('--detach', 'start the task in the background and return at once')
     .option('--json', 'print JSON')
     .action(async (opts: RunOptions, cmd: Command) => {
@@ -62,6 +68,9 @@ export function registerRun(program: Command, output: Output): void {
         ...(opts.model !== undefined && { model: opts.model }),
         ...(opts.baseUrl !== undefined && { baseUrl: opts.baseUrl }),
         maxTurns: parseCount('--max-turns', opts.maxTurns, 1, 10_000),
+        ...(opts.compaction !== undefined && {
+          compaction: parseStrategies('--compaction', opts.compaction),
+        }),
       });
       prepareRun(spec, process.env); // config, model and limits are checked before any process starts
       if (opts.detach) {

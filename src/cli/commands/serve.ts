@@ -25,7 +25,10 @@ export function registerServe(program: Command, output: Output): void {
     .description(
       'serve the workbench UI and API in the browser (loopback only by default; the printed URL carries an access token)',
     )
-    .option('--port <port>', `port to listen on (default: ${DEFAULT_PORT} or the next free one; 0 = any)`)
+    .option(
+      '--port <port>',
+      `port to listen on (default: ${DEFAULT_PORT} or the next free one; 0 = any)`,
+    )
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .option('--open', 'open the URL in the default browser')
     .action(async (opts: ServeOptions, cmd: Command) => {
@@ -38,7 +41,9 @@ export function registerServe(program: Command, output: Output): void {
         exportDir: defaultExportDir(),
         fsync: ctx.config.storage.durability === 'fsync',
         onUnexpectedError: (name, err) =>
-          output.err(`cwb serve: ${name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
+          output.err(
+            `cwb serve: ${name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+          ),
       });
       let host: WebHost;
       try {
@@ -78,7 +83,10 @@ async function listen(
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'EADDRINUSE' && !explicit && i + 1 < PORT_TRIES) continue;
       if (code === 'EADDRINUSE')
-        throw new CwbError('io', `port ${first + i} is in use: pass --port with a free port (0 = any)`);
+        throw new CwbError(
+          'io',
+          `port ${first + i} is in use: pass --port with a free port (0 = any)`,
+        );
       if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
         throw new CwbError('usage', `--host ${opts.host}: not an address of this machine`);
       throw err;

@@ -10,7 +10,9 @@ export function openBrowser(url: string, onError: (message: string) => void): vo
         : ['xdg-open', [url]];
   try {
     const child = spawn(command, args, { stdio: 'ignore', detached: true });
-    child.on('error', (err) => onError(`could not open a browser (${err.message}); open the URL yourself`));
+    child.on('error', (err) =>
+      onError(`could not open a browser (${err.message}); open the URL yourself`),
+    );
     child.unref();
   } catch (err) {
     onError(`could not open a browser (${(err as Error).message}); open the URL yourself`);

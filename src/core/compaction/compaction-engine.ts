@@ -1,12 +1,12 @@
 import crypto from 'node:crypto';
 import type { TaskContextManager } from '../store/task-context-manager';
 import type { ToolOutputStore } from '../store/tool-output-store';
-import type { CurrentMessage, MessageKind } from '../../shared/task-types';
+import type { CurrentMessage, MessageKind, TokenUsage } from '../../shared/task-types';
 import { readView } from './read-view';
 import { writeCurrent } from './materialize';
 import { repairToolPairs } from './tool-pairing';
 import { splitSystem } from './format-messages';
-import { entryFromRecord, entrySeq, viewTokens, type ViewEntry } from './view';
+import { entryFromRecord, entrySeq, viewTokens, viewTokensO200k, type ViewEntry } from './view';
 import type { RunReason, Strategy, StrategyContext, Summarizer } from './strategy';
 
 /**
@@ -51,6 +51,9 @@ export interface StepReport {
   replacementTokens: number;
   summary?: string;
   estimated?: boolean;
+  durationMs?: number;
+  /** Token usage of the model calls the step made (its summary). */
+  llmUsage?: TokenUsage;
 }
 
 export interface CompactionRun {
@@ -96,14 +99,11 @@ export async function runCompaction(
       dryRun: options.dryRun,
       ...(options.signal && { signal: options.signal }),
     };
+    const started = performance.now();
     const result = await (step.strategy as Strategy<unknown>).run(ctx, step.params);
+    const llmUsage = options.summarizer.takeUsage?.();
     let after = result.applied ? repairToolPairs(keepSystemFirst(before, result.view)) : before;
-    // A compaction exists to make the context smaller; one that would grow it is refused.
-    const refusal = !result.applied
-      ? result.reason
-      : viewTokens(after) > viewTokens(before)
-        ? `it would make the context larger (${viewTokens(before)} → ${viewTokens(after)} tokens)`
-        : undefined;
+    const refusal = !result.applied ? result.reason : refuse(before, after, options.reason);
     if (refusal !== undefined || !result.applied) {
       const tokens = viewTokens(before);
       steps.push({
@@ -127,8 +127,10 @@ export async function runCompaction(
       result.summary,
       result.estimated === true,
     );
+    report.durationMs = Math.round(performance.now() - started);
+    if (llmUsage) report.llmUsage = llmUsage;
     if (task && !options.dryRun) {
-      after = persistStep(task, step, after, report, runId);
+      after = persistStep(task, step, after, report, runId, viewTokensO200k(before));
     }
     steps.push(report);
     view = after;
@@ -148,6 +150,26 @@ export async function runCompaction(
     steps,
     view,
   };
+}
+
+/** Automatic runs that save less than this share are refused, so compaction does not repeat every step. */
+export const MIN_AUTO_SAVING = 0.1;
+
+/** Why a planned step is not applied, or undefined when it is. */
+function refuse(
+  before: readonly ViewEntry[],
+  after: readonly ViewEntry[],
+  reason: RunReason,
+): string | undefined {
+  const from = viewTokens(before);
+  const to = viewTokens(after);
+  // A compaction exists to make the context smaller; one that would grow it is refused.
+  if (to > from) return `it would make the context larger (${from} → ${to} tokens)`;
+  const saving = from > 0 ? (from - to) / from : 0;
+  if ((reason === 'auto' || reason === 'final') && saving < MIN_AUTO_SAVING) {
+    return `it would save only ${Math.round(saving * 100)} % (${from} → ${to} tokens); automatic compaction needs at least ${MIN_AUTO_SAVING * 100} %, so it does not repeat every step`;
+  }
+  return undefined;
 }
 
 /** The system prompt survives every strategy: if a strategy dropped it, it goes back first. */
@@ -221,6 +243,7 @@ function persistStep(
   view: ViewEntry[],
   report: StepReport,
   runId: string,
+  o200kBefore: number,
 ): ViewEntry[] {
   const id = task.summaries.nextId;
   const createdSeqs: number[] = [];
@@ -255,6 +278,10 @@ function persistStep(
       created_seqs: createdSeqs,
       run_id: runId,
       params: (step.params ?? {}) as Record<string, unknown>,
+      tokens_before_o200k: o200kBefore,
+      tokens_after_o200k: viewTokensO200k(stored),
+      duration_ms: report.durationMs ?? 0,
+      llm_usage: report.llmUsage ?? null,
       ...(report.estimated && { estimated: true }),
     },
   });

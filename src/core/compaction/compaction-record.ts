@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { SummaryRecord } from '../../shared/task-types';
+import type { SummaryRecord, TokenUsage } from '../../shared/task-types';
 import type { PlanItem } from './view';
 import { RecordLogReader } from '../store/record-log-reader';
 import { TASK_FILES } from '../store/contexts-layout';
@@ -25,6 +25,12 @@ export interface CompactionRecord extends SummaryRecord {
   run_id: string;
   /** Strategy parameters as used. */
   params: Record<string, unknown>;
+  /** The same context sizes counted with o200k (tokens_before/after are the seed estimate). */
+  tokens_before_o200k?: number;
+  tokens_after_o200k?: number;
+  duration_ms?: number;
+  /** Token usage of the model call that wrote the summary, when there was one. */
+  llm_usage?: TokenUsage | null;
 }
 
 export interface UndoEntry {

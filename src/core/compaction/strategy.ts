@@ -1,4 +1,5 @@
 import type { ViewEntry } from './view';
+import type { TokenUsage } from '../../shared/task-types';
 import type { ToolOutputStore } from '../store/tool-output-store';
 
 /** Writes summaries: the configured model, or the offline extractive digest. */
@@ -15,6 +16,8 @@ export interface Summarizer {
   ): Promise<string>;
   /** A free-form completion (retain + summary, seed 002 §2.6); absent without an LLM. */
   complete?(prompt: string, options?: SummarizeOptions): Promise<string>;
+  /** Token usage of the model calls since the last take (compaction records keep it). */
+  takeUsage?(): TokenUsage | undefined;
 }
 
 export interface SummarizeOptions {

@@ -4,7 +4,7 @@ import http from 'node:http';
 import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
-import type { CurrentMessage } from '../../shared/task-types';
+import type { TokenUsage, CurrentMessage } from '../../shared/task-types';
 import type { LlmConfig, LlmProvider } from '../config/app-config';
 import { badInput } from '../errors';
 import { httpGet, postFile } from './http-post-file';
@@ -62,6 +62,8 @@ export interface ChatRequest {
 }
 
 export interface CompleteOptions {
+  /** Receives the provider's token usage of the call (compaction records keep it). */
+  onUsage?: (usage: TokenUsage) => void;
   /** Where the request file is written (default: the system temp folder). */
   workDir?: string;
   /** A system message sent before the prompt. */
@@ -231,6 +233,7 @@ export function createLlmClient(config: LlmConfig, options: LlmClientOptions = {
         opts.signal,
         opts.onDelta,
       );
+      if (response.usage) opts.onUsage?.(response.usage);
       return response.content ?? '';
     },
 

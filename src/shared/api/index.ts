@@ -1,5 +1,5 @@
 /** The workbench API contract shared by every host and the UI (see contract.ts). */
-export { WORKBENCH_CONTRACT, type WorkbenchContract } from './contract';
+export { WORKBENCH_CONTRACT, WORKBENCH_FEATURES, type WorkbenchContract } from './contract';
 export * from './operation-names';
 export * from './api-result';
 export * from './events';
