@@ -105,6 +105,7 @@ describe('cwb compact, compactions, undo, rewind', () => {
       (JSON.parse(cwb('messages', uuid, '--current', '--json').stdout) as { messages: unknown[] })
         .messages,
     ).toHaveLength(4);
+    expect(cwb('gc', uuid, '--dry-run').stdout.trim()).toBe('No unreferenced tool outputs.');
     // the full history is untouched
     expect(
       (JSON.parse(cwb('messages', uuid, '--json', '--limit', '100').stdout) as { total: number })

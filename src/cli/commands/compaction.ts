@@ -3,6 +3,7 @@ import { STRATEGY_NAMES } from '../../shared/strategy-names';
 import { compactTask, rewindTask, undoTaskCompaction } from '../../core/compaction/task-compaction';
 import type { CompactionRun, StepReport } from '../../core/compaction/compaction-engine';
 import { allRecords } from '../../core/compaction/compaction-record';
+import { collectToolOutputs } from '../../core/compaction/tool-output-gc';
 import { resolveContext, withStore, type GlobalOptions } from '../cli-context';
 import { clip, formatCount, formatTable, formatTime, printJson, type Output } from '../output';
 import { parseCount, parseStrategies } from '../parse-args';
@@ -81,6 +82,34 @@ export function registerCompaction(program: Command, output: Output): void {
           ]),
         ),
       );
+    });
+
+  program
+    .command('gc')
+    .description(
+      'remove full tool outputs (tool_outputs/) that nothing in effect refers to any more',
+    )
+    .argument('<uuid>', 'task id')
+    .option('--dry-run', 'list them, remove nothing')
+    .option('--json', 'print JSON')
+    .action(async (uuidArg: string, opts: { dryRun?: boolean; json?: boolean }, cmd: Command) => {
+      const uuid = parseTaskUuidArg(uuidArg);
+      const ctx = resolveContext(cmd.optsWithGlobals<GlobalOptions>());
+      const refs = await withStore(ctx, (store) => {
+        const task = store.openForMaintenance(uuid);
+        try {
+          return collectToolOutputs(task.dir, task.toolOutputs, { dryRun: opts.dryRun === true });
+        } finally {
+          task.close();
+        }
+      });
+      if (opts.json) printJson(output, { uuid, dryRun: opts.dryRun === true, refs });
+      else
+        output.out(
+          refs.length
+            ? `${opts.dryRun ? 'Would remove' : 'Removed'} ${refs.length} unreferenced tool outputs: ${refs.join(', ')}`
+            : 'No unreferenced tool outputs.',
+        );
     });
 
   program
