@@ -45,7 +45,10 @@ describe.skipIf(!hasChromium())('the web workbench in Chromium', () => {
   it('loads the UI from cwb serve, shows imported tasks, and keeps the list live', async () => {
     const root = path.join(tempDir(), 'contexts');
     importFixture(root, 'swe-agent/pydicom__pydicom-1458.traj');
-    importFixture(root, 'codex/rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl');
+    importFixture(
+      root,
+      'codex/rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl',
+    );
     const s = await serve(root);
     const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
     const errors: string[] = [];
@@ -66,15 +69,21 @@ describe.skipIf(!hasChromium())('the web workbench in Chromium', () => {
     expect(statuses.every((t) => ['Completed', 'Failed', 'Paused'].includes(t))).toBe(true);
 
     // A task arriving while the page is open: the host's SSE event makes the list re-read.
-    const imported = await page.evaluate(async (file) => {
-      const token = sessionStorage.getItem('cwb.token');
-      const res = await fetch('/api/importFiles', {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
-        body: JSON.stringify({ paths: [file] }),
-      });
-      return (await res.json()) as { ok: boolean };
-    }, path.join(FIXTURES, 'claude-code', '5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl'));
+    const imported = await page.evaluate(
+      async (file) => {
+        // runs in the page: the token the UI kept for its session
+        const store = (globalThis as { sessionStorage?: { getItem(key: string): string | null } })
+          .sessionStorage;
+        const token = store?.getItem('cwb.token');
+        const res = await fetch('/api/importFiles', {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+          body: JSON.stringify({ paths: [file] }),
+        });
+        return (await res.json()) as { ok: boolean };
+      },
+      path.join(FIXTURES, 'claude-code', '5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl'),
+    );
     expect(imported.ok).toBe(true);
     // a Claude Code session: the main thread and its subagents, each a task
     await expect.poll(() => rows.count(), { timeout: 15_000 }).toBeGreaterThan(2);

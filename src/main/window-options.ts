@@ -19,10 +19,13 @@ export function secureWebPreferences(preloadPath: string): WebPreferences {
   };
 }
 
-export function mainWindowOptions(preloadPath: string): BrowserWindowConstructorOptions {
+/** The main window; `bounds` is the remembered size and place (see window-state.ts). */
+export function mainWindowOptions(
+  preloadPath: string,
+  bounds: { x?: number; y?: number; width: number; height: number } = { width: 1280, height: 820 },
+): BrowserWindowConstructorOptions {
   return {
-    width: 1280,
-    height: 820,
+    ...bounds,
     minWidth: 720,
     minHeight: 480,
     title: 'Context Workbench',

@@ -1,7 +1,5 @@
-import { contextBridge } from 'electron';
+import { contextBridge, ipcRenderer } from 'electron';
+import { createWindowApi } from './window-api';
 
-// Sandboxed preload (built as CommonJS): builds window.api. The full typed contract from
-// src/shared arrives with the IPC layer.
-contextBridge.exposeInMainWorld('api', {
-  appInfo: () => ({ name: 'Context Workbench', transport: 'electron' }) as const,
-});
+// Sandboxed preload (built as CommonJS): window.api, built from the contract's operation names.
+contextBridge.exposeInMainWorld('api', createWindowApi(ipcRenderer));

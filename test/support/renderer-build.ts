@@ -9,8 +9,17 @@ export function ensureRendererBuilt(): string {
   const dir = path.join(REPO_ROOT, 'out', 'renderer');
   if (fs.existsSync(path.join(dir, 'index.html'))) return dir;
   const require = createRequire(import.meta.url);
-  const bin = path.join(path.dirname(require.resolve('electron-vite/package.json')), 'bin', 'electron-vite.js');
-  const result = spawnSync(process.execPath, [bin, 'build'], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 300_000 });
-  if (result.status !== 0) throw new Error(`electron-vite build failed:\n${result.stdout}\n${result.stderr}`);
+  const bin = path.join(
+    path.dirname(require.resolve('electron-vite/package.json')),
+    'bin',
+    'electron-vite.js',
+  );
+  const result = spawnSync(process.execPath, [bin, 'build'], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+    timeout: 300_000,
+  });
+  if (result.status !== 0)
+    throw new Error(`electron-vite build failed:\n${result.stdout}\n${result.stderr}`);
   return dir;
 }

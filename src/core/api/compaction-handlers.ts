@@ -43,7 +43,8 @@ export function compactionHandlers(
         input.strategies ?? config.compaction.pipeline,
         (input.params ?? {}) as Partial<Record<CompactionStrategyName, Record<string, unknown>>>,
       );
-      if (!dryRun) ctx.events.publish({ type: 'compaction-started', uuid: input.uuid, reason: 'manual' });
+      if (!dryRun)
+        ctx.events.publish({ type: 'compaction-started', uuid: input.uuid, reason: 'manual' });
       const run = await runCompaction(task, {
         steps,
         reason: 'manual',

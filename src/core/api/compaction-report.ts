@@ -1,7 +1,4 @@
-import type {
-  CompactionRecordInfo,
-  CompactionReport,
-} from '../../shared/api/compaction-api';
+import type { CompactionRecordInfo, CompactionReport } from '../../shared/api/compaction-api';
 import type { CompactionRun } from '../compaction/compaction-engine';
 import type { CompactionRecord } from '../compaction/compaction-record';
 

@@ -16,7 +16,13 @@ export async function invokeOperation(
   onUnexpected?: (name: string, err: unknown) => void,
 ): Promise<ApiResult<unknown>> {
   if (!isOperationName(name)) {
-    return { ok: false, error: { code: 'not_found', message: `no operation named ${JSON.stringify(name.slice(0, 80))}` } };
+    return {
+      ok: false,
+      error: {
+        code: 'not_found',
+        message: `no operation named ${JSON.stringify(name.slice(0, 80))}`,
+      },
+    };
   }
   const input = validateInput(name, raw);
   if (!input.ok) return input;

@@ -73,7 +73,10 @@ function findInMessage(
   }
   const fields: [SearchHit['field'], string | null | undefined][] = [
     ['content', record.content],
-    ['tool_calls', record.tool_calls?.map((c) => `${c.function.name}(${c.function.arguments})`).join('\n')],
+    [
+      'tool_calls',
+      record.tool_calls?.map((c) => `${c.function.name}(${c.function.arguments})`).join('\n'),
+    ],
     ['name', record.tool_name ?? record.name],
   ];
   for (const [field, value] of fields) {

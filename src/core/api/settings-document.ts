@@ -61,7 +61,8 @@ export function applyPatch(
   const changed: string[] = [];
   for (const { key, value } of patch) {
     if (value === REDACTED_SECRET) continue;
-    if (sameValue(value, valueAt(effective, key)) || sameValue(value, valueAt(shown, key))) continue;
+    if (sameValue(value, valueAt(effective, key)) || sameValue(value, valueAt(shown, key)))
+      continue;
     const location = sourceLocation(key);
     if (value === null) {
       for (const place of location.precedence) doc.deleteIn(place);
@@ -80,7 +81,8 @@ export function referencesIn(doc: Document, keys: readonly KeyPath[]): Record<st
   for (const key of keys) {
     const place = sourceLocation(key).precedence.find((p) => doc.hasIn(p));
     const written = place ? doc.getIn(place) : undefined;
-    if (typeof written === 'string' && /\$\{[A-Za-z_]/.test(written)) found[key.join('.')] = written;
+    if (typeof written === 'string' && /\$\{[A-Za-z_]/.test(written))
+      found[key.join('.')] = written;
   }
   return found;
 }

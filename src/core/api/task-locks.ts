@@ -13,7 +13,8 @@ export class TaskLocks {
 
   assertFree(uuid: string): void {
     const what = this.busy.get(uuid);
-    if (what) throw new CwbError('conflict', `task ${uuid} is busy (${what}); try again when it ends`);
+    if (what)
+      throw new CwbError('conflict', `task ${uuid} is busy (${what}); try again when it ends`);
   }
 
   async run<T>(uuid: string, what: string, fn: () => Promise<T>): Promise<T> {

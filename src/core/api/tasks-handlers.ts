@@ -2,7 +2,12 @@ import type { TaskListRow } from '../../shared/api/tasks-api';
 import type { WorkbenchHandlers } from '../../shared/api/workbench-api';
 import type { TaskRow } from '../../shared/task-types';
 import { allRecords } from '../compaction/compaction-record';
-import { taskFacets } from '../db/task-facets';
+import {
+  taskFacetValues,
+  taskStatusCounts,
+  tasksTableStamp,
+  type FacetValues,
+} from '../db/task-facets';
 import type { ServiceContext } from './service-context';
 
 const PROMPT_PREVIEW_CHARS = 200;
@@ -10,6 +15,14 @@ const PROMPT_PREVIEW_CHARS = 200;
 export function tasksHandlers(
   ctx: ServiceContext,
 ): Pick<WorkbenchHandlers, 'queryTasks' | 'getTask'> {
+  // The value lists cover every task and cost a scan each (~0.2 s at 100,000 tasks), so
+  // they are kept until the table changes; status counts follow the filters every time.
+  let values: { stamp: string; lists: FacetValues } | undefined;
+  const facetValues = (): FacetValues => {
+    const stamp = tasksTableStamp(ctx.store.db);
+    if (values?.stamp !== stamp) values = { stamp, lists: taskFacetValues(ctx.store.db) };
+    return values.lists;
+  };
   return {
     queryTasks: async (q) => {
       const { facets, ...query } = q;
@@ -19,7 +32,9 @@ export function tasksHandlers(
         total,
         offset: q.offset,
         limit: q.limit,
-        ...(facets && { facets: taskFacets(ctx.store.db, query) }),
+        ...(facets && {
+          facets: { status: taskStatusCounts(ctx.store.db, query), ...facetValues() },
+        }),
       };
     },
 

@@ -1,19 +1,17 @@
 import type { Db } from '../db/open-database';
+import { tasksTableStamp } from '../db/task-facets';
 import type { EventHub } from './event-hub';
 
 export const TASKS_POLL_MS = 1500;
 
 /**
- * Tasks run by other processes (`cwb run` in a terminal, another host) change tasks.db
- * without telling this host. While a UI listens, a cheap query (two indexed aggregates)
- * notices any change and announces it, so the task table stays live whoever writes.
+ * Tasks run by other processes (task processes, `cwb run` in a terminal, another host)
+ * change tasks.db without telling this host. While a UI listens, a stamp that costs no
+ * scan (SQLite's data_version and two indexed maxima) notices any change and announces
+ * it, so the task table stays live whoever writes.
  */
 export function watchTasksTable(db: Db, events: EventHub, intervalMs = TASKS_POLL_MS): () => void {
-  const stamp = db.prepare('SELECT MAX(updated_at) AS m, COUNT(*) AS n FROM tasks');
-  const read = (): string => {
-    const row = stamp.get() as { m: string | null; n: number };
-    return `${row.m ?? ''}|${row.n}`;
-  };
+  const read = (): string => tasksTableStamp(db);
   let timer: NodeJS.Timeout | undefined;
   let last = '';
   const tick = (): void => {

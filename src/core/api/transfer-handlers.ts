@@ -15,7 +15,11 @@ export function transferHandlers(
       const result = await exportTasks(ctx.store, { uuids, format, current, output: target });
       return {
         format: result.format,
-        files: result.files.map((f) => ({ path: f.path ?? target, bytes: f.bytes, tasks: f.tasks })),
+        files: result.files.map((f) => ({
+          path: f.path ?? target,
+          bytes: f.bytes,
+          tasks: f.tasks,
+        })),
       };
     },
 

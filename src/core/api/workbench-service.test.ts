@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ApiResult } from '../../shared/api/api-result';
 import { OPERATION_NAMES } from '../../shared/api/operation-names';
 import type { ApiOutput } from '../../shared/api/workbench-api';
@@ -23,6 +23,7 @@ function open(
   base: string,
   configText?: string,
   env: NodeJS.ProcessEnv = {},
+  pollMs?: number,
 ): { service: WorkbenchService; root: string; configFile: string } {
   const root = path.join(base, 'contexts');
   const configFile = path.join(base, 'config.yaml');
@@ -34,6 +35,7 @@ function open(
     host: { kind: 'serve', version: '0.1.0-test', versions: {} },
     exportDir: path.join(base, 'exports'),
     env: { HOME: base, XDG_CONFIG_HOME: path.join(base, 'xdg'), ...env },
+    ...(pollMs !== undefined && { pollMs }),
   });
   services.push(service);
   return { service, root, configFile };
@@ -81,7 +83,12 @@ describe('WorkbenchService', () => {
     const { service, root } = open(base);
     const [a, b] = await seedTasks(root, [
       { title: 'Fix parser', key: { owner: 'acme', repo: 'web', user: 'ana' } },
-      { title: 'Add tests', key: { repo: 'cli', user: 'bo' }, model: 'gpt-4o-mini', status: 'paused' },
+      {
+        title: 'Add tests',
+        key: { repo: 'cli', user: 'bo' },
+        model: 'gpt-4o-mini',
+        status: 'paused',
+      },
     ]);
     const info = await call(service, 'appInfo');
     expect(info).toMatchObject({ name: 'Context Workbench', host: 'serve', contextsRoot: root });
@@ -107,10 +114,31 @@ describe('WorkbenchService', () => {
     expect(detail.currentMessages).toBe(15);
     expect(detail.compactions).toEqual({ total: 0, active: 0 });
     expect(detail.supervised).toBe(false);
-    expect(await service.invoke('getTask', { uuid: '550e8400-e29b-41d4-a716-446655440000' })).toMatchObject({
+    expect(
+      await service.invoke('getTask', { uuid: '550e8400-e29b-41d4-a716-446655440000' }),
+    ).toMatchObject({
       ok: false,
       error: { code: 'not_found' },
     });
+  });
+
+  it('announces writes by other processes while a UI listens, and refreshes the facets', async () => {
+    const { service, root } = open(tempDir(), undefined, {}, 50);
+    await seedTasks(root, [{ title: 'one', model: 'model-a' }]);
+    const first = await call(service, 'queryTasks', { facets: true });
+    expect(first.facets!.models.map((m) => m.value)).toEqual(['model-a']);
+    const events: string[] = [];
+    const stop = service.subscribe((e) =>
+      events.push(`${e.type}:${'reason' in e ? e.reason : ''}`),
+    );
+    await new Promise((r) => setTimeout(r, 120));
+    expect(events).toEqual([]);
+    // another connection, as a task process or `cwb run` would write
+    await seedTasks(root, [{ title: 'two', model: 'model-b' }]);
+    await vi.waitFor(() => expect(events).toContain('tasks-changed:external'), { timeout: 5000 });
+    stop();
+    const second = await call(service, 'queryTasks', { facets: true });
+    expect(second.facets!.models.map((m) => m.value).sort()).toEqual(['model-a', 'model-b']);
   });
 
   it('reads windows of the history and of the current context, and searches in steps', async () => {
@@ -120,7 +148,11 @@ describe('WorkbenchService', () => {
     expect(history.view).toBe('history');
     expect(history.total).toBe(43);
     expect(history.messages.map((m) => ('seq' in m ? m.seq : 0))).toEqual([10, 11, 12, 13, 14]);
-    const current = await call(service, 'readMessages', { uuid: t!.uuid, view: 'current', limit: 2 });
+    const current = await call(service, 'readMessages', {
+      uuid: t!.uuid,
+      view: 'current',
+      limit: 2,
+    });
     expect(current).toMatchObject({ view: 'current', total: 43 });
     expect(current.messages.map((m) => ('index' in m ? m.index : 0))).toEqual([1, 2]);
 
@@ -132,7 +164,11 @@ describe('WorkbenchService', () => {
     expect(found.nextSeq).toBeNull();
 
     // bounded: two hits per call, continued from nextSeq
-    const first = await call(service, 'searchMessages', { uuid: t!.uuid, query: 'src/f1', limit: 2 });
+    const first = await call(service, 'searchMessages', {
+      uuid: t!.uuid,
+      query: 'src/f1',
+      limit: 2,
+    });
     expect(first.hits.map((h) => h.field)).toEqual(['tool_calls', 'content']);
     expect(first.nextSeq).not.toBeNull();
     const rest = await call(service, 'searchMessages', {
@@ -195,7 +231,12 @@ describe('WorkbenchService', () => {
     const [t] = await seedTasks(root, [{ title: 'Outputs', pairs: 1 }]);
     const tool = await call(service, 'readMessages', { uuid: t!.uuid, from: 4, limit: 1 });
     const ref = (tool.messages[0] as { output_ref?: string }).output_ref!;
-    const window = await call(service, 'readToolOutput', { uuid: t!.uuid, ref, offset: 1, limit: 1 });
+    const window = await call(service, 'readToolOutput', {
+      uuid: t!.uuid,
+      ref,
+      offset: 1,
+      limit: 1,
+    });
     expect(window).toEqual({ ref, offset: 1, lines: ['line 2 of f1'], more: true });
     expect(await service.invoke('readToolOutput', { uuid: t!.uuid, ref: '../x' })).toMatchObject({
       ok: false,
@@ -225,7 +266,9 @@ describe('WorkbenchService', () => {
     const start = await service.invoke('startTask', { prompt: 'hi', workdir: root });
     expect(start).toMatchObject({ ok: false, error: { code: 'bad_input' } });
     expect(!start.ok && start.error.message).toMatch(/no model chosen/);
-    expect(await service.invoke('startTask', { prompt: 'hi', workdir: 'relative/dir' })).toMatchObject({
+    expect(
+      await service.invoke('startTask', { prompt: 'hi', workdir: 'relative/dir' }),
+    ).toMatchObject({
       ok: false,
       error: { field: 'workdir' },
     });
@@ -309,8 +352,13 @@ other_tool:
     const range = await service.invoke('updateSettings', {
       patch: { compaction: { threshold_ratio: 1.5 } },
     });
-    expect(range).toMatchObject({ ok: false, error: { code: 'bad_input', field: 'patch.compaction.threshold_ratio' } });
-    const type = await service.invoke('updateSettings', { patch: { storage: { cleanup_days: 'x' } } });
+    expect(range).toMatchObject({
+      ok: false,
+      error: { code: 'bad_input', field: 'patch.compaction.threshold_ratio' },
+    });
+    const type = await service.invoke('updateSettings', {
+      patch: { storage: { cleanup_days: 'x' } },
+    });
     expect(type).toMatchObject({ ok: false, error: { field: 'patch.storage.cleanup_days' } });
     expect(fs.readFileSync(configFile, 'utf8')).toBe(before);
   });
@@ -321,18 +369,24 @@ other_tool:
     const target = path.join(base, 'xdg', 'context-workbench', 'config.yaml');
     expect((await call(service, 'getSettings')).target).toBe(target);
     await call(service, 'updateSettings', {
-      patch: { llm: { provider: 'openai', openai: { model: 'gpt-4o', api_key: '${OPENAI_API_KEY}' } } },
+      patch: {
+        llm: { provider: 'openai', openai: { model: 'gpt-4o', api_key: '${OPENAI_API_KEY}' } },
+      },
     });
     expect(fs.statSync(target).mode & 0o777).toBe(0o600);
     expect(fs.readFileSync(target, 'utf8')).toContain('${OPENAI_API_KEY}');
-    const removed = await call(service, 'updateSettings', { patch: { llm: { openai: { api_key: null } } } });
+    const removed = await call(service, 'updateSettings', {
+      patch: { llm: { openai: { api_key: null } } },
+    });
     expect(removed.settings.llm.openai.api_key).toBeUndefined();
     expect(fs.readFileSync(target, 'utf8')).not.toContain('api_key');
   });
 
   it('says when the environment overrides a changed setting', async () => {
     const { service } = open(tempDir(), CONFIG, { ...env, CLEANUP_DAYS: '7' });
-    const updated = await call(service, 'updateSettings', { patch: { storage: { cleanup_days: 9 } } });
+    const updated = await call(service, 'updateSettings', {
+      patch: { storage: { cleanup_days: 9 } },
+    });
     expect(updated.envOverrides).toEqual(['CLEANUP_DAYS']);
     expect(updated.notApplied).toEqual([
       { key: 'storage.cleanup_days', reason: 'the environment variable CLEANUP_DAYS overrides it' },

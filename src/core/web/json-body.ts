@@ -3,8 +3,7 @@ import type { IncomingMessage } from 'node:http';
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 export type BodyResult =
-  | { ok: true; value: unknown }
-  | { ok: false; status: 400 | 413 | 415; message: string };
+  { ok: true; value: unknown } | { ok: false; status: 400 | 413 | 415; message: string };
 
 /**
  * The JSON body of an API call. Only `application/json` is accepted: an HTML form on
@@ -35,6 +34,10 @@ export async function readJsonBody(
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
   } catch (err) {
-    return { ok: false, status: 400, message: `the request body is not valid JSON (${(err as Error).message})` };
+    return {
+      ok: false,
+      status: 400,
+      message: `the request body is not valid JSON (${(err as Error).message})`,
+    };
   }
 }

@@ -59,7 +59,10 @@ describe('the web host (real HTTP on 127.0.0.1)', () => {
   it('requires the token on every request: none → 401, wrong → 403', async () => {
     const { host } = await serve();
     const call = { method: 'POST', path: '/api/appInfo', body: '{}' };
-    const none = await rawRequest(host.port, { ...call, headers: { 'Content-Type': 'application/json' } });
+    const none = await rawRequest(host.port, {
+      ...call,
+      headers: { 'Content-Type': 'application/json' },
+    });
     expect(none.status).toBe(401);
     expect(JSON.parse(none.body)).toMatchObject({ ok: false, error: { code: 'unauthorized' } });
     const wrong = await rawRequest(host.port, { ...call, headers: json('x'.repeat(43)) });
@@ -81,11 +84,15 @@ describe('the web host (real HTTP on 127.0.0.1)', () => {
     expect(page.status).toBe(200);
     expect(page.body).toContain('<title>ui</title>');
     const cookie = page.headers['set-cookie']![0]!;
-    expect(cookie).toMatch(new RegExp(`^cwb_token_${host.port}=${host.token}; Path=/; HttpOnly; SameSite=Strict$`));
+    expect(cookie).toMatch(
+      new RegExp(`^cwb_token_${host.port}=${host.token}; Path=/; HttpOnly; SameSite=Strict$`),
+    );
     expect(page.headers['content-security-policy']).toContain("frame-ancestors 'none'");
     expect(page.headers['referrer-policy']).toBe('no-referrer');
     const jar = { Cookie: cookie.split(';')[0]! };
-    expect((await rawRequest(host.port, { path: '/assets/app.js', headers: jar })).status).toBe(200);
+    expect((await rawRequest(host.port, { path: '/assets/app.js', headers: jar })).status).toBe(
+      200,
+    );
     const api = await rawRequest(host.port, {
       method: 'POST',
       path: '/api/queryTasks',
@@ -105,7 +112,11 @@ describe('the web host (real HTTP on 127.0.0.1)', () => {
 
   it('refuses a Host header it does not serve (DNS rebinding)', async () => {
     const { host } = await serve();
-    for (const forged of ['evil.example:' + host.port, `127.0.0.1:${host.port + 1}`, 'evil.example']) {
+    for (const forged of [
+      'evil.example:' + host.port,
+      `127.0.0.1:${host.port + 1}`,
+      'evil.example',
+    ]) {
       const res = await rawRequest(host.port, {
         method: 'POST',
         path: '/api/appInfo',
@@ -115,7 +126,10 @@ describe('the web host (real HTTP on 127.0.0.1)', () => {
       expect(res.status).toBe(403);
       expect(JSON.parse(res.body).error.message).toMatch(/Host/);
     }
-    const page = await rawRequest(host.port, { path: `/?token=${host.token}`, headers: { Host: 'rebound.example:80' } });
+    const page = await rawRequest(host.port, {
+      path: `/?token=${host.token}`,
+      headers: { Host: 'rebound.example:80' },
+    });
     expect(page.status).toBe(403);
     const localhost = await rawRequest(host.port, {
       method: 'POST',
@@ -131,7 +145,9 @@ describe('the web host (real HTTP on 127.0.0.1)', () => {
     const post = (headers: Record<string, string>, body = '{}') =>
       rawRequest(host.port, { method: 'POST', path: '/api/queryTasks', headers, body });
     expect((await post(json(host.token, { Origin: 'https://evil.example' }))).status).toBe(403);
-    expect((await post(json(host.token, { Origin: `http://127.0.0.1:${host.port + 1}` }))).status).toBe(403);
+    expect(
+      (await post(json(host.token, { Origin: `http://127.0.0.1:${host.port + 1}` }))).status,
+    ).toBe(403);
     expect((await post(json(host.token, { Origin: 'null' }))).status).toBe(403);
     expect((await post(json(host.token, { 'Sec-Fetch-Site': 'cross-site' }))).status).toBe(403);
     expect((await post(json(host.token, { 'Sec-Fetch-Site': 'same-site' }))).status).toBe(403);
@@ -151,26 +167,39 @@ describe('the web host (real HTTP on 127.0.0.1)', () => {
     const noOrigin = await post({ Cookie: cookie, 'Content-Type': 'text/plain' }, '{}');
     expect(noOrigin.status).toBe(415);
     // the app's own origin is fine
-    const same = await post(json(host.token, { Origin: host.origin, 'Sec-Fetch-Site': 'same-origin' }));
+    const same = await post(
+      json(host.token, { Origin: host.origin, 'Sec-Fetch-Site': 'same-origin' }),
+    );
     expect(same.status).toBe(200);
   });
 
   it('answers 400 naming the field for an invalid payload, and maps error codes to statuses', async () => {
     const { host, uuid } = await serve();
     const call = (name: string, body: string) =>
-      rawRequest(host.port, { method: 'POST', path: `/api/${name}`, headers: json(host.token), body });
+      rawRequest(host.port, {
+        method: 'POST',
+        path: `/api/${name}`,
+        headers: json(host.token),
+        body,
+      });
     const bad = await call('readMessages', JSON.stringify({ uuid, limit: 'many' }));
     expect(bad.status).toBe(400);
     expect(JSON.parse(bad.body).error).toMatchObject({ code: 'bad_input', field: 'limit' });
     expect(JSON.parse(bad.body).error.message).toMatch(/^readMessages: limit: /);
-    const nested = await call('updateSettings', JSON.stringify({ patch: { llm: { provider: 'gemini' } } }));
+    const nested = await call(
+      'updateSettings',
+      JSON.stringify({ patch: { llm: { provider: 'gemini' } } }),
+    );
     expect(nested.status).toBe(400);
     expect(JSON.parse(nested.body).error.field).toBe('patch.llm.provider');
     const notJson = await call('queryTasks', '{"limit":');
     expect(notJson.status).toBe(400);
     expect(JSON.parse(notJson.body).error.message).toMatch(/not valid JSON/);
     expect((await call('noSuchOperation', '{}')).status).toBe(404);
-    expect((await call('getTask', JSON.stringify({ uuid: '550e8400-e29b-41d4-a716-446655440000' }))).status).toBe(404);
+    expect(
+      (await call('getTask', JSON.stringify({ uuid: '550e8400-e29b-41d4-a716-446655440000' })))
+        .status,
+    ).toBe(404);
     expect((await call('pauseTask', JSON.stringify({ uuid }))).status).toBe(409);
     const get = await rawRequest(host.port, { path: '/api/queryTasks', headers: json(host.token) });
     expect(get.status).toBe(405);

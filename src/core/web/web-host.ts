@@ -64,7 +64,8 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
   const server = http.createServer((req, res) => {
     setSecurityHeaders(res);
     handle(req, res).catch((err: unknown) => {
-      if (!res.headersSent) sendJson(res, 500, failure('internal', `internal error: ${String(err)}`));
+      if (!res.headersSent)
+        sendJson(res, 500, failure('internal', `internal error: ${String(err)}`));
       else res.destroy();
     });
   });
@@ -75,7 +76,8 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://placeholder');
     const isApi = url.pathname.startsWith(HTTP_API_PREFIX) || url.pathname === '/api';
-    const isPage = !isApi && (req.method === 'GET' || req.method === 'HEAD') && isPagePath(url.pathname);
+    const isPage =
+      !isApi && (req.method === 'GET' || req.method === 'HEAD') && isPagePath(url.pathname);
     const guard = guardRequest(req, {
       token,
       port,
@@ -96,7 +98,8 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
       return;
     }
     if (isApi) return handleApi(req, res, url.pathname.slice(HTTP_API_PREFIX.length));
-    if (req.method !== 'GET' && req.method !== 'HEAD') return sendMethodNotAllowed(res, 'GET, HEAD');
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      return sendMethodNotAllowed(res, 'GET, HEAD');
     if (guard.via === 'query') {
       // The page load that carried the token: from now on the cookie carries it (session
       // only, never sent cross-site, unreadable by scripts).
@@ -159,7 +162,8 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
   });
   port = (server.address() as AddressInfo).port;
   allowedHosts = allowedHostHeaders(bind, port);
-  const shownHost = bind === '0.0.0.0' || bind === '::' ? '127.0.0.1' : bind.includes(':') ? `[${bind}]` : bind;
+  const shownHost =
+    bind === '0.0.0.0' || bind === '::' ? '127.0.0.1' : bind.includes(':') ? `[${bind}]` : bind;
   const origin = `http://${shownHost}:${port}`;
   return {
     url: `${origin}/?token=${token}`,
@@ -197,12 +201,18 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
 }
 
 function sendText(res: ServerResponse, status: number, text: string): void {
-  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
+  res.writeHead(status, {
+    'Content-Type': 'text/plain; charset=utf-8',
+    'Cache-Control': 'no-store',
+  });
   res.end(text);
 }
 
 function sendPage(res: ServerResponse, status: number, html: string): void {
-  res.writeHead(status, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' });
+  res.writeHead(status, {
+    'Content-Type': 'text/html; charset=utf-8',
+    'Cache-Control': 'no-store',
+  });
   res.end(html);
 }
 

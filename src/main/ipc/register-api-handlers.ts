@@ -23,7 +23,9 @@ export function registerApiHandlers(deps: ApiHandlerDeps): () => void {
       const channel = ipcChannel(name);
       deps.ipcMain.handle(channel, async (event, payload: unknown) => {
         if (!deps.isTrustedSender(event)) {
-          deps.warn(`refused ${feature}.${name} from an untrusted sender (${event.senderFrame?.url ?? 'no frame'})`);
+          deps.warn(
+            `refused ${feature}.${name} from an untrusted sender (${event.senderFrame?.url ?? 'no frame'})`,
+          );
           return {
             ok: false,
             error: { code: 'forbidden', message: 'this IPC call does not come from the app' },

@@ -28,7 +28,16 @@ export const compactionRunInput = z.strictObject({
   params: z
     .partialRecord(
       z.enum(COMPACTION_STRATEGIES),
-      z.record(z.string().max(100), z.union([z.string().max(100_000), z.number(), z.boolean(), z.null(), z.array(z.string().max(10_000)).max(100)])),
+      z.record(
+        z.string().max(100),
+        z.union([
+          z.string().max(100_000),
+          z.number(),
+          z.boolean(),
+          z.null(),
+          z.array(z.string().max(10_000)).max(100),
+        ]),
+      ),
     )
     .optional(),
 });
@@ -73,8 +82,7 @@ export interface CompactionReport {
  * arrives as compaction events. Any other task is compacted here and now.
  */
 export type CompactionRunResult =
-  | { mode: 'ran'; report: CompactionReport }
-  | { mode: 'requested'; uuid: string };
+  { mode: 'ran'; report: CompactionReport } | { mode: 'requested'; uuid: string };
 
 /** A summaries.jsonl record as the UI lists it (the plan itself is left out: it can be long). */
 export interface CompactionRecordInfo {

@@ -10,10 +10,10 @@ import { toolOutputsOperations } from './tool-outputs-api';
 import { transferOperations } from './transfer-api';
 
 /**
- * The workbench API by feature (hosts register handlers feature by feature), and as one
- * map. The workbench API: every operation the UI needs, by name, with its input schema and
+ * The workbench API: every operation the UI needs, by name, with its input schema and
  * output type. Electron IPC (preload + main) and `cwb serve` (HTTP + SSE) both serve
  * exactly this map, and the renderer talks to it without knowing which one it has.
+ * Grouped by feature (hosts register handlers feature by feature) and as one map.
  */
 export const WORKBENCH_FEATURES = {
   app: appOperations,

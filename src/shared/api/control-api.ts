@@ -12,7 +12,10 @@ export const startTaskInput = z.strictObject({
   workdir: hostPathSchema,
   provider: z.enum(['openai', 'ollama', 'lmstudio']).optional(),
   model: z.string().min(1).max(200).optional(),
-  baseUrl: z.url({ protocol: /^https?$/ }).max(2000).optional(),
+  baseUrl: z
+    .url({ protocol: /^https?$/ })
+    .max(2000)
+    .optional(),
   maxTurns: z.number().int().min(1).max(10_000).optional(),
   /** The task key (seed 000): runs with the same key inherit from each other. */
   key: z

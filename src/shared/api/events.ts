@@ -23,13 +23,7 @@ export type WorkbenchEvent =
   | { type: 'tasks-changed'; reason: TasksChangedReason; uuids: string[] };
 
 export type TasksChangedReason =
-  | 'import'
-  | 'compaction'
-  | 'undo'
-  | 'rewind'
-  | 'start'
-  | 'control'
-  | 'external';
+  'import' | 'compaction' | 'undo' | 'rewind' | 'start' | 'control' | 'external';
 
 export type WorkbenchEventType = WorkbenchEvent['type'];
 

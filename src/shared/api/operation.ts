@@ -16,7 +16,9 @@ export function operation<I extends z.ZodType>(input: I): { returns<O>(): Operat
   return { returns: () => ({ input }) };
 }
 
-export type InputOf<Op> = Op extends { readonly input: infer I extends z.ZodType } ? z.input<I> : never;
+export type InputOf<Op> = Op extends { readonly input: infer I extends z.ZodType }
+  ? z.input<I>
+  : never;
 export type ParsedInputOf<Op> = Op extends { readonly input: infer I extends z.ZodType }
   ? z.output<I>
   : never;

@@ -3,7 +3,14 @@ import { hostPathSchema, taskUuidSchema } from './common-schemas';
 import { operation } from './operation';
 
 export const EXPORT_FORMATS = ['archive', 'markdown', 'openai'] as const;
-export const IMPORT_FORMATS = ['auto', 'cwb', 'claude-code', 'codex', 'openai', 'swe-agent'] as const;
+export const IMPORT_FORMATS = [
+  'auto',
+  'cwb',
+  'claude-code',
+  'codex',
+  'openai',
+  'swe-agent',
+] as const;
 
 export const exportTasksInput = z.strictObject({
   uuids: z.array(taskUuidSchema).min(1).max(1000),

@@ -13,7 +13,13 @@ export interface SeededTask {
  */
 export async function seedTasks(
   root: string,
-  specs: { title: string; pairs?: number; key?: Partial<TaskKey>; model?: string; status?: 'completed' | 'paused' | 'failed' }[],
+  specs: {
+    title: string;
+    pairs?: number;
+    key?: Partial<TaskKey>;
+    model?: string;
+    status?: 'completed' | 'paused' | 'failed';
+  }[],
 ): Promise<SeededTask[]> {
   const store = ContextStore.open(root);
   try {
@@ -35,10 +41,17 @@ export async function seedTasks(
           role: 'assistant',
           content: null,
           tool_calls: [
-            { id, type: 'function', function: { name: 'read_file', arguments: `{"path":"src/f${i}.ts"}` } },
+            {
+              id,
+              type: 'function',
+              function: { name: 'read_file', arguments: `{"path":"src/f${i}.ts"}` },
+            },
           ],
         });
-        const saved = i === 1 ? task.toolOutputs.save(`line 1 of f${i}\nline 2 of f${i}\nline 3\n`, 'read') : undefined;
+        const saved =
+          i === 1
+            ? task.toolOutputs.save(`line 1 of f${i}\nline 2 of f${i}\nline 3\n`, 'read')
+            : undefined;
         task.addMessage({
           role: 'tool',
           content: `export const value${i} = ${i}; // contents of src/f${i}.ts `.repeat(30),
@@ -55,7 +68,10 @@ export async function seedTasks(
           tool_call_id: id,
         });
       }
-      task.addMessage({ role: 'assistant', content: `Done with ${spec.title}. The needle is here.` });
+      task.addMessage({
+        role: 'assistant',
+        content: `Done with ${spec.title}. The needle is here.`,
+      });
       if (spec.status === 'paused') await task.stop();
       else if (spec.status === 'failed') task.fail('stopped by the user');
       else await task.complete();

@@ -24,7 +24,11 @@ export function rawRequest(
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks).toString('utf8'),
+          }),
         );
       },
     );
@@ -45,7 +49,12 @@ export function readEvents(
     const events: unknown[] = [];
     let buffer = '';
     const req = http.request(
-      { host: '127.0.0.1', port, path: '/api/events', headers: { Host: `127.0.0.1:${port}`, ...headers } },
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/api/events',
+        headers: { Host: `127.0.0.1:${port}`, ...headers },
+      },
       (res) => {
         const finish = (): void => {
           clearTimeout(timer);

@@ -12,7 +12,10 @@ export function AppHeader({ info }: { info: AppInfo | null }) {
         </div>
         <h1>Context Workbench</h1>
         {info && (
-          <span className="host-badge" title={`served by ${info.host === 'electron' ? 'the desktop app' : 'cwb serve'}`}>
+          <span
+            className="host-badge"
+            title={`served by ${info.host === 'electron' ? 'the desktop app' : 'cwb serve'}`}
+          >
             {info.host === 'electron' ? 'Desktop' : 'Web'}
           </span>
         )}

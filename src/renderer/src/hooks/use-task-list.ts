@@ -4,9 +4,7 @@ import type { WorkbenchEvent } from '../../../shared/api/events';
 import { useApi } from '../api/api-context';
 
 export type TaskListState =
-  | { kind: 'loading' }
-  | { kind: 'ready'; page: TasksPage }
-  | { kind: 'error'; message: string };
+  { kind: 'loading' } | { kind: 'ready'; page: TasksPage } | { kind: 'error'; message: string };
 
 /** Events after which the list is read again (debounced: a running task sends many). */
 const REFRESHING: ReadonlySet<WorkbenchEvent['type']> = new Set([

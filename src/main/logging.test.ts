@@ -1,0 +1,21 @@
+import { describe, expect, it, vi } from 'vitest';
+import type { MainLogger } from 'electron-log';
+import { setupLogging } from './logging';
+
+describe('logging', () => {
+  it('scrubs the config secrets from every message before a transport sees it', () => {
+    const hooks: ((m: { data: unknown[] }) => { data: unknown[] })[] = [];
+    const log = {
+      transports: { file: { level: 'debug' }, console: { level: 'debug' } },
+      hooks,
+      errorHandler: { startCatching: vi.fn() },
+    } as unknown as MainLogger;
+    setupLogging(log, () => ['sk-live-123']);
+    const out = hooks[0]!({
+      data: ['calling with sk-live-123', 42, new Error('bad key sk-live-123')],
+    });
+    expect(JSON.stringify(out.data)).not.toContain('sk-live-123');
+    expect(out.data[0]).toBe('calling with ***');
+    expect(out.data[1]).toBe(42);
+  });
+});
