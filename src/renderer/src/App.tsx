@@ -1,14 +1,31 @@
+import { useEffect } from 'react';
 import { AppHeader } from './components/app-header';
-import { TaskListPanel } from './components/task-list-panel';
 import { useAppInfo } from './hooks/use-app-info';
+import { useRoute } from './router/use-route';
+import { useUiStore } from './state/ui-store';
+import { TasksPage } from './features/browser/tasks-page';
+import { TaskPage } from './features/task/task-page';
+import { CompactionPage } from './features/compaction/compaction-page';
+import { SettingsPage } from './features/settings/settings-page';
 
+/** The workbench: one page per route (see router/route.ts). */
 export function App() {
   const info = useAppInfo();
+  const route = useRoute();
+  const theme = useUiStore((s) => s.theme);
+  const language = useUiStore((s) => s.language);
+  useEffect(() => {
+    document.documentElement.dataset.theme = theme;
+    document.documentElement.lang = language;
+  }, [theme, language]);
   return (
     <div className="app">
       <AppHeader info={info} />
       <main className="app-main">
-        <TaskListPanel />
+        {route.page === 'tasks' && <TasksPage />}
+        {route.page === 'task' && <TaskPage route={route} />}
+        {route.page === 'compaction' && <CompactionPage uuid={route.uuid} id={route.id} />}
+        {route.page === 'settings' && <SettingsPage />}
       </main>
     </div>
   );
