@@ -1,0 +1,5 @@
+import { TaskListPanel } from '../../components/task-list-panel';
+
+export function TasksPage() {
+  return <TaskListPanel />;
+}
