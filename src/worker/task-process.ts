@@ -39,7 +39,7 @@ export async function runTaskProcess(
 
   let prepared: Prepared;
   try {
-    prepared = prepareRun(spec, env);
+    prepared = prepareRun(spec.mode === 'resume' ? withTaskModel(spec) : spec, env);
   } catch (err) {
     emit({ type: 'error', uuid: spec.uuid, message: (err as Error).message });
     return 2;
@@ -188,6 +188,27 @@ async function finish(
       emit({ type: 'status', uuid, status: 'failed', error });
       return;
     }
+  }
+}
+
+/** A resumed task keeps the provider and model it started with, whatever the config says now. */
+function withTaskModel(spec: TaskSpec): TaskSpec {
+  const store = ContextStore.open(spec.contextsRoot, { recover: false });
+  try {
+    const row = store.requireTask(spec.uuid);
+    const provider =
+      row.llm_provider === 'openai' ||
+      row.llm_provider === 'ollama' ||
+      row.llm_provider === 'lmstudio'
+        ? row.llm_provider
+        : undefined;
+    return {
+      ...spec,
+      ...(provider && !spec.provider && { provider }),
+      ...(row.model && !spec.model && { model: row.model }),
+    };
+  } finally {
+    store.close();
   }
 }
 
