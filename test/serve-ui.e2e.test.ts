@@ -56,16 +56,16 @@ describe.skipIf(!hasChromium())('the web workbench in Chromium', () => {
     page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
 
     await page.goto(s.url);
-    const rows = page.locator('table.task-table tbody tr');
+    const rows = page.locator('.task-row[data-uuid]');
     await rows.first().waitFor({ timeout: 30_000 });
     expect(await rows.count()).toBe(2);
     await expect.poll(() => page.locator('.host-badge').textContent()).toBe('Web');
     expect(await page.locator('.app-facts dd').first().textContent()).toBe(root);
     // the token left the address bar; the session goes on with the cookie and sessionStorage
     expect(new URL(page.url()).search).toBe('');
-    const titles = await page.locator('td.title-cell .title').allTextContents();
+    const titles = await page.locator('.task-row[data-uuid] .title').allTextContents();
     expect(titles.join('\n')).toMatch(/pydicom|codex|rollout|\w+/);
-    const statuses = await page.locator('.status').allTextContents();
+    const statuses = await page.locator('.task-row .status').allTextContents();
     expect(statuses.every((t) => ['Completed', 'Failed', 'Paused'].includes(t))).toBe(true);
 
     // A task arriving while the page is open: the host's SSE event makes the list re-read.
@@ -88,7 +88,7 @@ describe.skipIf(!hasChromium())('the web workbench in Chromium', () => {
     // a Claude Code session: the main thread and its subagents, each a task
     await expect.poll(() => rows.count(), { timeout: 15_000 }).toBeGreaterThan(2);
     const live = await rows.count();
-    expect(await page.locator('td.title-cell .title').allTextContents()).toContainEqual(
+    expect(await page.locator('.task-row[data-uuid] .title').allTextContents()).toContainEqual(
       expect.stringMatching(/^Subagent: /),
     );
 

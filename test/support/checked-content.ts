@@ -1,6 +1,17 @@
 import crypto from 'node:crypto';
 
-const WORDS = ['read', 'file', 'patch', 'error', 'test', 'build', 'src/app.ts', 'ok', '42', 'コンテキスト'];
+const WORDS = [
+  'read',
+  'file',
+  'patch',
+  'error',
+  'test',
+  'build',
+  'src/app.ts',
+  'ok',
+  '42',
+  'コンテキスト',
+];
 
 /**
  * Message content that carries its own sha256, so a reader can prove it arrived intact.

@@ -25,7 +25,11 @@ const store = ContextStore.open(root!);
 say('start');
 let applied: number;
 if (mode === 'maintenance') {
-  const outcome = await compactTask(store, config, uuid!, { dryRun: false, offline: true, pipeline });
+  const outcome = await compactTask(store, config, uuid!, {
+    dryRun: false,
+    offline: true,
+    pipeline,
+  });
   applied = outcome.kind === 'ran' ? outcome.run.steps.filter((s) => s.applied).length : 0;
 } else {
   const task = store.resumeTask(uuid!);

@@ -36,7 +36,6 @@ function blockForever(): never {
   for (;;) Atomics.wait(cell, 0, 0);
 }
 
-
 /** The path behind a file descriptor (Linux: /proc/self/fd). */
 function fdPath(fd: number): string {
   try {

@@ -53,7 +53,9 @@ export function parseJsonl<T>(file: string): T[] {
       try {
         return JSON.parse(line) as T;
       } catch (err) {
-        throw new Error(`${file} line ${i + 1} is not JSON: ${(err as Error).message}`);
+        throw new Error(`${file} line ${i + 1} is not JSON: ${(err as Error).message}`, {
+          cause: err,
+        });
       }
     });
 }

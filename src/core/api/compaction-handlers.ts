@@ -1,12 +1,18 @@
-import type { CompactionStrategyName } from '../../shared/api/compaction-api';
+import {
+  COMPACTION_STRATEGIES,
+  type CompactionStrategyName,
+} from '../../shared/api/compaction-api';
 import type { ApiParsedInput, WorkbenchHandlers } from '../../shared/api/workbench-api';
 import { runCompaction } from '../compaction/compaction-engine';
 import { activeRecords, allRecords } from '../compaction/compaction-record';
-import { buildPipeline } from '../compaction/pipeline';
+import { contextAroundRecord } from '../compaction/compaction-diff';
+import { buildPipeline, defaultParams } from '../compaction/pipeline';
+import { previewRewind } from '../compaction/rewind-preview';
 import { rewindTo, undoCompaction } from '../compaction/undo';
 import { CwbError } from '../errors';
 import type { TaskContextManager } from '../store/task-context-manager';
 import { compactionRuntime } from './compaction-runtime';
+import { toDiffSide } from './compaction-diff-view';
 import { toRecordInfo, toReport } from './compaction-report';
 import type { ServiceContext } from './service-context';
 
@@ -16,8 +22,19 @@ export function compactionHandlers(
   ctx: ServiceContext,
 ): Pick<
   WorkbenchHandlers,
-  'listCompactions' | 'previewCompaction' | 'runCompaction' | 'undoCompaction' | 'rewindTask'
+  | 'listCompactions'
+  | 'previewCompaction'
+  | 'runCompaction'
+  | 'undoCompaction'
+  | 'rewindTask'
+  | 'compactionDiff'
+  | 'compactionDefaults'
+  | 'cancelCompaction'
+  | 'previewRewind'
 > {
+  /** Compactions this host is running, by task, so the UI can cancel them. */
+  const running = new Map<string, AbortController>();
+
   /** Opens an idle task for a change, one change per task at a time, and closes it after. */
   const maintain = <T>(
     uuid: string,
@@ -43,8 +60,11 @@ export function compactionHandlers(
         input.strategies ?? config.compaction.pipeline,
         (input.params ?? {}) as Partial<Record<CompactionStrategyName, Record<string, unknown>>>,
       );
-      if (!dryRun)
+      const abort = new AbortController();
+      if (!dryRun) {
+        running.set(input.uuid, abort);
         ctx.events.publish({ type: 'compaction-started', uuid: input.uuid, reason: 'manual' });
+      }
       const run = await runCompaction(task, {
         steps,
         reason: 'manual',
@@ -52,6 +72,23 @@ export function compactionHandlers(
         summarizer: runtime.summarizer,
         contextWindow: runtime.contextWindow,
         maxOutputTokens: runtime.maxOutputTokens,
+        signal: abort.signal,
+        ...(!dryRun && {
+          onStep: (step, index, total) =>
+            ctx.events.publish({
+              type: 'compaction-step',
+              uuid: input.uuid,
+              index,
+              total,
+              strategy: step.strategy,
+              applied: step.applied,
+              ...(step.reason !== undefined && { reason: step.reason }),
+              tokensBefore: step.tokensBefore,
+              tokensAfter: step.tokensAfter,
+            }),
+        }),
+      }).finally(() => {
+        if (running.get(input.uuid) === abort) running.delete(input.uuid);
       });
       if (!dryRun) {
         ctx.events.publish({
@@ -62,7 +99,10 @@ export function compactionHandlers(
         });
         ctx.events.publish({ type: 'tasks-changed', reason: 'compaction', uuids: [input.uuid] });
       }
-      return toReport(run, runtime.summarizer.kind);
+      return {
+        ...toReport(run, runtime.summarizer.kind),
+        ...(abort.signal.aborted && { cancelled: true }),
+      };
     });
 
   return {
@@ -97,6 +137,48 @@ export function compactionHandlers(
       ctx.events.publish({ type: 'tasks-changed', reason: 'undo', uuids: [uuid] });
       return result;
     },
+
+    compactionDiff: async ({ uuid, id, limit }) => {
+      const dir = ctx.store.readTask(uuid).dir;
+      const around = contextAroundRecord(dir, id);
+      return {
+        record: toRecordInfo(around.record),
+        previousId: around.previousId,
+        before: toDiffSide(around.before, limit),
+        after: toDiffSide(around.after, limit),
+      };
+    },
+
+    compactionDefaults: async ({ uuid }) => {
+      const row = ctx.store.requireTask(uuid);
+      const { config } = ctx.loadConfig();
+      const runtime = compactionRuntime(config, row, ctx.env, ctx.store.readTask(uuid).dir);
+      const params = Object.fromEntries(
+        COMPACTION_STRATEGIES.map((name) => [
+          name,
+          defaultParams(name, config, runtime.contextWindow),
+        ]),
+      ) as Record<CompactionStrategyName, Record<string, unknown>>;
+      // The same pipeline a run without strategies uses (buildPipeline drops a disabled cache).
+      const pipeline = buildPipeline(config, runtime.contextWindow).map(
+        (step) => step.strategy.name as CompactionStrategyName,
+      );
+      return {
+        pipeline,
+        params,
+        contextWindow: runtime.contextWindow,
+        summarizer: runtime.summarizer.kind,
+        running: row.status === 'running',
+      };
+    },
+
+    cancelCompaction: async ({ uuid }) => {
+      const abort = running.get(uuid);
+      abort?.abort();
+      return { cancelled: abort !== undefined };
+    },
+
+    previewRewind: async ({ uuid, seq }) => previewRewind(ctx.store.readTask(uuid).dir, seq),
 
     rewindTask: async ({ uuid, seq }) => {
       refuseRunning(ctx, uuid, 'rewind');

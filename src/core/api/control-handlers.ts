@@ -37,6 +37,7 @@ export function controlHandlers(
         ...(input.model && { model: input.model }),
         ...(input.baseUrl && { baseUrl: input.baseUrl }),
         ...(input.maxTurns && { maxTurns: input.maxTurns }),
+        ...(input.compaction && { compaction: input.compaction }),
       });
       // Config, model and limits are checked here, so a mistake is an answer, not a failed task.
       prepareRun(spec, ctx.env);

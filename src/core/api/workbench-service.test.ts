@@ -204,7 +204,13 @@ describe('WorkbenchService', () => {
     expect(run.mode).toBe('ran');
     if (run.mode !== 'ran') return;
     expect(run.report.tokensAfter).toBe(preview.tokensAfter);
-    expect(events).toEqual(['compaction-started', 'compaction-finished', 'tasks-changed']);
+    // one compaction-step per pipeline step: the UI's progress
+    expect(events).toEqual([
+      'compaction-started',
+      'compaction-step',
+      'compaction-finished',
+      'tasks-changed',
+    ]);
     const list = await call(service, 'listCompactions', { uuid });
     expect(list.records).toHaveLength(1);
     expect(list.records[0]).toMatchObject({ strategy: 'extractive', undone: false });

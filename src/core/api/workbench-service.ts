@@ -12,9 +12,11 @@ import { EventHub } from './event-hub';
 import { invokeOperation } from './invoke-operation';
 import { messagesHandlers } from './messages-handlers';
 import type { HostInfo, ServiceContext } from './service-context';
+import { providerTestHandlers } from './provider-test-handlers';
 import { settingsHandlers } from './settings-handlers';
 import { TaskLocks } from './task-locks';
 import { tasksHandlers } from './tasks-handlers';
+import { taskViewHandlers } from './task-view-handlers';
 import { watchTasksTable } from './tasks-watcher';
 import { toolOutputsHandlers } from './tool-outputs-handlers';
 import { transferHandlers } from './transfer-handlers';
@@ -93,6 +95,8 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
     ...controlHandlers(ctx),
     ...transferHandlers(ctx),
     ...settingsHandlers(ctx),
+    ...providerTestHandlers(ctx),
+    ...taskViewHandlers(ctx),
   };
   let closed = false;
   return {

@@ -29,6 +29,8 @@ export interface CompactionOptions {
   maxOutputTokens: number;
   lastUsageTokens?: number;
   signal?: AbortSignal;
+  /** Told about each step as it ends (the UI shows a run's progress step by step). */
+  onStep?: (step: StepReport, index: number, total: number) => void;
 }
 
 /** What one strategy did (or would do, in a dry run). */
@@ -100,7 +102,15 @@ export async function runCompaction(
       ...(options.signal && { signal: options.signal }),
     };
     const started = performance.now();
-    const result = await (step.strategy as Strategy<unknown>).run(ctx, step.params);
+    let result: Awaited<ReturnType<Strategy<unknown>['run']>>;
+    try {
+      result = await (step.strategy as Strategy<unknown>).run(ctx, step.params);
+    } catch (error) {
+      // Cancelled mid-step (its LLM call aborted): the steps already stored stay in effect
+      // and current.jsonl is still rebuilt from them below.
+      if (options.signal?.aborted) break;
+      throw error;
+    }
     const llmUsage = options.summarizer.takeUsage?.();
     let after = result.applied ? repairToolPairs(keepSystemFirst(before, result.view)) : before;
     const refusal = !result.applied ? result.reason : refuse(before, after, options.reason);
@@ -118,6 +128,7 @@ export async function runCompaction(
         originalTokens: 0,
         replacementTokens: 0,
       });
+      options.onStep?.(steps.at(-1)!, steps.length - 1, options.steps.length);
       continue;
     }
     const report = describeStep(
@@ -133,6 +144,7 @@ export async function runCompaction(
       after = persistStep(task, step, after, report, runId, viewTokensO200k(before));
     }
     steps.push(report);
+    options.onStep?.(report, steps.length - 1, options.steps.length);
     view = after;
     // Later steps see the context the provider would: the last call's usage no longer applies.
     options = { ...options, lastUsageTokens: undefined };

@@ -11,6 +11,7 @@ import { guardRequest } from './request-guard';
 import { setSecurityHeaders } from './security-headers';
 import { SseChannel } from './sse-channel';
 import { lookupStatic } from './static-files';
+import { createTransferRoutes } from './transfer-routes';
 
 export interface WebHostOptions {
   service: WorkbenchService;
@@ -23,6 +24,8 @@ export interface WebHostOptions {
   /** Default: 32 random bytes. */
   token?: string;
   maxBodyBytes?: number;
+  /** Largest upload for an import (default 512 MiB). */
+  maxUploadBytes?: number;
 }
 
 export interface WebHost {
@@ -60,6 +63,11 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
   const unsubscribe = options.service.subscribe((event) => sse.send(event));
   let allowedHosts = new Set<string>();
   let port = 0;
+  const transfer = createTransferRoutes({
+    service: options.service,
+    ...(options.maxUploadBytes !== undefined && { maxUploadBytes: options.maxUploadBytes }),
+    send: (res, status, body) => sendJson(res, status, body),
+  });
 
   const server = http.createServer((req, res) => {
     setSecurityHeaders(res);
@@ -97,6 +105,8 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
       }
       return;
     }
+    // Uploads and downloads: the browser's stand-in for paths on the host.
+    if (isApi && (await transfer.handle(req, res, url))) return;
     if (isApi) return handleApi(req, res, url.pathname.slice(HTTP_API_PREFIX.length));
     if (req.method !== 'GET' && req.method !== 'HEAD')
       return sendMethodNotAllowed(res, 'GET, HEAD');
@@ -173,6 +183,7 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
     close: async () => {
       unsubscribe();
       sse.close();
+      transfer.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -20,7 +20,7 @@ export function App() {
   }, [theme, language]);
   return (
     <div className="app">
-      <AppHeader info={info} />
+      <AppHeader info={info} route={route} />
       <main className="app-main">
         {route.page === 'tasks' && <TasksPage />}
         {route.page === 'task' && <TaskPage route={route} />}

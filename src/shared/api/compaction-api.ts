@@ -15,6 +15,9 @@ export const COMPACTION_STRATEGIES = [
 ] as const;
 export type CompactionStrategyName = (typeof COMPACTION_STRATEGIES)[number];
 
+export const MAX_DIFF_MESSAGES = 2000;
+export const MAX_DIFF_CHARS = 20_000;
+
 export const compactionRunInput = z.strictObject({
   uuid: taskUuidSchema,
   /** The pipeline to run, in order; default: config.yaml `compaction.pipeline`. */
@@ -75,6 +78,8 @@ export interface CompactionReport {
   contextMessages: number;
   /** Which summarizer wrote (or would write) summaries. */
   summarizer: 'llm' | 'extractive';
+  /** The run was cancelled: the steps listed ran, the rest did not. */
+  cancelled?: boolean;
 }
 
 /**
@@ -141,10 +146,82 @@ export interface RewindResult extends UndoCompactionResult {
   hiddenCount: number;
 }
 
+export const compactionDiffInput = z.strictObject({
+  uuid: taskUuidSchema,
+  id: z.number().int().min(1),
+  /** The most messages sent per side (a context is bounded by the model's window, but still). */
+  limit: z.number().int().min(1).max(MAX_DIFF_MESSAGES).default(MAX_DIFF_MESSAGES),
+});
+
+/** One message of a context as the diff page shows it. */
+export interface DiffMessage {
+  /** Its seq in messages.jsonl; null for a message that exists only in the view (a synthetic tool result). */
+  seq: number | null;
+  role: string;
+  kind?: MessageKind;
+  /** As the model saw it (a trimmed output shows its placeholder), cut at MAX_DIFF_CHARS. */
+  content: string;
+  /** Tool calls as `name(arguments)` lines, cut like the content. */
+  toolCalls?: string;
+  toolName?: string;
+  tokens: number;
+  /** The content or tool calls were cut for the page. */
+  clipped: boolean;
+}
+
+export interface DiffSide {
+  messages: DiffMessage[];
+  /** Messages in the whole context (more than sent when over the limit). */
+  total: number;
+  /** Tokens of the whole context (seed estimate). */
+  tokens: number;
+}
+
+/** A compaction with the context before it and the context it produced. */
+export interface CompactionDiff {
+  record: CompactionRecordInfo;
+  /** The compaction in effect just before this one (it worked on that one's context). */
+  previousId: number | null;
+  before: DiffSide;
+  after: DiffSide;
+}
+
+/** What the pipeline picker starts from: the configured pipeline and each strategy's parameters. */
+export interface CompactionDefaults {
+  pipeline: CompactionStrategyName[];
+  params: Record<CompactionStrategyName, Record<string, unknown>>;
+  contextWindow: number;
+  summarizer: 'llm' | 'extractive';
+  /** A running task compacts itself with the configured pipeline (a run is a request). */
+  running: boolean;
+}
+
+/** What a rewind would do, computed without doing it. */
+export interface RewindPreview {
+  /** Messages in the context now that would leave it. */
+  hiddenCount: number;
+  firstHiddenSeq: number | null;
+  lastHiddenSeq: number | null;
+  hiddenTokens: number;
+  /** Compactions in effect that would be undone (they describe messages after the seq). */
+  undone: number[];
+  /** Messages in the history (the highest seq one can rewind to). */
+  lastSeq: number;
+}
+
+export interface CancelCompactionResult {
+  /** False when no compaction of the task was running here. */
+  cancelled: boolean;
+}
+
 export const compactionOperations = {
   listCompactions: operation(taskRefInput).returns<CompactionList>(),
   previewCompaction: operation(compactionRunInput).returns<CompactionReport>(),
   runCompaction: operation(compactionRunInput).returns<CompactionRunResult>(),
   undoCompaction: operation(undoCompactionInput).returns<UndoCompactionResult>(),
   rewindTask: operation(rewindInput).returns<RewindResult>(),
+  compactionDiff: operation(compactionDiffInput).returns<CompactionDiff>(),
+  compactionDefaults: operation(taskRefInput).returns<CompactionDefaults>(),
+  cancelCompaction: operation(taskRefInput).returns<CancelCompactionResult>(),
+  previewRewind: operation(rewindInput).returns<RewindPreview>(),
 };

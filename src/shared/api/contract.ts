@@ -4,8 +4,10 @@ import { controlOperations } from './control-api';
 import { messagesOperations } from './messages-api';
 import type { z } from 'zod';
 import type { OperationName } from './operation-names';
+import { providerTestOperations } from './provider-test-api';
 import { settingsOperations } from './settings-api';
 import { tasksOperations } from './tasks-api';
+import { taskViewOperations } from './task-view-api';
 import { toolOutputsOperations } from './tool-outputs-api';
 import { transferOperations } from './transfer-api';
 
@@ -24,6 +26,8 @@ export const WORKBENCH_FEATURES = {
   control: controlOperations,
   transfer: transferOperations,
   settings: settingsOperations,
+  providerTest: providerTestOperations,
+  taskView: taskViewOperations,
 };
 
 export const WORKBENCH_CONTRACT = {
@@ -35,6 +39,8 @@ export const WORKBENCH_CONTRACT = {
   ...controlOperations,
   ...transferOperations,
   ...settingsOperations,
+  ...providerTestOperations,
+  ...taskViewOperations,
 };
 
 export type WorkbenchContract = typeof WORKBENCH_CONTRACT;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { TaskStatus } from '../task-types';
+import { STRATEGY_NAMES } from '../strategy-names';
 import { hostPathSchema, taskRefInput } from './common-schemas';
 import { operation } from './operation';
 
@@ -17,6 +18,8 @@ export const startTaskInput = z.strictObject({
     .max(2000)
     .optional(),
   maxTurns: z.number().int().min(1).max(10_000).optional(),
+  /** This task's compaction pipeline (a preset); default: the configured pipeline. */
+  compaction: z.array(z.enum(STRATEGY_NAMES)).min(1).max(STRATEGY_NAMES.length).optional(),
   /** The task key (seed 000): runs with the same key inherit from each other. */
   key: z
     .strictObject({

@@ -20,7 +20,19 @@ export type WorkbenchEvent =
    * tasks.db changed in a way the UI should re-read: an import, a compaction or undo done
    * by this host, or a write by another process (noticed by polling the table's updated_at).
    */
-  | { type: 'tasks-changed'; reason: TasksChangedReason; uuids: string[] };
+  | { type: 'tasks-changed'; reason: TasksChangedReason; uuids: string[] }
+  /** A step of a compaction this host runs for the UI ended (progress, step by step). */
+  | {
+      type: 'compaction-step';
+      uuid: string;
+      index: number;
+      total: number;
+      strategy: string;
+      applied: boolean;
+      reason?: string;
+      tokensBefore: number;
+      tokensAfter: number;
+    };
 
 export type TasksChangedReason =
   'import' | 'compaction' | 'undo' | 'rewind' | 'start' | 'control' | 'external';

@@ -15,3 +15,4 @@ export * from './control-api';
 export * from './transfer-api';
 export * from './settings-api';
 export * from './common-schemas';
+export * from './task-view-api';

@@ -14,6 +14,10 @@ export const OPERATION_NAMES = [
   'runCompaction',
   'undoCompaction',
   'rewindTask',
+  'compactionDiff',
+  'compactionDefaults',
+  'cancelCompaction',
+  'previewRewind',
   'readToolOutput',
   'startTask',
   'pauseTask',
@@ -23,6 +27,10 @@ export const OPERATION_NAMES = [
   'importFiles',
   'getSettings',
   'updateSettings',
+  'testProvider',
+  'contextUsage',
+  'listPlanning',
+  'listToolCalls',
 ] as const;
 
 export type OperationName = (typeof OPERATION_NAMES)[number];

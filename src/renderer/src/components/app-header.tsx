@@ -1,6 +1,20 @@
+import { useState } from 'react';
 import type { AppInfo } from '../../../shared/api/app-api';
+import { NewTaskDialog } from '../features/browser/new-task-dialog';
+import { ImportDialog } from '../features/transfer/import-dialog';
+import { useT } from '../i18n/use-t';
+import type { Route } from '../router/route';
+import { navigate } from '../router/use-route';
+import { useUiStore, type Language, type ThemeChoice } from '../state/ui-store';
+import { headerStrings } from './header-strings';
+import { SegmentedControl } from './segmented-control';
 
-export function AppHeader({ info }: { info: AppInfo | null }) {
+/** The top bar: where you are, what you can start, and how the UI looks. */
+export function AppHeader({ info, route }: { info: AppInfo | null; route: Route }) {
+  const t = useT(headerStrings);
+  const { theme, language, setTheme, setLanguage } = useUiStore();
+  const [dialog, setDialog] = useState<'new-task' | 'import' | null>(null);
+  const onTasks = route.page === 'tasks' || route.page === 'task' || route.page === 'compaction';
   return (
     <header className="app-header">
       <div className="brand">
@@ -14,24 +28,73 @@ export function AppHeader({ info }: { info: AppInfo | null }) {
         {info && (
           <span
             className="host-badge"
-            title={`served by ${info.host === 'electron' ? 'the desktop app' : 'cwb serve'}`}
+            title={t('servedBy', { host: info.host === 'electron' ? t('desktop') : 'cwb serve' })}
           >
-            {info.host === 'electron' ? 'Desktop' : 'Web'}
+            {info.host === 'electron' ? t('desktop') : t('web')}
           </span>
         )}
       </div>
+      <nav className="app-nav" aria-label={t('nav')}>
+        <a
+          href="#/"
+          aria-current={onTasks ? 'page' : undefined}
+          onClick={(e) => {
+            e.preventDefault();
+            navigate({ page: 'tasks' });
+          }}
+        >
+          {t('tasks')}
+        </a>
+        <a
+          href="#/settings"
+          aria-current={route.page === 'settings' ? 'page' : undefined}
+          onClick={(e) => {
+            e.preventDefault();
+            navigate({ page: 'settings' });
+          }}
+        >
+          {t('settings')}
+        </a>
+      </nav>
       {info && (
         <dl className="app-facts">
           <div>
-            <dt>Contexts</dt>
+            <dt>{t('contexts')}</dt>
             <dd title={info.contextsRoot}>{info.contextsRoot}</dd>
-          </div>
-          <div>
-            <dt>Version</dt>
-            <dd>{info.version}</dd>
           </div>
         </dl>
       )}
+      <div className="header-actions">
+        <button type="button" className="primary" onClick={() => setDialog('new-task')}>
+          {t('newTask')}
+        </button>
+        <button type="button" onClick={() => setDialog('import')}>
+          {t('import')}
+        </button>
+        <SegmentedControl<ThemeChoice>
+          name="theme"
+          label={t('theme')}
+          value={theme}
+          onChange={setTheme}
+          options={[
+            { value: 'system', label: t('system') },
+            { value: 'light', label: t('light') },
+            { value: 'dark', label: t('dark') },
+          ]}
+        />
+        <SegmentedControl<Language>
+          name="language"
+          label={t('language')}
+          value={language}
+          onChange={setLanguage}
+          options={[
+            { value: 'en', label: 'EN' },
+            { value: 'ja', label: '日本語' },
+          ]}
+        />
+      </div>
+      {dialog === 'new-task' && <NewTaskDialog onClose={() => setDialog(null)} />}
+      {dialog === 'import' && <ImportDialog onClose={() => setDialog(null)} />}
     </header>
   );
 }

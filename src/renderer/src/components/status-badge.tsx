@@ -1,17 +1,13 @@
 import type { TaskStatus } from '../../../shared/task-types';
-
-const LABELS: Record<TaskStatus, string> = {
-  running: 'Running',
-  paused: 'Paused',
-  completed: 'Completed',
-  failed: 'Failed',
-};
+import { useT } from '../i18n/use-t';
+import { statusStrings } from './status-strings';
 
 export function StatusBadge({ status }: { status: TaskStatus }) {
+  const t = useT(statusStrings);
   return (
     <span className={`status status-${status}`}>
       <span className="status-dot" aria-hidden="true" />
-      {LABELS[status]}
+      {t(status)}
     </span>
   );
 }

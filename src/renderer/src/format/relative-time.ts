@@ -7,15 +7,21 @@ const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
   ['minute', 60],
 ];
 
-const format = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
+const formats = new Map<string, Intl.RelativeTimeFormat>();
+const JUST_NOW: Record<string, string> = { en: 'just now', ja: 'たった今' };
 
-/** "3 minutes ago", "yesterday"; under a minute is "just now". */
-export function relativeTime(iso: string, now: number = Date.now()): string {
+/** "3 minutes ago", "yesterday"; under a minute is "just now" (in the UI's language). */
+export function relativeTime(iso: string, now: number = Date.now(), language = 'en'): string {
   const then = Date.parse(iso);
   if (Number.isNaN(then)) return '—';
+  let format = formats.get(language);
+  if (!format) {
+    format = new Intl.RelativeTimeFormat(language, { numeric: 'auto' });
+    formats.set(language, format);
+  }
   const seconds = Math.round((then - now) / 1000);
   for (const [unit, size] of UNITS) {
     if (Math.abs(seconds) >= size) return format.format(Math.round(seconds / size), unit);
   }
-  return 'just now';
+  return JUST_NOW[language] ?? JUST_NOW.en!;
 }

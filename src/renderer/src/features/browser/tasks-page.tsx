@@ -1,5 +1,141 @@
-import { TaskListPanel } from '../../components/task-list-panel';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import type { TaskSortColumn } from '../../../../shared/api/tasks-api';
+import { StatePanel } from '../../components/state-panel';
+import { useDebounced } from '../../hooks/use-debounced';
+import { useTaskPages, type TaskQuery } from '../../hooks/use-task-pages';
+import { useT } from '../../i18n/use-t';
+import { browserStrings } from './strings';
+import { NO_FILTERS, TaskFilters, type FilterValues } from './task-filters';
+import { TaskGrid } from './task-grid';
+import { ExportDialog } from '../transfer/export-dialog';
 
+/** Text columns read best A→Z first; dates and counts newest/largest first. */
+const ASCENDING_FIRST: ReadonlySet<TaskSortColumn> = new Set([
+  'title',
+  'repo',
+  'repository',
+  'task_type',
+  'user',
+  'model',
+  'status',
+]);
+
+function toQuery(f: FilterValues, sort: TaskSortColumn, order: 'asc' | 'desc'): TaskQuery {
+  const search = f.search.trim();
+  return {
+    sort,
+    order,
+    ...(search && { search }),
+    ...(f.status.length > 0 && { status: f.status }),
+    ...(f.repo && { repo: f.repo }),
+    ...(f.user && { user: f.user }),
+    ...(f.model && { model: f.model }),
+    ...(f.from && { createdFrom: f.from }),
+    // The store compares ISO text: the end of the chosen day, so the day is included.
+    ...(f.to && { createdTo: `${f.to}T23:59:59.999Z` }),
+  };
+}
+
+/** The task browser: filters on top, the virtualized table below (issue 6). */
 export function TasksPage() {
-  return <TaskListPanel />;
+  const t = useT(browserStrings);
+  const [filters, setFilters] = useState<FilterValues>(NO_FILTERS);
+  const [sort, setSort] = useState<{ column: TaskSortColumn; order: 'asc' | 'desc' }>({
+    column: 'created_at',
+    order: 'desc',
+  });
+  const search = useDebounced(filters.search, 250);
+  const query = useMemo(
+    () => toQuery({ ...filters, search }, sort.column, sort.order),
+    [filters, search, sort],
+  );
+  const data = useTaskPages(query);
+  const searchRef = useRef<HTMLInputElement>(null);
+  const [activeUuid, setActiveUuid] = useState<string | null>(null);
+  const [exporting, setExporting] = useState(false);
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent): void => {
+      if (e.key !== '/' || e.ctrlKey || e.metaKey || e.altKey) return;
+      const target = e.target as HTMLElement | null;
+      if (target && /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName)) return;
+      if (target?.isContentEditable || document.querySelector('dialog[open]')) return;
+      e.preventDefault();
+      searchRef.current?.focus();
+      searchRef.current?.select();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+
+  const onSort = useCallback((column: TaskSortColumn) => {
+    setSort((prev) =>
+      prev.column === column
+        ? { column, order: prev.order === 'asc' ? 'desc' : 'asc' }
+        : { column, order: ASCENDING_FIRST.has(column) ? 'asc' : 'desc' },
+    );
+  }, []);
+
+  const { state } = data;
+  const filtered = JSON.stringify(filters) !== JSON.stringify(NO_FILTERS);
+  return (
+    <section className="panel tasks-panel" aria-labelledby="tasks-heading">
+      <div className="panel-head">
+        <h2 id="tasks-heading">{t('heading')}</h2>
+        {state.kind === 'ready' && (
+          <span className="panel-count" data-testid="task-count">
+            {state.total === 1
+              ? t('countOne')
+              : t('count', { count: state.total.toLocaleString() })}
+            {state.facets && state.facets.status.running > 0 && (
+              <> · {t('running', { count: state.facets.status.running })}</>
+            )}
+          </span>
+        )}
+        <span className="key-hint">{t('keys')}</span>
+        <button
+          type="button"
+          name="export"
+          disabled={!activeUuid}
+          title={t('exportHint')}
+          onClick={() => setExporting(true)}
+        >
+          {t('export')}
+        </button>
+        {exporting && activeUuid && (
+          <ExportDialog uuids={[activeUuid]} onClose={() => setExporting(false)} />
+        )}
+      </div>
+      <TaskFilters
+        ref={searchRef}
+        values={filters}
+        facets={state.kind === 'ready' ? state.facets : null}
+        onChange={setFilters}
+      />
+      {state.kind === 'loading' && <StatePanel tone="loading" title={t('loading')} />}
+      {state.kind === 'error' && (
+        <StatePanel tone="error" title={t('loadError')}>
+          <p className="state-detail">{state.message}</p>
+          <button type="button" onClick={data.reload}>
+            {t('retry')}
+          </button>
+        </StatePanel>
+      )}
+      {state.kind === 'ready' && state.total === 0 && (
+        <StatePanel tone="empty" title={filtered ? t('noMatchTitle') : t('emptyTitle')}>
+          <p>{filtered ? t('noMatchBody') : t('emptyBody')}</p>
+        </StatePanel>
+      )}
+      {state.kind === 'ready' && state.total > 0 && (
+        <TaskGrid
+          data={data}
+          total={state.total}
+          sort={sort.column}
+          order={sort.order}
+          onSort={onSort}
+          onActive={setActiveUuid}
+        />
+      )}
+    </section>
+  );
 }

@@ -1,0 +1,36 @@
+import { defineStrings } from '../i18n/use-t';
+
+export const headerStrings = defineStrings({
+  en: {
+    nav: 'Main',
+    tasks: 'Tasks',
+    settings: 'Settings',
+    newTask: 'New task',
+    import: 'Import',
+    theme: 'Theme',
+    system: 'System',
+    light: 'Light',
+    dark: 'Dark',
+    language: 'Language',
+    contexts: 'Contexts',
+    servedBy: 'served by {host}',
+    desktop: 'Desktop',
+    web: 'Web',
+  },
+  ja: {
+    nav: 'メイン',
+    tasks: 'タスク',
+    settings: '設定',
+    newTask: '新規タスク',
+    import: 'インポート',
+    theme: 'テーマ',
+    system: 'システム',
+    light: 'ライト',
+    dark: 'ダーク',
+    language: '言語',
+    contexts: 'コンテキスト',
+    servedBy: '{host} が提供',
+    desktop: 'デスクトップ',
+    web: 'Web',
+  },
+});

@@ -1,0 +1,165 @@
+import type { ReactNode } from 'react';
+import type { TaskListRow, TaskSortColumn } from '../../../../shared/api/tasks-api';
+import { StatusBadge } from '../../components/status-badge';
+import { compactNumber, wholeNumber } from '../../format/numbers';
+import { formatDuration } from '../../format/duration';
+import { relativeTime } from '../../format/relative-time';
+import type { BrowserKey } from './strings';
+
+export interface TaskColumn {
+  id: string;
+  label: BrowserKey;
+  /** The store's sort key: every column sorts on the server. */
+  sort: TaskSortColumn;
+  /** A CSS grid track; header and rows share it so they line up. */
+  width: string;
+  numeric?: boolean;
+  cell(row: TaskListRow, ctx: CellContext): ReactNode;
+}
+
+export interface CellContext {
+  now: number;
+  language: 'en' | 'ja';
+  untitled: string;
+}
+
+const dash = '—';
+
+function dateCell(iso: string | null, ctx: CellContext): ReactNode {
+  if (!iso) return <span className="muted">{dash}</span>;
+  return (
+    <span className="muted" title={new Date(iso).toLocaleString(ctx.language)}>
+      {relativeTime(iso, ctx.now, ctx.language)}
+    </span>
+  );
+}
+
+function numberCell(n: number): ReactNode {
+  return <span title={wholeNumber(n)}>{compactNumber(n)}</span>;
+}
+
+/** The task table's columns, in order (tasks.db fields, DESIGN.md §4). */
+export const TASK_COLUMNS: readonly TaskColumn[] = [
+  {
+    id: 'status',
+    label: 'colStatus',
+    sort: 'status',
+    width: '104px',
+    cell: (r) => <StatusBadge status={r.status} />,
+  },
+  {
+    id: 'title',
+    label: 'colTitle',
+    sort: 'title',
+    width: 'minmax(220px, 3fr)',
+    cell: (r, ctx) => (
+      <span className="title-stack">
+        <span className="title" title={r.prompt_preview ?? undefined}>
+          {r.title || r.prompt_preview || ctx.untitled}
+        </span>
+        {r.error_message && (
+          <span className="error-note" title={r.error_message}>
+            {r.error_message}
+          </span>
+        )}
+      </span>
+    ),
+  },
+  {
+    id: 'repo',
+    label: 'colRepo',
+    sort: 'repository',
+    width: 'minmax(120px, 1fr)',
+    cell: (r) => <span className="muted">{r.repository || dash}</span>,
+  },
+  {
+    id: 'type',
+    label: 'colType',
+    sort: 'task_type',
+    width: '104px',
+    cell: (r) => (
+      <span className="muted">
+        {r.task_type || r.task_id ? `${r.task_type}${r.task_id ? ` #${r.task_id}` : ''}` : dash}
+      </span>
+    ),
+  },
+  {
+    id: 'user',
+    label: 'colUser',
+    sort: 'user',
+    width: '88px',
+    cell: (r) => <span className="muted">{r.user || dash}</span>,
+  },
+  {
+    id: 'model',
+    label: 'colModel',
+    sort: 'model',
+    width: 'minmax(110px, 1fr)',
+    cell: (r) => <span className="muted">{r.model ?? dash}</span>,
+  },
+  {
+    id: 'created',
+    label: 'colCreated',
+    sort: 'created_at',
+    width: '104px',
+    cell: (r, ctx) => dateCell(r.created_at, ctx),
+  },
+  {
+    id: 'updated',
+    label: 'colUpdated',
+    sort: 'updated_at',
+    width: '104px',
+    cell: (r, ctx) => dateCell(r.updated_at, ctx),
+  },
+  {
+    id: 'duration',
+    label: 'colDuration',
+    // How long a task ran follows when it finished; the closest order the store keeps.
+    sort: 'completed_at',
+    width: '84px',
+    numeric: true,
+    cell: (r, ctx) => {
+      const start = Date.parse(r.started_at ?? r.created_at);
+      const end = r.completed_at
+        ? Date.parse(r.completed_at)
+        : r.status === 'running'
+          ? ctx.now
+          : Date.parse(r.updated_at);
+      return formatDuration(end - start);
+    },
+  },
+  {
+    id: 'messages',
+    label: 'colMessages',
+    sort: 'total_messages',
+    width: '84px',
+    numeric: true,
+    cell: (r) => numberCell(r.total_messages),
+  },
+  {
+    id: 'tokens',
+    label: 'colTokens',
+    sort: 'total_tokens',
+    width: '76px',
+    numeric: true,
+    cell: (r) => numberCell(r.total_tokens),
+  },
+  {
+    id: 'compactions',
+    label: 'colCompactions',
+    sort: 'compression_count',
+    width: '100px',
+    numeric: true,
+    cell: (r) => numberCell(r.compression_count),
+  },
+  {
+    id: 'tools',
+    label: 'colTools',
+    sort: 'tool_call_count',
+    width: '84px',
+    numeric: true,
+    cell: (r) => numberCell(r.tool_call_count),
+  },
+];
+
+export const GRID_TEMPLATE = TASK_COLUMNS.map((c) => c.width).join(' ');

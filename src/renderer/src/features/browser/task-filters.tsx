@@ -1,0 +1,148 @@
+import { forwardRef } from 'react';
+import type { FacetValue, TaskFacets } from '../../../../shared/api/tasks-api';
+import { TASK_STATUSES, type TaskStatus } from '../../../../shared/task-types';
+import { statusStrings } from '../../components/status-strings';
+import { useT } from '../../i18n/use-t';
+import { browserStrings } from './strings';
+
+export interface FilterValues {
+  search: string;
+  status: TaskStatus[];
+  repo: string;
+  user: string;
+  model: string;
+  /** yyyy-mm-dd from the date inputs, '' when unset. */
+  from: string;
+  to: string;
+}
+
+export const NO_FILTERS: FilterValues = {
+  search: '',
+  status: [],
+  repo: '',
+  user: '',
+  model: '',
+  from: '',
+  to: '',
+};
+
+interface Props {
+  values: FilterValues;
+  facets: TaskFacets | null;
+  onChange(values: FilterValues): void;
+}
+
+/** Search, status chips (with counts) and the facet pickers; the store answers all of them. */
+export const TaskFilters = forwardRef<HTMLInputElement, Props>(function TaskFilters(
+  { values, facets, onChange },
+  searchRef,
+) {
+  const t = useT(browserStrings);
+  const ts = useT(statusStrings);
+  const set = (patch: Partial<FilterValues>): void => onChange({ ...values, ...patch });
+  const toggle = (status: TaskStatus): void =>
+    set({
+      status: values.status.includes(status)
+        ? values.status.filter((s) => s !== status)
+        : [...values.status, status],
+    });
+  const dirty = JSON.stringify(values) !== JSON.stringify(NO_FILTERS);
+  return (
+    <div className="task-filters">
+      <input
+        ref={searchRef}
+        type="search"
+        className="search-input"
+        placeholder={t('search')}
+        aria-label={t('search')}
+        title={t('searchHint')}
+        value={values.search}
+        onChange={(e) => set({ search: e.target.value })}
+      />
+      <div className="status-chips" role="group" aria-label={t('colStatus')}>
+        {TASK_STATUSES.map((s) => (
+          <button
+            key={s}
+            type="button"
+            className={`chip chip-${s}`}
+            aria-pressed={values.status.includes(s)}
+            data-status={s}
+            onClick={() => toggle(s)}
+          >
+            {ts(s)}
+            {facets && <span className="chip-count">{facets.status[s]}</span>}
+          </button>
+        ))}
+      </div>
+      <FacetSelect
+        label={t('allRepos')}
+        name="repo"
+        value={values.repo}
+        options={facets?.repos ?? []}
+        onChange={(repo) => set({ repo })}
+      />
+      <FacetSelect
+        label={t('allUsers')}
+        name="user"
+        value={values.user}
+        options={facets?.users ?? []}
+        onChange={(user) => set({ user })}
+      />
+      <FacetSelect
+        label={t('allModels')}
+        name="model"
+        value={values.model}
+        options={facets?.models ?? []}
+        onChange={(model) => set({ model })}
+      />
+      <label className="date-range">
+        <span>{t('from')}</span>
+        <input
+          type="date"
+          name="from"
+          value={values.from}
+          max={values.to || undefined}
+          onChange={(e) => set({ from: e.target.value })}
+        />
+        <span>{t('to')}</span>
+        <input
+          type="date"
+          name="to"
+          aria-label={t('to')}
+          value={values.to}
+          min={values.from || undefined}
+          onChange={(e) => set({ to: e.target.value })}
+        />
+      </label>
+      {dirty && (
+        <button type="button" className="link-button" onClick={() => onChange(NO_FILTERS)}>
+          {t('clear')}
+        </button>
+      )}
+    </div>
+  );
+});
+
+function FacetSelect(props: {
+  label: string;
+  name: string;
+  value: string;
+  options: FacetValue[];
+  onChange(value: string): void;
+}) {
+  return (
+    <select
+      name={props.name}
+      aria-label={props.label}
+      value={props.value}
+      onChange={(e) => props.onChange(e.target.value)}
+    >
+      <option value="">{props.label}</option>
+      {props.options.map((o) => (
+        <option key={o.value} value={o.value}>
+          {o.value} ({o.count})
+        </option>
+      ))}
+    </select>
+  );
+}

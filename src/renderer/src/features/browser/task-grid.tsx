@@ -1,0 +1,161 @@
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import type { TaskSortColumn } from '../../../../shared/api/tasks-api';
+import type { TaskPages } from '../../hooks/use-task-pages';
+import { useT } from '../../i18n/use-t';
+import { navigate } from '../../router/use-route';
+import { useUiStore } from '../../state/ui-store';
+import { browserStrings } from './strings';
+import { GRID_TEMPLATE, TASK_COLUMNS } from './task-columns';
+
+export const ROW_HEIGHT = 44;
+
+interface Props {
+  data: TaskPages;
+  total: number;
+  sort: TaskSortColumn;
+  order: 'asc' | 'desc';
+  onSort(column: TaskSortColumn): void;
+  /** The task under the keyboard cursor (the export button acts on it). */
+  onActive?(uuid: string | null): void;
+}
+
+/**
+ * The task table: a header and only the rows in view (react-virtual), the rest fetched
+ * page by page as they scroll in. Keyboard: ↑/↓ (PageUp/PageDown, Home/End) move the
+ * active row, Enter opens it.
+ */
+export function TaskGrid({ data, total, sort, order, onSort, onActive }: Props) {
+  const t = useT(browserStrings);
+  const language = useUiStore((s) => s.language);
+  const scroller = useRef<HTMLDivElement>(null);
+  const [active, setActive] = useState(0);
+  const virtualizer = useVirtualizer({
+    count: total,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 12,
+  });
+  const items = virtualizer.getVirtualItems();
+  const first = items[0]?.index ?? 0;
+  const last = items[items.length - 1]?.index ?? 0;
+  const { ensureRange } = data;
+  useEffect(() => {
+    if (total > 0) ensureRange(first, last);
+  }, [first, last, total, ensureRange]);
+  useEffect(() => {
+    if (active >= total) setActive(Math.max(0, total - 1));
+  }, [active, total]);
+
+  const move = (to: number): void => {
+    const next = Math.max(0, Math.min(total - 1, to));
+    setActive(next);
+    virtualizer.scrollToIndex(next, { align: 'auto' });
+  };
+  const open = (index: number): void => {
+    const row = data.rowAt(index);
+    if (row) navigate({ page: 'task', uuid: row.uuid, tab: 'timeline' });
+  };
+  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>): void => {
+    const pageRows = Math.max(
+      1,
+      Math.floor((scroller.current?.clientHeight ?? 400) / ROW_HEIGHT) - 1,
+    );
+    const keys: Record<string, () => void> = {
+      ArrowDown: () => move(active + 1),
+      ArrowUp: () => move(active - 1),
+      PageDown: () => move(active + pageRows),
+      PageUp: () => move(active - pageRows),
+      Home: () => move(0),
+      End: () => move(total - 1),
+      Enter: () => open(active),
+    };
+    const action = keys[e.key];
+    if (!action) return;
+    e.preventDefault();
+    action();
+  };
+  const now = Date.now();
+  const ctx = { now, language, untitled: t('untitled') };
+  const sortLabel = t(TASK_COLUMNS.find((c) => c.sort === sort)?.label ?? 'colCreated');
+  const activeRow = data.rowAt(active);
+  const activeUuid = activeRow?.uuid ?? null;
+  useEffect(() => onActive?.(activeUuid), [activeUuid, onActive]);
+
+  return (
+    <div
+      ref={scroller}
+      className="task-grid"
+      role="grid"
+      aria-rowcount={total + 1}
+      aria-label={t('tableLabel', { column: sortLabel })}
+      aria-activedescendant={activeRow ? `task-row-${activeRow.uuid}` : undefined}
+      tabIndex={0}
+      onKeyDown={onKeyDown}
+    >
+      <div className="task-grid-head" role="row" style={{ gridTemplateColumns: GRID_TEMPLATE }}>
+        {TASK_COLUMNS.map((c) => {
+          const sorted = c.sort === sort;
+          return (
+            <div
+              key={c.id}
+              role="columnheader"
+              aria-sort={sorted ? (order === 'asc' ? 'ascending' : 'descending') : 'none'}
+              className={c.numeric ? 'num' : undefined}
+            >
+              <button
+                type="button"
+                className={`sort-button${sorted ? ' sorted' : ''}`}
+                data-column={c.id}
+                onClick={() => onSort(c.sort)}
+                title={sorted ? t(order === 'asc' ? 'sortAsc' : 'sortDesc') : undefined}
+              >
+                {t(c.label)}
+                <span className="sort-arrow" aria-hidden="true">
+                  {sorted ? (order === 'asc' ? '▲' : '▼') : ''}
+                </span>
+              </button>
+            </div>
+          );
+        })}
+      </div>
+      <div className="task-grid-body" style={{ height: virtualizer.getTotalSize() }}>
+        {items.map((item) => {
+          const row = data.rowAt(item.index);
+          const isActive = item.index === active;
+          return (
+            <div
+              key={item.key}
+              id={row ? `task-row-${row.uuid}` : undefined}
+              role="row"
+              aria-rowindex={item.index + 2}
+              aria-selected={isActive}
+              data-index={item.index}
+              data-uuid={row?.uuid}
+              className={`task-row${isActive ? ' active' : ''}${row ? '' : ' placeholder'}`}
+              style={{
+                gridTemplateColumns: GRID_TEMPLATE,
+                transform: `translateY(${item.start}px)`,
+                height: ROW_HEIGHT,
+              }}
+              onClick={() => {
+                setActive(item.index);
+                open(item.index);
+              }}
+            >
+              {TASK_COLUMNS.map((c) => (
+                <div
+                  key={c.id}
+                  role="gridcell"
+                  className={`cell-${c.id}${c.numeric ? ' num' : ''}`}
+                >
+                  {row ? c.cell(row, ctx) : <span className="skeleton" />}
+                </div>
+              ))}
+            </div>
+          );
+        })}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,120 @@
+import type { CompactionRecordInfo } from '../../../../shared/api/compaction-api';
+import { useT } from '../../i18n/use-t';
+import { CollapsibleText } from './collapsible-text';
+import { argsText, tokens } from './format';
+import { taskStrings } from './strings';
+import { ToolOutput, trimmedRef } from './tool-output';
+import type { KnownCall, TimelineMessage } from './use-message-windows';
+
+export interface MessageRowProps {
+  uuid: string;
+  message: TimelineMessage;
+  compaction: CompactionRecordInfo | undefined;
+  call: KnownCall | undefined;
+  expanded: boolean;
+  onToggle(): void;
+  onJump(seq: number): void;
+}
+
+/** One message of the timeline; summaries and markers read as compaction rows. */
+export function MessageRow({
+  uuid,
+  message,
+  compaction,
+  call,
+  expanded,
+  onToggle,
+  onJump,
+}: MessageRowProps) {
+  const t = useT(taskStrings);
+  const record = 'seq' in message ? message : null;
+  const kind = record?.kind ?? 'message';
+  const isCompaction = kind === 'summary' || kind === 'truncation-marker';
+  const ref = message.role === 'tool' ? trimmedRef(message.content, record?.output_ref) : null;
+  const toolName = message.tool_name ?? message.name ?? call?.name;
+  // A compaction's own messages are history-only by construction: their compaction label says more.
+  const historyOnly = record?.history_only === true && record.compaction_id === undefined;
+  const classes = [
+    'tv-row',
+    `tv-role-${message.role}`,
+    isCompaction ? `tv-kind-${kind}` : '',
+    kind === 'inheritance' ? 'tv-kind-inheritance' : '',
+    historyOnly ? 'tv-history-only' : '',
+  ].join(' ');
+
+  return (
+    <article className={classes} data-seq={record?.seq} data-role={message.role}>
+      <div className="tv-row-head">
+        <span className="tv-seq">
+          {record ? `#${record.seq}` : t('line', { n: (message as { index: number }).index })}
+        </span>
+        {isCompaction || kind === 'inheritance' ? (
+          <span className="tv-kind-label">
+            {kind === 'summary'
+              ? t('summary')
+              : kind === 'truncation-marker'
+                ? t('marker')
+                : t('inheritance')}
+          </span>
+        ) : (
+          <span className="tv-role">{message.role}</span>
+        )}
+        {message.role === 'tool' && (
+          <span className="tv-tool-of">
+            ↳ {toolName ? t('toolResult', { name: toolName }) : t('resultOf')}
+            {call && record && call.seq !== record.seq - 1 && (
+              <button type="button" className="tv-link" onClick={() => onJump(call.seq)}>
+                {t('callAt', { seq: call.seq })}
+              </button>
+            )}
+          </span>
+        )}
+        {compaction && (
+          <button
+            type="button"
+            className="tv-link tv-compaction-tokens"
+            onClick={() => onJump(compaction.through_seq ?? compaction.end_seq)}
+            title={compaction.strategy}
+          >
+            {t('compactionTokens', {
+              id: compaction.id,
+              before: tokens(compaction.tokens_before ?? compaction.original_tokens),
+              after: tokens(compaction.tokens_after ?? compaction.summary_tokens),
+            })}
+          </button>
+        )}
+        {historyOnly && <span className="tv-badge">{t('historyOnly')}</span>}
+        <span className="tv-row-tokens">
+          {record?.usage
+            ? t('providerTokens', {
+                n: tokens(
+                  record.usage.input_tokens +
+                    record.usage.cache_read_tokens +
+                    record.usage.cache_creation_tokens,
+                ),
+              })
+            : record
+              ? t('estTokens', { n: tokens(record.tokens) })
+              : ''}
+        </span>
+      </div>
+      {message.content ? (
+        <CollapsibleText
+          text={message.content}
+          expanded={expanded}
+          onToggle={onToggle}
+          mono={message.role === 'tool'}
+        />
+      ) : null}
+      {ref && <ToolOutput key={ref} uuid={uuid} outputRef={ref} />}
+      {message.tool_calls?.map((c) => (
+        <div key={c.id} className="tv-call">
+          <span className="tv-call-name">{t('toolCall', { name: c.function.name })}</span>
+          <code className="tv-call-args" title={c.function.arguments}>
+            {argsText(c.function.arguments)}
+          </code>
+        </div>
+      ))}
+    </article>
+  );
+}

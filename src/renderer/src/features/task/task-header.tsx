@@ -1,0 +1,158 @@
+import { useState } from 'react';
+import type { TaskDetail } from '../../../../shared/api/tasks-api';
+import { useApi } from '../../api/api-context';
+import { compactNumber } from '../../format/numbers';
+import { useT } from '../../i18n/use-t';
+import { navigate } from '../../router/use-route';
+import { formatDuration, tokens } from './format';
+import { taskStrings, type TaskStringKey } from './strings';
+
+type Action = 'pause' | 'resume' | 'stop' | 'export';
+
+/** The task's key, status, statistics and actions; re-rendered as the detail refreshes. */
+export function TaskHeader({ detail, onChanged }: { detail: TaskDetail; onChanged(): void }) {
+  const api = useApi();
+  const t = useT(taskStrings);
+  const task = detail.task;
+  const [busy, setBusy] = useState<Action | null>(null);
+  const [notice, setNotice] = useState<{ tone: 'ok' | 'error'; text: string } | null>(null);
+
+  const run = (action: Action, fn: () => Promise<string | null>): void => {
+    setBusy(action);
+    setNotice(null);
+    fn()
+      .then(
+        (text) => {
+          if (text) setNotice({ tone: 'ok', text });
+          onChanged();
+        },
+        (err: unknown) =>
+          setNotice({
+            tone: 'error',
+            text: t('actionFailed', {
+              action: t(action),
+              message: err instanceof Error ? err.message : String(err),
+            }),
+          }),
+      )
+      .finally(() => setBusy(null));
+  };
+
+  const key = [task.task_source, task.owner, task.repo, task.task_type, task.task_id]
+    .filter((part) => part !== '')
+    .join(' / ');
+  const end =
+    task.completed_at ?? (task.status === 'running' ? new Date().toISOString() : task.updated_at);
+  const duration = Date.parse(end) - Date.parse(task.started_at ?? task.created_at);
+  const stats: [TaskStringKey, string, string?][] = [
+    ['messages', tokens(task.total_messages), t('inContext', { n: detail.currentMessages })],
+    ['tokensIn', tokens(task.input_tokens)],
+    ['tokensOut', tokens(task.output_tokens)],
+    [
+      'cache',
+      `${compactNumber(task.cache_read_tokens)} / ${compactNumber(task.cache_creation_tokens)}`,
+      `${tokens(task.cache_read_tokens)} / ${tokens(task.cache_creation_tokens)}`,
+    ],
+    ['llmCalls', tokens(task.llm_call_count)],
+    ['toolCalls', tokens(task.tool_call_count)],
+    ['compactions', `${detail.compactions.active} / ${detail.compactions.total}`],
+    ['duration', formatDuration(duration)],
+  ];
+
+  return (
+    <header className="tv-header">
+      <div className="tv-header-top">
+        <button type="button" className="tv-link" onClick={() => navigate({ page: 'tasks' })}>
+          {t('back')}
+        </button>
+        <div className="tv-title">
+          <h2 title={task.title ?? undefined}>{task.title ?? t('untitled')}</h2>
+          <span className={`tv-status tv-status-${task.status}`} data-status={task.status}>
+            <span className="tv-status-dot" aria-hidden="true" />
+            {t(task.status)}
+          </span>
+        </div>
+        <div className="tv-actions">
+          {task.status === 'running' && (
+            <button
+              type="button"
+              disabled={busy !== null}
+              onClick={() =>
+                run('pause', () => api.pauseTask({ uuid: task.uuid }).then(() => null))
+              }
+            >
+              {t('pause')}
+            </button>
+          )}
+          {(task.status === 'paused' || task.status === 'failed') && (
+            <button
+              type="button"
+              disabled={busy !== null}
+              onClick={() =>
+                run('resume', () => api.resumeTask({ uuid: task.uuid }).then(() => null))
+              }
+            >
+              {t('resume')}
+            </button>
+          )}
+          {(task.status === 'running' || task.status === 'paused') && (
+            <button
+              type="button"
+              className="tv-danger"
+              disabled={busy !== null}
+              onClick={() => run('stop', () => api.stopTask({ uuid: task.uuid }).then(() => null))}
+            >
+              {t('stop')}
+            </button>
+          )}
+          <button
+            type="button"
+            onClick={() => navigate({ page: 'task', uuid: task.uuid, tab: 'compactions' })}
+          >
+            {t('compact')}
+          </button>
+          <button
+            type="button"
+            disabled={busy !== null}
+            onClick={() =>
+              run('export', async () => {
+                const result = await api.exportTasks({ uuids: [task.uuid], format: 'archive' });
+                return t('exported', { path: result.files.map((f) => f.path).join(', ') });
+              })
+            }
+          >
+            {t('export')}
+          </button>
+        </div>
+      </div>
+      <div className="tv-key">
+        {key && <span className="tv-key-path">{key}</span>}
+        {task.user && <span>@{task.user}</span>}
+        {task.model && (
+          <span>
+            {t('model')}: {task.llm_provider ? `${task.llm_provider} · ` : ''}
+            {task.model}
+          </span>
+        )}
+        <span className="tv-uuid">{task.uuid}</span>
+      </div>
+      {task.error_message && <p className="tv-error-line">{task.error_message}</p>}
+      <dl className="tv-stats">
+        {stats.map(([label, value, hint]) => (
+          <div key={label} title={hint}>
+            <dt>{t(label)}</dt>
+            <dd>{value}</dd>
+          </div>
+        ))}
+      </dl>
+      {notice && (
+        <p
+          className={`tv-notice tv-notice-${notice.tone}`}
+          role={notice.tone === 'error' ? 'alert' : 'status'}
+        >
+          {notice.text}
+        </p>
+      )}
+    </header>
+  );
+}

@@ -1,0 +1,129 @@
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import type { CompactionRecordInfo } from '../../../../shared/api/compaction-api';
+import { StatePanel } from '../../components/state-panel';
+import { useT } from '../../i18n/use-t';
+import { MessageRow } from './message-row';
+import { taskStrings } from './strings';
+import { useMessageWindows, WINDOW_SIZE } from './use-message-windows';
+
+const ESTIMATED_ROW_PX = 110;
+
+export interface TimelineProps {
+  uuid: string;
+  view: 'history' | 'current';
+  /** Scroll to and highlight this seq (history) or line (current). */
+  target: number | undefined;
+  revision: number;
+  compactions: CompactionRecordInfo[];
+  onJump(seq: number): void;
+}
+
+/** The messages, virtualized and fetched window by window as they scroll into view. */
+export function Timeline({ uuid, view, target, revision, compactions, onJump }: TimelineProps) {
+  const t = useT(taskStrings);
+  const data = useMessageWindows(uuid, view, revision);
+  const scroller = useRef<HTMLDivElement>(null);
+  const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
+  const byId = useMemo(() => new Map(compactions.map((c) => [c.id, c])), [compactions]);
+  const count = data.total ?? 0;
+  const virtualizer = useVirtualizer({
+    count,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => ESTIMATED_ROW_PX,
+    overscan: 6,
+  });
+  const items = virtualizer.getVirtualItems();
+  const first = items[0]?.index ?? 0;
+  const last = items.at(-1)?.index ?? 0;
+
+  const { ensure } = data;
+  // After every render: a live refresh or an eviction can empty a visible window, and ensure
+  // only fetches what is missing and not already on its way.
+  useEffect(() => {
+    if (count > 0) ensure(first, last);
+  });
+
+  // Jump: scroll the target's position into view once the total is known.
+  useEffect(() => {
+    if (target === undefined || count === 0) return;
+    const position = Math.min(count, target) - 1;
+    scroller.current?.scrollIntoView({ block: 'nearest' });
+    virtualizer.scrollToIndex(position, { align: 'start' });
+    // Rows measured after the first scroll move the target: settle once more.
+    const timer = setTimeout(() => virtualizer.scrollToIndex(position, { align: 'start' }), 250);
+    return () => clearTimeout(timer);
+  }, [target, count, view, virtualizer]);
+
+  if (data.error)
+    return (
+      <StatePanel tone="error" title={t('loadError')}>
+        {data.error}
+      </StatePanel>
+    );
+  if (data.total === null) return <StatePanel tone="loading" title={t('loading')} />;
+  if (count === 0)
+    return (
+      <StatePanel
+        tone="empty"
+        title={view === 'current' ? t('emptyCurrent') : t('emptyTimeline')}
+      />
+    );
+
+  const toggle = (key: string): void =>
+    setExpanded((prev) => {
+      const next = new Set(prev);
+      if (!next.delete(key)) next.add(key);
+      return next;
+    });
+
+  return (
+    <div ref={scroller} className="tv-timeline" data-total={count}>
+      <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+        {items.map((item) => {
+          const message = data.at(item.index);
+          const key = `${view}:${item.index}`;
+          const position = item.index + 1;
+          return (
+            <div
+              key={item.key}
+              ref={virtualizer.measureElement}
+              data-index={item.index}
+              className={position === target ? 'tv-slot tv-target' : 'tv-slot'}
+              style={{
+                position: 'absolute',
+                top: 0,
+                left: 0,
+                right: 0,
+                transform: `translateY(${item.start}px)`,
+              }}
+            >
+              {message ? (
+                <MessageRow
+                  uuid={uuid}
+                  message={message}
+                  compaction={
+                    'compaction_id' in message && message.compaction_id !== undefined
+                      ? byId.get(message.compaction_id)
+                      : undefined
+                  }
+                  call={data.call(message.tool_call_id)}
+                  expanded={expanded.has(key)}
+                  onToggle={() => toggle(key)}
+                  onJump={onJump}
+                />
+              ) : (
+                <div className="tv-row tv-row-loading">
+                  {t('loadingRow', {
+                    from: Math.floor(item.index / WINDOW_SIZE) * WINDOW_SIZE + 1,
+                    to: Math.min(count, (Math.floor(item.index / WINDOW_SIZE) + 1) * WINDOW_SIZE),
+                  })}
+                </div>
+              )}
+            </div>
+          );
+        })}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,29 @@
+import { useEffect, useState } from 'react';
+import type { ContextUsageSeries } from '../../../../shared/api/task-view-api';
+import { useApi } from '../../api/api-context';
+
+export type UsageState =
+  | { kind: 'loading' }
+  | { kind: 'ready'; series: ContextUsageSeries }
+  | { kind: 'error'; message: string };
+
+const MAX_POINTS = 1500;
+
+/** The host's downsampled usage series; recomputed when `revision` moves (a live task). */
+export function useContextUsage(uuid: string, revision: number): UsageState {
+  const api = useApi();
+  const [state, setState] = useState<UsageState>({ kind: 'loading' });
+  useEffect(() => {
+    let live = true;
+    api.contextUsage({ uuid, maxPoints: MAX_POINTS }).then(
+      (series) => live && setState({ kind: 'ready', series }),
+      (err: unknown) =>
+        live &&
+        setState({ kind: 'error', message: err instanceof Error ? err.message : String(err) }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [api, uuid, revision]);
+  return state;
+}

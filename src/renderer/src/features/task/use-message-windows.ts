@@ -1,0 +1,131 @@
+import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
+import type { CurrentLine } from '../../../../shared/api/messages-api';
+import type { MessageRecord } from '../../../../shared/task-types';
+import { useApi } from '../../api/api-context';
+
+/** A timeline row: a history message (by seq) or a line of current.jsonl (by index). */
+export type TimelineMessage = MessageRecord | CurrentLine;
+
+export const WINDOW_SIZE = 200;
+/** Windows kept at once: ~2,400 messages, whatever the task's length. */
+const MAX_WINDOWS = 12;
+const MAX_KNOWN_CALLS = 5000;
+
+export interface KnownCall {
+  name: string;
+  seq: number;
+}
+
+export interface MessageWindows {
+  total: number | null;
+  error: string | null;
+  /** The message at a 0-based position, when its window is loaded. */
+  at(position: number): TimelineMessage | undefined;
+  /** Loads the windows covering [first, last] (0-based positions). */
+  ensure(first: number, last: number): void;
+  /** The call a tool result answers, when the call's window has been seen. */
+  call(id: string | undefined): KnownCall | undefined;
+}
+
+/**
+ * The timeline's data: fetched window by window (readMessages from/limit) as positions come
+ * into view, with a bounded cache so a 200,000-message task costs what a 2,000-message one
+ * does. `revision` (a live event) re-reads the total and the newest window.
+ */
+export function useMessageWindows(
+  uuid: string,
+  view: 'history' | 'current',
+  revision: number,
+): MessageWindows {
+  const api = useApi();
+  const [total, setTotal] = useState<number | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [, bump] = useReducer((x: number) => x + 1, 0);
+  const cache = useRef(new Map<number, TimelineMessage[]>());
+  const pending = useRef(new Set<number>());
+  const calls = useRef(new Map<string, KnownCall>());
+  const generation = useRef(0);
+
+  const store = useCallback((windowIndex: number, messages: TimelineMessage[]) => {
+    const windows = cache.current;
+    windows.delete(windowIndex);
+    windows.set(windowIndex, messages);
+    // Map order is insertion order: the first entries are the least recently loaded.
+    while (windows.size > MAX_WINDOWS) windows.delete(windows.keys().next().value as number);
+    for (const m of messages) {
+      if (!('seq' in m)) continue;
+      for (const c of m.tool_calls ?? [])
+        calls.current.set(c.id, { name: c.function.name, seq: m.seq });
+    }
+    while (calls.current.size > MAX_KNOWN_CALLS)
+      calls.current.delete(calls.current.keys().next().value as string);
+  }, []);
+
+  const fetchWindow = useCallback(
+    (windowIndex: number) => {
+      if (pending.current.has(windowIndex)) return;
+      pending.current.add(windowIndex);
+      const gen = generation.current;
+      api
+        .readMessages({ uuid, view, from: windowIndex * WINDOW_SIZE + 1, limit: WINDOW_SIZE })
+        .then(
+          (page) => {
+            if (gen !== generation.current) return;
+            store(windowIndex, page.messages);
+            setTotal(page.total);
+            bump();
+          },
+          (err: unknown) => {
+            if (gen === generation.current)
+              setError(err instanceof Error ? err.message : String(err));
+          },
+        )
+        .finally(() => pending.current.delete(windowIndex));
+    },
+    [api, uuid, view, store],
+  );
+
+  // A new task or view starts from nothing.
+  useEffect(() => {
+    generation.current++;
+    cache.current.clear();
+    pending.current.clear();
+    setTotal(null);
+    setError(null);
+    fetchWindow(0);
+  }, [fetchWindow]);
+
+  // A live change: the newest window may have grown, and compaction rewrites current.jsonl.
+  useEffect(() => {
+    if (revision === 0) return;
+    const gen = generation.current;
+    api.readMessages({ uuid, view, from: 1, limit: 0 }).then(
+      (page) => {
+        if (gen !== generation.current) return;
+        if (view === 'current') cache.current.clear();
+        else cache.current.delete(Math.floor(Math.max(0, page.total - 1) / WINDOW_SIZE));
+        setTotal(page.total);
+        bump();
+      },
+      () => undefined, // the next event retries; the rows on screen stay valid
+    );
+  }, [api, uuid, view, revision]);
+
+  const ensure = useCallback(
+    (first: number, last: number) => {
+      for (let w = Math.floor(first / WINDOW_SIZE); w <= Math.floor(last / WINDOW_SIZE); w++) {
+        if (!cache.current.has(w)) fetchWindow(w);
+      }
+    },
+    [fetchWindow],
+  );
+
+  return {
+    total,
+    error,
+    at: (position) =>
+      cache.current.get(Math.floor(position / WINDOW_SIZE))?.[position % WINDOW_SIZE],
+    ensure,
+    call: (id) => (id ? calls.current.get(id) : undefined),
+  };
+}

@@ -1,0 +1,60 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import type { TaskDetail } from '../../../../shared/api/tasks-api';
+import type { WorkbenchEvent } from '../../../../shared/api/events';
+import { useApi } from '../../api/api-context';
+
+export type DetailState =
+  { kind: 'loading' } | { kind: 'ready'; detail: TaskDetail } | { kind: 'error'; message: string };
+
+const REFRESH_DELAY_MS = 300;
+
+function concerns(event: WorkbenchEvent, uuid: string): boolean {
+  if (event.type === 'tasks-changed')
+    return event.uuids.includes(uuid) || event.reason === 'external';
+  return event.uuid === uuid;
+}
+
+/**
+ * The task's row and files summary, read again (debounced) after any event about it.
+ * `revision` grows with each event so the timeline and chart can follow a running task.
+ */
+export function useTaskDetail(uuid: string): {
+  state: DetailState;
+  revision: number;
+  reload: () => void;
+} {
+  const api = useApi();
+  const [state, setState] = useState<DetailState>({ kind: 'loading' });
+  const [revision, setRevision] = useState(0);
+  const request = useRef(0);
+
+  const load = useCallback(() => {
+    const id = ++request.current;
+    api.getTask({ uuid }).then(
+      (detail) => id === request.current && setState({ kind: 'ready', detail }),
+      (err: unknown) =>
+        id === request.current &&
+        setState({ kind: 'error', message: err instanceof Error ? err.message : String(err) }),
+    );
+  }, [api, uuid]);
+
+  useEffect(() => {
+    setState({ kind: 'loading' });
+    load();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const unsubscribe = api.onEvent((event) => {
+      if (!concerns(event, uuid)) return;
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        load();
+        setRevision((r) => r + 1);
+      }, REFRESH_DELAY_MS);
+    });
+    return () => {
+      clearTimeout(timer);
+      unsubscribe();
+    };
+  }, [api, uuid, load]);
+
+  return { state, revision, reload: load };
+}

@@ -1,0 +1,103 @@
+import { useState } from 'react';
+import { EXPORT_FORMATS } from '../../../../shared/api/transfer-api';
+import { useApi } from '../../api/api-context';
+import { FormField } from '../../components/form-field';
+import { ModalDialog } from '../../components/modal-dialog';
+import { useT } from '../../i18n/use-t';
+import { transferStrings } from './strings';
+import { canUpload, prepareDownload, startDownload } from './web-transfer';
+
+type Format = (typeof EXPORT_FORMATS)[number];
+
+/** Export tasks: downloaded in the browser, written to a host folder in the desktop app. */
+export function ExportDialog({ uuids, onClose }: { uuids: string[]; onClose(): void }) {
+  const t = useT(transferStrings);
+  const api = useApi();
+  const [format, setFormat] = useState<Format>('archive');
+  const [current, setCurrent] = useState(false);
+  const [output, setOutput] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [result, setResult] = useState<{ ok: boolean; text: string }[]>([]);
+  const web = canUpload();
+
+  const submit = async (): Promise<void> => {
+    setBusy(true);
+    try {
+      if (web) {
+        const files = await prepareDownload({ uuids, format, current });
+        for (const f of files) startDownload(f);
+        setResult(files.map((f) => ({ ok: true, text: t('downloaded', { name: f.name }) })));
+      } else {
+        const done = await api.exportTasks({
+          uuids,
+          format,
+          current,
+          ...(output.trim() && { output: output.trim() }),
+        });
+        setResult(
+          done.files.map((f) => ({
+            ok: true,
+            text: t('exported', { path: f.path, bytes: f.bytes }),
+          })),
+        );
+      }
+    } catch (err) {
+      setResult([{ ok: false, text: err instanceof Error ? err.message : String(err) }]);
+    }
+    setBusy(false);
+  };
+
+  return (
+    <ModalDialog
+      title={uuids.length === 1 ? t('exportOne') : t('exportTitle', { count: uuids.length })}
+      className="export-dialog"
+      onClose={onClose}
+      onSubmit={() => void submit()}
+      footer={
+        <>
+          <button type="button" onClick={onClose}>
+            {t('close')}
+          </button>
+          <button type="submit" className="primary" disabled={busy}>
+            {busy ? t('exporting') : t('export')}
+          </button>
+        </>
+      }
+    >
+      <FormField name="format" label={t('format')}>
+        <select name="format" value={format} onChange={(e) => setFormat(e.target.value as Format)}>
+          {EXPORT_FORMATS.map((f) => (
+            <option key={f} value={f}>
+              {t(f)}
+            </option>
+          ))}
+        </select>
+      </FormField>
+      {format !== 'archive' && (
+        <label className="check">
+          <input
+            type="checkbox"
+            name="current"
+            checked={current}
+            onChange={(e) => setCurrent(e.target.checked)}
+          />
+          {t('current')}
+        </label>
+      )}
+      {!web && (
+        <FormField name="output" label={t('output')} hint={t('outputHint')}>
+          <input name="output" value={output} onChange={(e) => setOutput(e.target.value)} />
+        </FormField>
+      )}
+      {result.length > 0 && (
+        <ul className="transfer-log" aria-live="polite">
+          {result.map((r, i) => (
+            <li key={i} className={r.ok ? 'log-ok' : 'log-error'}>
+              {r.text}
+            </li>
+          ))}
+        </ul>
+      )}
+    </ModalDialog>
+  );
+}

@@ -1,0 +1,139 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import type { WorkbenchEvent } from '../../../shared/api/events';
+import type { TaskFacets, TaskListRow } from '../../../shared/api/tasks-api';
+import type { WorkbenchApi } from '../../../shared/api/workbench-api';
+import { useApi } from '../api/api-context';
+
+/** What the table asks the store for: everything but the paging. */
+export type TaskQuery = Omit<
+  Parameters<WorkbenchApi['queryTasks']>[0],
+  'limit' | 'offset' | 'facets'
+>;
+
+export const TASK_PAGE_SIZE = 200;
+
+export type TaskPagesState =
+  | { kind: 'loading' }
+  | { kind: 'error'; message: string }
+  | { kind: 'ready'; total: number; facets: TaskFacets | null };
+
+/** Events after which the loaded pages are read again (debounced: a running task sends many). */
+const REFRESHING: ReadonlySet<WorkbenchEvent['type']> = new Set([
+  'status',
+  'stats',
+  'task-exit',
+  'tasks-changed',
+  'compaction-finished',
+]);
+const REFRESH_DELAY_MS = 300;
+
+export interface TaskPages {
+  state: TaskPagesState;
+  /** The row at an index, or undefined while its page is on the way. */
+  rowAt(index: number): TaskListRow | undefined;
+  /** Asks for the pages covering [first, last] (already loaded or in flight: nothing happens). */
+  ensureRange(first: number, last: number): void;
+  reload(): void;
+}
+
+/**
+ * The task table's data, page by page: only what the user scrolls to is fetched, so
+ * 100,000 tasks cost what a screenful costs. A new query starts over; live events re-read
+ * the pages already loaded, keeping the old rows on screen until the new ones arrive.
+ */
+export function useTaskPages(query: TaskQuery): TaskPages {
+  const api = useApi();
+  const [state, setState] = useState<TaskPagesState>({ kind: 'loading' });
+  const [, setVersion] = useState(0);
+  const pages = useRef(new Map<number, TaskListRow[]>());
+  const inFlight = useRef(new Set<number>());
+  const generation = useRef(0);
+  const queryKey = JSON.stringify(query);
+  const queryRef = useRef(query);
+  queryRef.current = query;
+
+  const fetchPage = useCallback(
+    (page: number, gen: number): void => {
+      if (inFlight.current.has(page)) return;
+      inFlight.current.add(page);
+      api
+        .queryTasks({
+          ...queryRef.current,
+          limit: TASK_PAGE_SIZE,
+          offset: page * TASK_PAGE_SIZE,
+          facets: page === 0,
+        })
+        .then(
+          (result) => {
+            if (gen !== generation.current) return;
+            inFlight.current.delete(page);
+            pages.current.set(page, result.rows);
+            setState((prev) => ({
+              kind: 'ready',
+              total: result.total,
+              facets: result.facets ?? (prev.kind === 'ready' ? prev.facets : null),
+            }));
+            setVersion((v) => v + 1);
+          },
+          (err: unknown) => {
+            if (gen !== generation.current) return;
+            inFlight.current.delete(page);
+            setState({ kind: 'error', message: err instanceof Error ? err.message : String(err) });
+          },
+        );
+    },
+    [api],
+  );
+
+  const restart = useCallback(
+    (keepRows: boolean) => {
+      const gen = ++generation.current;
+      const loaded = [...pages.current.keys()];
+      inFlight.current.clear();
+      if (!keepRows) {
+        pages.current.clear();
+        setState({ kind: 'loading' });
+      }
+      // Page 0 carries the total and the facets; the others only if they were on screen.
+      for (const page of new Set([0, ...loaded])) fetchPage(page, gen);
+    },
+    [fetchPage],
+  );
+
+  useEffect(() => {
+    restart(false);
+  }, [queryKey, restart]);
+
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const unsubscribe = api.onEvent((event) => {
+      if (!REFRESHING.has(event.type)) return;
+      clearTimeout(timer);
+      timer = setTimeout(() => restart(true), REFRESH_DELAY_MS);
+    });
+    return () => {
+      clearTimeout(timer);
+      unsubscribe();
+    };
+  }, [api, restart]);
+
+  const rowAt = useCallback(
+    (index: number) =>
+      pages.current.get(Math.floor(index / TASK_PAGE_SIZE))?.[index % TASK_PAGE_SIZE],
+    [],
+  );
+  const ensureRange = useCallback(
+    (first: number, last: number) => {
+      for (
+        let p = Math.floor(first / TASK_PAGE_SIZE);
+        p <= Math.floor(last / TASK_PAGE_SIZE);
+        p++
+      ) {
+        if (!pages.current.has(p)) fetchPage(p, generation.current);
+      }
+    },
+    [fetchPage],
+  );
+  const reload = useCallback(() => restart(false), [restart]);
+  return { state, rowAt, ensureRange, reload };
+}

@@ -1,0 +1,298 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ContextStore } from '../src/core/store/context-store';
+import { rawRequest } from '../src/core/web/test-support/raw-http';
+import { hasChromium, launchChromium } from './support/chromium';
+import { ensureRendererBuilt } from './support/renderer-build';
+import { REPO_ROOT, runCwb } from './support/run-ts';
+import { startScriptedLlm, type RecordedRequest } from './support/scripted-llm-server';
+import { startServe, type ServeProcess } from './support/serve-process';
+import { makeTaskEnv } from './support/task-env';
+import { useTempDir } from './support/temp-dir';
+
+/**
+ * The task view end to end (issue 6): a real `cwb serve`, the built UI, Debian's Chromium,
+ * on imported real transcripts, a task run against the scripted LLM that compacts, and a
+ * generated 200,000-message task. Screenshots go to test-results/ to be looked at.
+ */
+
+const FIXTURES = path.resolve(REPO_ROOT, '..', 'shared', 'fixtures', 'real');
+const RESULTS = path.join(REPO_ROOT, 'test-results');
+const tempDir = useTempDir();
+let browser: Browser;
+const cleanups: (() => Promise<unknown>)[] = [];
+
+beforeAll(async () => {
+  ensureRendererBuilt();
+  browser = await launchChromium();
+}, 300_000);
+afterAll(async () => {
+  await browser?.close();
+});
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
+  const s = await startServe(args, env);
+  cleanups.push(() => s.stop());
+  return s;
+}
+
+async function call<T>(s: ServeProcess, op: string, body: unknown): Promise<T> {
+  const res = await rawRequest(s.port, {
+    method: 'POST',
+    path: `/api/${op}`,
+    headers: { Authorization: `Bearer ${s.token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const parsed = JSON.parse(res.body) as { ok: boolean; value: T; error?: unknown };
+  if (!parsed.ok) throw new Error(`${op}: ${JSON.stringify(parsed.error)}`);
+  return parsed.value;
+}
+
+async function openPage(
+  s: ServeProcess,
+  hash: string,
+  theme?: 'light' | 'dark',
+): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.newPage({
+    viewport: { width: 1360, height: 900 },
+    ...(theme && { colorScheme: theme }),
+  });
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+  page.on(
+    'response',
+    (r) =>
+      r.status() >= 400 && errors.push(`${r.status()} ${r.url()} ${r.request().postData() ?? ''}`),
+  );
+  await page.goto(s.url);
+  await page.evaluate(`window.location.hash = ${JSON.stringify(hash)}`);
+  cleanups.push(() => page.close());
+  return { page, errors };
+}
+
+async function shot(page: Page, name: string, fullPage = false): Promise<void> {
+  fs.mkdirSync(RESULTS, { recursive: true });
+  await page.screenshot({ path: path.join(RESULTS, name), fullPage });
+}
+
+describe.skipIf(!hasChromium())('the task view in Chromium', () => {
+  it('shows an imported Claude Code session: header, chart, timeline with paired tool results, search, planning and tools tabs', async () => {
+    const root = path.join(tempDir(), 'contexts');
+    const file = path.join(FIXTURES, 'claude-code', 'fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl');
+    const r = runCwb(['--contexts', root, 'import', file]);
+    expect(r.status, r.stderr).toBe(0);
+    const s = await serve(['--contexts', root]);
+    const tasks = await call<{ rows: { uuid: string; title: string; total_messages: number }[] }>(
+      s,
+      'queryTasks',
+      { sort: 'total_messages', order: 'desc' },
+    );
+    const task = tasks.rows[0]!;
+    const { page, errors } = await openPage(s, `#/task/${task.uuid}/timeline`);
+
+    await page.locator('.tv-header h2').waitFor({ timeout: 30_000 });
+    await page.locator('.tv-row').first().waitFor({ timeout: 30_000 });
+    expect(await page.locator('.tv-stats dd').first().textContent()).toBe(
+      task.total_messages.toLocaleString('en'),
+    );
+    await page.locator('.tv-chart canvas').first().waitFor();
+    const roles = await page
+      .locator('.tv-row')
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-role')));
+    expect(roles).toContain('user');
+    expect(roles).toContain('assistant');
+    await shot(page, 'task-view-imported.png');
+
+    // A tool result sits under its call, labelled with the tool's name.
+    const toolRow = page.locator('.tv-row[data-role="tool"]').first();
+    if ((await toolRow.count()) > 0)
+      expect(await toolRow.locator('.tv-tool-of').textContent()).toMatch(/result/);
+
+    // Search within the task; a hit jumps the timeline (and the route) to its seq.
+    await page.getByRole('searchbox').fill('the');
+    await page.getByRole('searchbox').press('Enter');
+    const hit = page.locator('.tv-hit').nth(3);
+    await hit.waitFor({ timeout: 15_000 });
+    const seq = Number((await hit.locator('.tv-seq').textContent())!.slice(1));
+    await hit.click();
+    await expect.poll(() => page.url()).toContain(`seq=${seq}`);
+    await page.locator(`.tv-target .tv-row[data-seq="${seq}"]`).waitFor({ timeout: 15_000 });
+    await shot(page, 'task-view-search.png');
+
+    // What the model sees now.
+    await page.getByRole('tab', { name: 'What the model sees now' }).click();
+    await expect.poll(() => page.url()).toContain('view=current');
+    await page.locator('.tv-row').first().waitFor();
+    expect(await page.locator('.tv-row .tv-seq').first().textContent()).toMatch(/^line 1$/);
+
+    await page.getByRole('tab', { name: 'Tool calls' }).click();
+    await page.locator('.tv-tools, .state-panel').first().waitFor();
+    await shot(page, 'task-view-tools.png');
+    await page.getByRole('tab', { name: 'Planning' }).click();
+    await page.locator('.tv-planning, .state-panel').first().waitFor();
+
+    // Japanese UI (and Japanese content where the session has it).
+    await page.evaluate(`localStorage.setItem('cwb.ui', '{"theme":"dark","language":"ja"}')`);
+    await page.evaluate(`window.location.hash = '#/task/${task.uuid}/timeline'`);
+    await page.reload();
+    await page.locator('.tv-row').first().waitFor({ timeout: 30_000 });
+    expect(await page.getByRole('tab', { name: 'タイムライン' }).count()).toBe(1);
+    await shot(page, 'task-view-imported-ja.png');
+    expect(errors).toEqual([]);
+  });
+
+  it('runs a task against the scripted LLM that compacts once: the summary row shows tokens before → after and the chart mark opens the diff page', async () => {
+    const base = tempDir();
+    const llm = await startScriptedLlm({
+      flavor: 'ollama',
+      script: (request: RecordedRequest, index: number) => {
+        const body = request.body as { tools?: unknown[] };
+        if (!body.tools) return { content: 'Read three files; all done.' };
+        const step = index + 1;
+        if (step <= 3)
+          return {
+            tool_calls: [{ name: 'read_file', arguments: { path: `f${step}.txt` } }],
+            usage: { prompt_tokens: 1000 + 7000 * (step - 1), completion_tokens: 12 },
+          };
+        return {
+          content: 'All three files are read.',
+          usage: { prompt_tokens: 9000, completion_tokens: 7 },
+        };
+      },
+    });
+    cleanups.push(() => llm.close());
+    const env = makeTaskEnv(base, {
+      provider: 'ollama',
+      url: llm.url,
+      model: 'qwen3:8b',
+      extraYaml:
+        'context_storage:\n  compression_threshold: 0.3\n  keep_recent_messages: 2\n  min_messages_to_summarize: 2\ncompaction:\n  pipeline: [extractive]\n',
+    });
+    for (let i = 1; i <= 3; i++)
+      fs.writeFileSync(`${env.workdir}/f${i}.txt`, `line of file ${i}\n`.repeat(1800));
+    const s = await serve(['--contexts', env.root, '--config', env.configFile]);
+    const { uuid } = await call<{ uuid: string }>(s, 'startTask', {
+      prompt: 'Read f1.txt, f2.txt and f3.txt',
+      workdir: env.workdir,
+    });
+    // The task process creates the row: open the page once it exists.
+    await expect
+      .poll(
+        () =>
+          call(s, 'getTask', { uuid }).then(
+            () => true,
+            () => false,
+          ),
+        { timeout: 30_000 },
+      )
+      .toBe(true);
+    const { page, errors } = await openPage(s, `#/task/${uuid}/timeline`);
+    await page.locator('.tv-header h2').waitFor({ timeout: 30_000 });
+    // Live: the status moves to completed without a reload.
+    await page.locator('.tv-status[data-status="completed"]').waitFor({ timeout: 60_000 });
+
+    const compactions = await call<{
+      records: { id: number; tokens_before: number; created_seqs: number[] }[];
+    }>(s, 'listCompactions', { uuid });
+    expect(compactions.records.length).toBeGreaterThanOrEqual(1);
+    const first = compactions.records[0]!;
+    // Jump to the summary the compaction created: it is a distinct row.
+    await page.getByRole('textbox', { name: 'Jump to seq' }).fill(String(first.created_seqs[0]));
+    await page.getByRole('button', { name: 'Go' }).click();
+    const summary = page.locator('.tv-kind-summary').first();
+    await summary.waitFor({ timeout: 30_000 });
+    const label = await summary.locator('.tv-compaction-tokens').textContent();
+    expect(label).toContain(`${first.tokens_before.toLocaleString('en')} → `);
+    await page.locator('.tv-mark').first().waitFor({ timeout: 15_000 });
+    const usage = await call<{ sources: string[]; compactions: unknown[] }>(s, 'contextUsage', {
+      uuid,
+    });
+    expect(usage.sources).toContain('provider');
+    expect(usage.sources).toContain('estimate');
+    await summary.scrollIntoViewIfNeeded();
+    await shot(page, 'task-view-compacted.png');
+
+    await page.getByRole('tab', { name: /Compactions/ }).click();
+    await page.locator('.cmp-controls').waitFor();
+    await shot(page, 'task-view-compactions-tab.png');
+    await page.getByRole('tab', { name: 'Tool calls' }).click();
+    const row = page.locator('.tv-tools tbody tr.tv-clickable').first();
+    await row.waitFor();
+    await row.click();
+    await expect.poll(() => page.url()).toMatch(/\/timeline\?seq=\d+/);
+    await page.locator('.tv-target .tv-row[data-role="assistant"]').waitFor();
+
+    // Errors are checked before leaving: the diff page belongs to the compaction feature.
+    expect(errors).toEqual([]);
+    await page.locator('.tv-mark').first().click();
+    await expect.poll(() => page.url()).toContain(`/task/${uuid}/compaction/${first.id}`);
+  });
+
+  it('opens a generated 200,000-message task at once and jumps to seq 150000', async () => {
+    const root = path.join(tempDir(), 'contexts');
+    const store = ContextStore.open(root);
+    const task = store.createTask({ title: 'Generated: 200,000 messages' });
+    task.close();
+    const file = path.join(task.dir, 'messages.jsonl');
+    const fd = fs.openSync(file, 'a');
+    const TOTAL = 200_000;
+    let chunk: string[] = [];
+    for (let seq = 1; seq <= TOTAL; seq++) {
+      const role = seq === 1 ? 'system' : seq % 2 === 0 ? 'user' : 'assistant';
+      chunk.push(
+        JSON.stringify({
+          seq,
+          role,
+          content: `message ${seq}: ${seq % 7 === 0 ? 'a longer line of generated text '.repeat(4) : 'short'}`,
+          timestamp: new Date(Date.UTC(2026, 0, 1) + seq * 1000).toISOString(),
+          tokens: 20 + (seq % 13),
+          tokens_o200k: 18,
+          ...(role === 'assistant' &&
+            seq % 50 === 1 && {
+              usage: {
+                input_tokens: (seq % 20_000) * 4,
+                output_tokens: 10,
+                cache_creation_tokens: 0,
+                cache_read_tokens: 0,
+                total_tokens: (seq % 20_000) * 4 + 10,
+              },
+            }),
+        }),
+      );
+      if (chunk.length === 5000) {
+        fs.writeSync(fd, chunk.join('\n') + '\n');
+        chunk = [];
+      }
+    }
+    fs.closeSync(fd);
+    store.db.prepare('UPDATE tasks SET total_messages = ? WHERE uuid = ?').run(TOTAL, task.uuid);
+    store.openTask(task.uuid).close(); // builds the offset index, as the first open would
+    store.close();
+
+    const s = await serve(['--contexts', root]);
+    const { page, errors } = await openPage(s, `#/task/${task.uuid}/timeline`, 'dark');
+    const started = Date.now();
+    await page.locator('.tv-row[data-seq="1"]').waitFor({ timeout: 30_000 });
+    const openedMs = Date.now() - started;
+    expect(await page.locator('.tv-timeline').getAttribute('data-total')).toBe(String(TOTAL));
+    // Only a window is on the page, never the task.
+    expect(await page.locator('.tv-row').count()).toBeLessThan(60);
+
+    await page.getByRole('textbox', { name: 'Jump to seq' }).fill('150000');
+    await page.getByRole('button', { name: 'Go' }).click();
+    const target = page.locator('.tv-target .tv-row[data-seq="150000"]');
+    await target.waitFor({ timeout: 30_000 });
+    expect(await target.locator('.tv-text').textContent()).toContain('message 150000:');
+    expect(page.url()).toContain('seq=150000');
+    await page.locator('.tv-chart canvas').first().waitFor({ timeout: 30_000 });
+    await shot(page, 'task-view-200k-dark.png');
+    console.log(`200,000-message task: first row after ${openedMs} ms`);
+    expect(errors).toEqual([]);
+  }, 180_000);
+});
