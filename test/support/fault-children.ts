@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { build } from 'vite';
 import { REPO_ROOT } from './run-ts';
 
@@ -15,7 +15,8 @@ const CHILDREN: FaultChild[] = ['fault-appender', 'fault-compactor', 'fault-db-w
  * file (Vite, as the product's own build does) a start costs ~0.6 s. The bundles go to a
  * folder of this process's own under node_modules/.cache (inside the repo, so the children
  * resolve better-sqlite3 and the other packages as the sources do), removed afterwards.
- * Call at the top of a test file; spawn with the function it returns.
+ * Call at the top of a test file; spawn with the function it returns. A child a failed test
+ * left behind (most of them wait to be killed) is killed after that test.
  */
 export function useFaultChildren(): (
   name: FaultChild,
@@ -50,6 +51,11 @@ export function useFaultChildren(): (
       },
     });
   }, 60_000);
+  const alive = new Set<ChildProcess>();
+  afterEach(() => {
+    for (const child of alive) child.kill('SIGKILL');
+    alive.clear();
+  });
   afterAll(() => {
     fs.rmSync(outDir, { recursive: true, force: true });
     try {
@@ -58,10 +64,14 @@ export function useFaultChildren(): (
       // another test process is still using its own folder
     }
   });
-  return (name, args, env = {}) =>
-    spawn(process.execPath, [path.join(outDir, `${name}.mjs`), ...args], {
+  return (name, args, env = {}) => {
+    const child = spawn(process.execPath, [path.join(outDir, `${name}.mjs`), ...args], {
       cwd: REPO_ROOT,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    alive.add(child);
+    child.on('exit', () => alive.delete(child));
+    return child;
+  };
 }
