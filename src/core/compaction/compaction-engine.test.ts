@@ -264,3 +264,32 @@ describe('undo and rewind', () => {
     store.close();
   });
 });
+
+describe('runCompaction and the tool outputs a step copies aside', () => {
+  it('makes the copies durable before the record naming them is appended', async () => {
+    const { toolOutputTrim, TOOL_OUTPUT_TRIM_DEFAULTS } = await import('./tool-output-trim');
+    const { task } = taskWithHistory(6);
+    const summaries = path.join(task.dir, 'summaries.jsonl');
+    const recordsAtSync: number[] = [];
+    const sync = task.toolOutputs.sync.bind(task.toolOutputs);
+    task.toolOutputs.sync = async () => {
+      recordsAtSync.push(fs.existsSync(summaries) ? allRecords(task.dir).length : 0);
+      await sync();
+    };
+    const run = await runCompaction(task, {
+      ...base,
+      dryRun: false,
+      summarizer: fakeSummarizer(),
+      steps: [
+        {
+          strategy: toolOutputTrim as Strategy<never>,
+          params: { ...TOOL_OUTPUT_TRIM_DEFAULTS, context_budget_tokens: 100 } as never,
+        },
+      ],
+    });
+    expect(run.steps[0]?.applied).toBe(true);
+    expect(fs.readdirSync(task.toolOutputs.dir).length).toBeGreaterThan(0);
+    expect(recordsAtSync).toEqual([0]);
+    expect(allRecords(task.dir)).toHaveLength(1);
+  });
+});

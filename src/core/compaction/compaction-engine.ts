@@ -141,6 +141,8 @@ export async function runCompaction(
     report.durationMs = Math.round(performance.now() - started);
     if (llmUsage) report.llmUsage = llmUsage;
     if (task && !options.dryRun) {
+      // The record about to be appended names the outputs this step copied aside.
+      await target.toolOutputs.sync();
       after = persistStep(task, step, after, report, runId, viewTokensO200k(before));
     }
     steps.push(report);

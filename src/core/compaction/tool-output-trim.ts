@@ -231,7 +231,7 @@ function fullOutputRef(entry: ViewEntry, ctx: StrategyContext): string {
   const noted = notedRef(entry.message.content ?? '');
   if (noted && refExists(ctx.toolOutputs, noted)) return noted;
   if (ctx.dryRun) return PENDING_REF;
-  return ctx.toolOutputs.save(entry.record?.content ?? entry.message.content ?? '', 'trim').ref;
+  return ctx.toolOutputs.saveCopy(entry.record?.content ?? entry.message.content ?? '', 'trim').ref;
 }
 
 const NOTE_REF = /full output: ref=([A-Za-z0-9_-]{1,64})/g;

@@ -4,6 +4,7 @@ import crypto from 'node:crypto';
 import { TASK_FILES } from './contexts-layout';
 import { writeFileAtomic } from '../jsonl/atomic-write';
 import { readLinesSync } from '../jsonl/line-reader';
+import { fsyncDirectory } from '../jsonl/fsync-dir';
 import { badInput, notFound } from '../errors';
 
 const REF_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -20,16 +21,45 @@ export interface SavedOutput {
  */
 export class ToolOutputStore {
   readonly dir: string;
+  /** Files written by saveCopy that sync() has not made durable yet. */
+  private readonly unsynced = new Set<string>();
 
   constructor(taskDir: string) {
     this.dir = path.join(taskDir, TASK_FILES.toolOutputs);
   }
 
+  /** Saves an output that exists nowhere else (a tool's cut output): durable on return. */
   save(content: string, prefix = 'out'): SavedOutput {
-    fs.mkdirSync(this.dir, { recursive: true });
-    const ref = `${prefix.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 20) || 'out'}_${crypto.randomBytes(6).toString('hex')}`;
+    const ref = this.newRef(prefix);
     writeFileAtomic(this.file(ref), content);
     return { ref, bytes: Buffer.byteLength(content) };
+  }
+
+  /**
+   * Saves a copy of an output messages.jsonl already holds (a compaction trimming it). One
+   * fsync per file made a trim of thousands of outputs take half a minute, so the copies are
+   * written straight away and made durable together by sync(), which the caller awaits before
+   * it records the refs. A crash before that leaves only files no record names (their fresh
+   * random refs are unknown to every reader), which `cwb gc` removes.
+   */
+  saveCopy(content: string, prefix = 'out'): SavedOutput {
+    const ref = this.newRef(prefix);
+    const file = this.file(ref);
+    fs.writeFileSync(file, content, { flag: 'wx' });
+    this.unsynced.add(file);
+    return { ref, bytes: Buffer.byteLength(content) };
+  }
+
+  /** Makes every saveCopy so far durable: the files' fsyncs run together, then the folder's. */
+  async sync(): Promise<void> {
+    if (this.unsynced.size === 0) return;
+    const files = [...this.unsynced];
+    const parallel = 32;
+    for (let i = 0; i < files.length; i += parallel) {
+      await Promise.all(files.slice(i, i + parallel).map(fsyncFile));
+    }
+    fsyncDirectory(this.dir);
+    for (const file of files) this.unsynced.delete(file);
   }
 
   exists(ref: string): boolean {
@@ -75,6 +105,11 @@ export class ToolOutputStore {
     fs.rmSync(this.file(ref), { force: true });
   }
 
+  private newRef(prefix: string): string {
+    fs.mkdirSync(this.dir, { recursive: true });
+    return `${prefix.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 20) || 'out'}_${crypto.randomBytes(6).toString('hex')}`;
+  }
+
   private requireFile(ref: string): string {
     const file = this.file(ref);
     if (!fs.existsSync(file)) throw notFound(`no tool output with ref ${ref}`);
@@ -84,5 +119,14 @@ export class ToolOutputStore {
   private file(ref: string): string {
     if (!REF_ID.test(ref)) throw badInput(`${JSON.stringify(ref)} is not a tool output ref`);
     return path.join(this.dir, `${ref}.txt`);
+  }
+}
+
+async function fsyncFile(file: string): Promise<void> {
+  const handle = await fs.promises.open(file, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }
