@@ -132,7 +132,7 @@ export const compactionGroup: BenchGroup = {
       if (saved.length > 1 && saved[0]! > 0) {
         const again = saved.slice(1).every((n) => n > 0);
         notes.push(
-          `${strategy.name} saved ${saved.map((n) => count(n)).join(', ')} files to tool_outputs/ in its ${saved.length} runs: every output it trims is written with \`writeFileAtomic\` (temporary file, fsync, rename, fsync of the folder)${again ? ', and after an undo the same outputs are saved again under new refs, since the stored messages do not carry the refs of an undone compaction' : ''}.`,
+          `${strategy.name} saved ${saved.map((n) => count(n)).join(', ')} files to tool_outputs/ in its ${saved.length} runs: every output it trims is a copy of a message messages.jsonl keeps, written at once and made durable together before the record naming it is appended (\`ToolOutputStore.saveCopy\` + \`sync\`: the files' fsyncs run 32 at a time, then one of the folder)${again ? ', and after an undo the same outputs are saved again under new refs, since the stored messages do not carry the refs of an undone compaction' : ''}.`,
         );
       }
       if (undos.length > 0) {
