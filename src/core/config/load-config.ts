@@ -103,10 +103,12 @@ function parseYaml(text: string, file: string): Record<string, unknown> {
     document = yaml.load(text, { filename: file });
   } catch (error) {
     if (error instanceof yaml.YAMLException) {
-      const { line, column } = error.mark;
+      // Some errors (several documents in one file) come without a position.
+      const mark = error.mark as yaml.YAMLException['mark'] | undefined;
+      const where = mark ? `${file}:${mark.line + 1}:${mark.column + 1}` : file;
       throw new ConfigError(
         { file, key: null, value: null, allowed: 'valid YAML' },
-        `${file}:${line + 1}:${column + 1}: YAML syntax error: ${error.reason}`,
+        `${where}: YAML syntax error: ${error.reason}`,
       );
     }
     throw error;
