@@ -4,6 +4,7 @@ import { hostMessageSchema, type TaskSpec, type WorkerEvent } from '../shared/wo
 import type { TaskKey } from '../shared/task-types';
 import { prepareRun, type PreparedRun as Prepared } from '../core/agent/prepare-run';
 import { secretValues } from '../core/config/secrets';
+import { llmSecrets } from '../core/llm/llm-secrets';
 import { ContextStore } from '../core/store/context-store';
 import type { TaskContextManager } from '../core/store/task-context-manager';
 import { runAgentLoop } from '../core/agent/agent-loop';
@@ -15,6 +16,7 @@ import { createCompactor } from '../core/compaction/compactor';
 import { buildPipeline } from '../core/compaction/pipeline';
 import { llmSummarizer } from '../core/compaction/llm-summarizer';
 import { builtinToolDefinitions, executeTool } from '../core/tools/tool-registry';
+import { secretEnvValues } from '../core/tools/command-env';
 import { CwbError } from '../core/errors';
 import type { WorkerChannel } from './worker-channel';
 import { TaskControl } from './control-state';
@@ -65,6 +67,11 @@ export async function runTaskProcess(
 
   const workdir = task.row().workdir ?? process.cwd();
   const allowRunCommand = config.tools.run_command;
+  // Also the keys only in the environment: a command can read them from ours (/proc/$PPID).
+  const toolSecrets = llmSecrets(config.llm, env, [
+    ...secretValues(config),
+    ...secretEnvValues(env),
+  ]);
   const tools: ToolSpec[] = builtinToolDefinitions({ allowRunCommand });
   const chat: ChatClient = {
     model,
@@ -82,7 +89,7 @@ export async function runTaskProcess(
           planning: task.planning,
           allowRunCommand,
           signal,
-          secretValues: secretValues(config),
+          secretValues: toolSecrets,
         }),
       compactor: createCompactor({
         task,
