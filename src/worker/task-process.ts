@@ -3,8 +3,7 @@ import path from 'node:path';
 import { hostMessageSchema, type TaskSpec, type WorkerEvent } from '../shared/worker-protocol';
 import type { TaskKey } from '../shared/task-types';
 import { prepareRun, type PreparedRun as Prepared } from '../core/agent/prepare-run';
-import { secretValues } from '../core/config/secrets';
-import { llmSecrets } from '../core/llm/llm-secrets';
+import { processSecrets } from '../core/llm/process-secrets';
 import { ContextStore } from '../core/store/context-store';
 import type { TaskContextManager } from '../core/store/task-context-manager';
 import { runAgentLoop } from '../core/agent/agent-loop';
@@ -16,7 +15,6 @@ import { createCompactor } from '../core/compaction/compactor';
 import { buildPipeline } from '../core/compaction/pipeline';
 import { llmSummarizer } from '../core/compaction/llm-summarizer';
 import { builtinToolDefinitions, executeTool } from '../core/tools/tool-registry';
-import { secretEnvValues } from '../core/tools/command-env';
 import { CwbError } from '../core/errors';
 import type { WorkerChannel } from './worker-channel';
 import { TaskControl } from './control-state';
@@ -68,10 +66,7 @@ export async function runTaskProcess(
   const workdir = task.row().workdir ?? process.cwd();
   const allowRunCommand = config.tools.run_command;
   // Also the keys only in the environment: a command can read them from ours (/proc/$PPID).
-  const toolSecrets = llmSecrets(config.llm, env, [
-    ...secretValues(config),
-    ...secretEnvValues(env),
-  ]);
+  const toolSecrets = processSecrets(config, env);
   const tools: ToolSpec[] = builtinToolDefinitions({ allowRunCommand });
   const chat: ChatClient = {
     model,

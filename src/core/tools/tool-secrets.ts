@@ -1,4 +1,4 @@
-import { REDACTED, scrubSecrets } from '../config/secrets';
+import { REDACTED, scrubSecrets, secretForms } from '../config/secrets';
 import type { ToolContext, ToolResult } from './tool-types';
 
 /**
@@ -15,21 +15,9 @@ import type { ToolContext, ToolResult } from './tool-types';
  */
 export const MIN_SCRUBBED_SECRET_LENGTH = 8;
 
-/**
- * The strings to remove for `secrets`: each secret as is, JSON-escaped (as a command that
- * prints JSON writes it, `/` also as `\/`) and URL-encoded, when those differ. Longest
- * first, so a longer form is replaced before a shorter one could leave its tail behind.
- */
+/** The forms of `secrets` scrubbed from tool results (see config/secrets.ts `secretForms`). */
 export function toolResultSecrets(secrets: readonly string[]): string[] {
-  const forms = new Set<string>();
-  for (const secret of secrets) {
-    if (secret.length < MIN_SCRUBBED_SECRET_LENGTH) continue;
-    const json = JSON.stringify(secret).slice(1, -1);
-    for (const form of [secret, json, json.replaceAll('/', '\\/'), encodeURIComponent(secret)]) {
-      forms.add(form);
-    }
-  }
-  return [...forms].sort((a, b) => b.length - a.length);
+  return secretForms(secrets, MIN_SCRUBBED_SECRET_LENGTH);
 }
 
 /** `text` without the context's secrets (in any form `toolResultSecrets` knows). */
