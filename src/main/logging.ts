@@ -1,6 +1,6 @@
 import { inspect } from 'node:util';
 import type { MainLogger } from 'electron-log';
-import { scrubSecrets, secretForms } from '../core/config/secrets';
+import { MIN_LOGGED_SECRET_LENGTH, scrubSecrets, secretForms } from '../core/config/secrets';
 
 /**
  * electron-log to userData/logs/main.log. Every message passes a hook that replaces the
@@ -11,7 +11,7 @@ export function setupLogging(log: MainLogger, secrets: () => readonly string[]):
   log.transports.file.level = 'info';
   log.transports.console.level = process.env['CWB_LOG_CONSOLE'] ? 'debug' : 'warn';
   log.hooks.push((message) => {
-    const known = secretForms(secrets());
+    const known = secretForms(secrets(), MIN_LOGGED_SECRET_LENGTH);
     if (known.length === 0) return message;
     return { ...message, data: message.data.map((item: unknown) => scrubItem(item, known)) };
   });

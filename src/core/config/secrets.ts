@@ -59,6 +59,12 @@ export function secretForms(secrets: readonly string[], minLength = 1): string[]
   return [...forms].sort((a, b) => b.length - a.length);
 }
 
+/**
+ * Logs and error lines skip values shorter than this: a `${VAR}` holding "1" or "on" is no
+ * credential, and replacing every "1" would make the text useless.
+ */
+export const MIN_LOGGED_SECRET_LENGTH = 4;
+
 /** `text` with every occurrence of every secret replaced by "***". */
 export function scrubSecrets(text: string, secrets: readonly string[]): string {
   let out = text;
