@@ -2,6 +2,8 @@ import { loadConfig } from '../core/config/load-config';
 import type { AppConfig } from '../core/config/app-config';
 import { resolveContextsRoot } from '../core/store/contexts-layout';
 import { ContextStore } from '../core/store/context-store';
+import { processSecrets } from '../core/llm/process-secrets';
+import { rememberSecrets } from './cli-secrets';
 
 export interface GlobalOptions {
   contexts?: string;
@@ -20,6 +22,7 @@ export function resolveContext(
   env: NodeJS.ProcessEnv = process.env,
 ): CliContext {
   const { config, file } = loadConfig({ file: options.config ?? null, env });
+  rememberSecrets(processSecrets(config, env));
   return {
     config,
     configFile: file,

@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { rememberSecrets, scrubbingOutput } from './cli-secrets';
 import { runCli } from './run-cli';
 import type { Output } from './output';
 import { useTempDir } from '../../test/support/temp-dir';
@@ -40,5 +41,38 @@ describe('runCli', () => {
     const io = capture();
     expect(await runCli(['--contexts', 'x\0y', 'tasks'], io)).toBe(2);
     expect(io.stderr[0]).toMatch(/NUL/);
+  });
+
+  describe('error lines never carry a known secret', () => {
+    afterEach(() => vi.unstubAllEnvs());
+
+    it("the environment's key echoed as a task id or as a command: scrubbed", async () => {
+      const root = path.join(tempDir(), 'contexts');
+      const key = 'sk-from-env-0123456789abcdef';
+      vi.stubEnv('OPENAI_API_KEY', key);
+      const io = capture();
+      expect(
+        await runCli(
+          ['--contexts', root, '--config', path.join(root, 'none.yaml'), 'show', key],
+          io,
+        ),
+      ).toBe(2);
+      expect(io.stderr).toEqual([expect.stringMatching(/^cwb: error: "\*\*\*" is not a task id/)]);
+      // An unknown command is echoed by commander before any config is read.
+      const unknown = capture();
+      expect(await runCli([key], unknown)).toBe(1);
+      expect(unknown.stderr.join('\n')).toContain('***');
+      expect(unknown.stderr.join('\n')).not.toContain(key);
+    });
+
+    it("what a command learns (its config's keys, serve's token) is scrubbed from stderr, not stdout", () => {
+      const io = capture();
+      const output = scrubbingOutput(io, {});
+      rememberSecrets(['tok-0123456789abcdef']);
+      output.err('failed near ?token=tok-0123456789abcdef');
+      output.out('open http://127.0.0.1:4780/?token=tok-0123456789abcdef');
+      expect(io.stderr).toEqual(['failed near ?token=***']);
+      expect(io.stdout).toEqual(['open http://127.0.0.1:4780/?token=tok-0123456789abcdef']);
+    });
   });
 });

@@ -1,5 +1,6 @@
 import { CommanderError } from 'commander';
 import { CwbError } from '../core/errors';
+import { scrubbingOutput } from './cli-secrets';
 import { buildProgram } from './program';
 import type { Output } from './output';
 
@@ -9,7 +10,8 @@ export const EXIT = { ok: 0, usage: 1, input: 2, internal: 3 } as const;
  * Runs one command line and returns the exit code: 0 ok, 1 usage error, 2 not found or
  * bad input (one clear line on stderr), 3 an unexpected internal error.
  */
-export async function runCli(argv: string[], output: Output): Promise<number> {
+export async function runCli(argv: string[], raw: Output): Promise<number> {
+  const output = scrubbingOutput(raw, process.env);
   const program = buildProgram(output);
   try {
     await program.parseAsync(argv, { from: 'user' });

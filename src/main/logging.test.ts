@@ -18,4 +18,27 @@ describe('logging', () => {
     expect(out.data[0]).toBe('calling with ***');
     expect(out.data[1]).toBe(42);
   });
+
+  it('also scrubs a secret JSON-escaped, URL-encoded or inside a logged object', () => {
+    const hooks: ((m: { data: unknown[] }) => { data: unknown[] })[] = [];
+    const log = {
+      transports: { file: { level: 'debug' }, console: { level: 'debug' } },
+      hooks,
+      errorHandler: { startCatching: vi.fn() },
+    } as unknown as MainLogger;
+    const key = 'sk/live"key+1';
+    setupLogging(log, () => [key]);
+    const out = hooks[0]!({
+      data: [
+        `body ${JSON.stringify({ key })}`,
+        `url ?k=${encodeURIComponent(key)}`,
+        { request: { headers: { authorization: `Bearer ${key}` } } },
+        { harmless: true },
+      ],
+    });
+    expect(out.data[0]).toBe('body {"key":"***"}');
+    expect(out.data[1]).toBe('url ?k=***');
+    expect(out.data[2]).toContain('Bearer ***');
+    expect(out.data[3]).toEqual({ harmless: true });
+  });
 });

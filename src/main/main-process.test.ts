@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { IPC_EVENT_CHANNEL, OPERATION_NAMES, ipcChannel } from '../shared/api/operation-names';
 import { useTempDir } from '../../test/support/temp-dir';
 import { seedTasks } from '../core/api/test-support/seed-tasks';
-import { FakeBrowserWindow, fake, resetFake } from './test-support/fake-electron';
+import { FakeBrowserWindow, electronLog, fake, resetFake } from './test-support/fake-electron';
 import { startMainProcess, type MainProcess } from './main-process';
 
 vi.mock('electron', async () => (await import('./test-support/fake-electron')).electron);
@@ -57,6 +57,29 @@ describe('the Electron main process (electron mocked)', () => {
     expect(fake.app.quitCalls).toBe(1);
     expect(FakeBrowserWindow.all).toEqual([]);
     expect(fake.handlers.size).toBe(0);
+  });
+
+  it('keeps keys that are only in the environment out of the log', async () => {
+    const base = tempDir();
+    fake.app.paths = { userData: path.join(base, 'user-data'), downloads: base };
+    const key = 'sk-env-only-0123456789abcdef';
+    const token = 'ghp_0123456789abcdefghij';
+    running = startMainProcess(PATHS, {
+      CWB_CONTEXTS: path.join(base, 'contexts'),
+      HOME: base,
+      XDG_CONFIG_HOME: base,
+      OPENAI_API_KEY: key,
+      GITHUB_TOKEN: token,
+    });
+    expect(await running.ready).toBe(true);
+    const hook = electronLog.hooks.at(-1) as (m: { data: unknown[] }) => { data: unknown[] };
+    const logged = hook({
+      data: [`calling with ${key}`, new Error(`bad ${token}`), { auth: `Bearer ${key}` }],
+    });
+    const text = JSON.stringify(logged.data);
+    expect(text).not.toContain(key);
+    expect(text).not.toContain(token);
+    expect(logged.data[0]).toBe('calling with ***');
   });
 
   it('opens one window with isolation, sandbox and no Node, loading the built page', async () => {

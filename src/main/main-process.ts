@@ -13,7 +13,7 @@ import electronLog from 'electron-log/main';
 import { IPC_EVENT_CHANNEL } from '../shared/api/operation-names';
 import { createWorkbenchService, type WorkbenchService } from '../core/api';
 import { loadConfig } from '../core/config/load-config';
-import { secretValues } from '../core/config/secrets';
+import { processSecrets } from '../core/llm/process-secrets';
 import { resolveContextsRoot } from '../core/store/contexts-layout';
 import { appMenuTemplate } from './app-menu';
 import { createSenderCheck } from './ipc/sender-check';
@@ -42,7 +42,8 @@ export function startMainProcess(
     app.quit();
     return { ready: Promise.resolve(false), shutdown: async () => undefined };
   }
-  let secrets: readonly string[] = [];
+  // The environment's keys are known before the config is (and if it never loads).
+  let secrets: readonly string[] = processSecrets(null, env);
   const log = setupLogging(electronLog, () => secrets);
   const devServerUrl = app.isPackaged ? undefined : env['ELECTRON_RENDERER_URL'];
   const appUrl = devServerUrl ?? pathToFileURL(paths.rendererFile).href;
@@ -82,7 +83,7 @@ export function startMainProcess(
     let fsync = false;
     try {
       const { config } = loadConfig({ env });
-      secrets = secretValues(config);
+      secrets = processSecrets(config, env);
       configDir = config.contexts_dir;
       fsync = config.storage.durability === 'fsync';
     } catch (err) {

@@ -38,7 +38,8 @@ export function mainWindowOptions(
 /**
  * Whether a top-level navigation away from the loaded page is allowed: only within the
  * app's own origin (dev server), or to the app's own file when loaded from disk
- * (file: URLs all share the opaque origin "null", so compare the path instead).
+ * (file: URLs all share the opaque origin "null", so compare the path instead, and the
+ * host: `file://server/<same path>` is a remote share on Windows, not the app).
  */
 export function isAllowedNavigation(targetUrl: string, appUrl: string): boolean {
   let target: URL;
@@ -50,7 +51,9 @@ export function isAllowedNavigation(targetUrl: string, appUrl: string): boolean 
     return false;
   }
   if (app.protocol === 'file:') {
-    return target.protocol === 'file:' && target.pathname === app.pathname;
+    return (
+      target.protocol === 'file:' && target.host === app.host && target.pathname === app.pathname
+    );
   }
   return target.origin === app.origin;
 }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { hostMessageSchema, type TaskSpec, type WorkerEvent } from '../shared/worker-protocol';
 import type { TaskKey } from '../shared/task-types';
 import { prepareRun, type PreparedRun as Prepared } from '../core/agent/prepare-run';
-import { secretValues } from '../core/config/secrets';
+import { processSecrets } from '../core/llm/process-secrets';
 import { ContextStore } from '../core/store/context-store';
 import type { TaskContextManager } from '../core/store/task-context-manager';
 import { runAgentLoop } from '../core/agent/agent-loop';
@@ -65,6 +65,8 @@ export async function runTaskProcess(
 
   const workdir = task.row().workdir ?? process.cwd();
   const allowRunCommand = config.tools.run_command;
+  // Also the keys only in the environment: a command can read them from ours (/proc/$PPID).
+  const toolSecrets = processSecrets(config, env);
   const tools: ToolSpec[] = builtinToolDefinitions({ allowRunCommand });
   const chat: ChatClient = {
     model,
@@ -82,7 +84,7 @@ export async function runTaskProcess(
           planning: task.planning,
           allowRunCommand,
           signal,
-          secretValues: secretValues(config),
+          secretValues: toolSecrets,
         }),
       compactor: createCompactor({
         task,

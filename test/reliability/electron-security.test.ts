@@ -141,25 +141,20 @@ describe('navigation, redirects and new windows (src/main/security.ts)', () => {
     });
   }
 
-  // Gap: for a file: app, isAllowedNavigation compares the protocol and the path but not
-  // the host, so `file://attacker/<same path>` — on Windows a page loaded over SMB from
-  // another machine — counts as the app's own page: navigation to it is allowed and the
-  // IPC sender check trusts it (with the whole API behind window.api). Fix: in
-  // window-options.ts, also require `target.host === app.host` for file: URLs.
-  it.fails(
-    'a file: URL with a host (a remote share) is not the app, even with the same path',
-    () => {
-      const remote = APP_FILE.replace('file:///', 'file://attacker.example/');
-      expect(isAllowedNavigation(remote, APP_FILE)).toBe(false);
-      const check = createSenderCheck(APP_FILE, () => [1]);
-      expect(
-        check({
-          sender: { id: 1 },
-          senderFrame: { parent: null, url: remote },
-        } as unknown as Parameters<typeof check>[0]),
-      ).toBe(false);
-    },
-  );
+  // `file://attacker/<same path>` — on Windows a page loaded over SMB from another
+  // machine — must not count as the app's own page: neither navigation to it nor its IPC
+  // calls (with the whole API behind window.api) are allowed.
+  it('a file: URL with a host (a remote share) is not the app, even with the same path', () => {
+    const remote = APP_FILE.replace('file:///', 'file://attacker.example/');
+    expect(isAllowedNavigation(remote, APP_FILE)).toBe(false);
+    const check = createSenderCheck(APP_FILE, () => [1]);
+    expect(
+      check({
+        sender: { id: 1 },
+        senderFrame: { parent: null, url: remote },
+      } as unknown as Parameters<typeof check>[0]),
+    ).toBe(false);
+  });
 
   it('every permission is denied, whatever is asked', () => {
     const fakes = installOnFakes(APP_FILE, false);

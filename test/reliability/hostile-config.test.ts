@@ -175,14 +175,15 @@ describe('hostile config.yaml', () => {
     );
   });
 
-  // Gap: js-yaml reports "expected a single document in the stream" without a position
-  // (error.mark is undefined), and parseYaml destructures it: a TypeError escapes instead
-  // of a ConfigError. Fix: `const { line, column } = error.mark ?? {}` in load-config.ts
-  // parseYaml, and leave the position out of the message when there is none.
-  it.fails('a file with several YAML documents is a ConfigError, not a TypeError', () => {
+  // js-yaml reports "expected a single document in the stream" without a position
+  // (error.mark is undefined): still a ConfigError naming the file, not a TypeError.
+  it('a file with several YAML documents is a ConfigError, not a TypeError', () => {
     for (const text of ['---\n---\n', 'llm: {}\n---\nllm: {}\n', 'a: 1\n...\n---\nb: 2\n']) {
       expect(() => parseConfigText(text, { file: FILE, baseDir: '/tmp', env: {} })).toThrow(
         ConfigError,
+      );
+      expect(() => parseConfigText(text, { file: FILE, baseDir: '/tmp', env: {} })).toThrow(
+        /YAML syntax error/,
       );
     }
   });

@@ -230,58 +230,67 @@ describe('an API key never lands in anything the app writes', () => {
 });
 
 describe('a task process exposes its own environment to the commands it runs', () => {
-  // Gap (Linux): run_command's shell cannot see OPENAI_API_KEY in its own environment, but
-  // it can read its parent's — the task process's — from /proc/$PPID/environ, and the
-  // output (with the key) is stored in messages.jsonl, current.jsonl and tools.jsonl.
-  // Fix: scrub every tool result with the task's secret values before it is recorded
-  // (executeTool already receives them as ctx.secretValues).
-  it.fails(
-    'a command that reads /proc/$PPID/environ does not bring the key into the context',
-    async () => {
-      const KEY = `sk-cwb-${crypto.randomBytes(16).toString('hex')}`;
-      const llm = await startScriptedLlm({
-        flavor: 'openai',
-        requireKey: KEY,
-        script: [
-          {
-            tool_calls: [
-              {
-                name: 'run_command',
-                arguments: { command: "tr '\\0' '\\n' < /proc/$PPID/environ | grep OPENAI" },
+  // Linux: run_command's shell cannot see OPENAI_API_KEY in its own environment, but it can
+  // read its parent's — the task process's — from /proc/$PPID/environ. Every tool result
+  // is scrubbed of the task's secrets before it is recorded, so the key reaches neither
+  // messages.jsonl, current.jsonl, tools.jsonl nor the model.
+  it('a command that reads /proc/$PPID/environ does not bring the key into the context', async () => {
+    const KEY = `sk-cwb-${crypto.randomBytes(16).toString('hex')}`;
+    const llm = await startScriptedLlm({
+      flavor: 'openai',
+      requireKey: KEY,
+      script: [
+        {
+          tool_calls: [
+            {
+              name: 'run_command',
+              arguments: { command: "tr '\\0' '\\n' < /proc/$PPID/environ | grep OPENAI" },
+            },
+            {
+              // Over 50 KiB with the key in the middle: saved whole under tool_outputs/.
+              name: 'run_command',
+              arguments: {
+                command: "seq 1 20000; tr '\\0' '\\n' < /proc/$PPID/environ; seq 1 20000",
               },
-            ],
-          },
-          { content: 'Done.' },
-          { content: 'Summary.' },
-        ],
-      });
-      servers.push(llm);
-      const base = tempDir();
-      const env = makeTaskEnv(base, {
-        provider: 'openai',
-        url: llm.url,
-        extraYaml: 'tools:\n  run_command: true\n',
-      });
-      const run = await waitForExit(
-        spawnCwb(
-          [
-            '--contexts',
-            env.root,
-            '--config',
-            env.configFile,
-            'run',
-            '--prompt',
-            'Show the environment',
-            '--workdir',
-            env.workdir,
-            '--json',
+            },
           ],
-          { OPENAI_API_KEY: KEY },
-        ),
-      );
-      expect(JSON.parse(run.stdout)).toMatchObject({ status: 'completed' });
-      expect(await findKey(KEY, [env.root], {})).toEqual([]);
-    },
-    60_000,
-  );
+        },
+        { content: 'Done.' },
+        { content: 'Summary.' },
+      ],
+    });
+    servers.push(llm);
+    const base = tempDir();
+    const env = makeTaskEnv(base, {
+      provider: 'openai',
+      url: llm.url,
+      extraYaml: 'tools:\n  run_command: true\n',
+    });
+    const run = await waitForExit(
+      spawnCwb(
+        [
+          '--contexts',
+          env.root,
+          '--config',
+          env.configFile,
+          'run',
+          '--prompt',
+          'Show the environment',
+          '--workdir',
+          env.workdir,
+          '--json',
+        ],
+        { OPENAI_API_KEY: KEY },
+      ),
+    );
+    const result = JSON.parse(run.stdout) as { uuid: string; status: string };
+    expect(result).toMatchObject({ status: 'completed' });
+    expect(await findKey(KEY, [env.root], {})).toEqual([]);
+    // The command did read the key (scrubbed, not missing), and the model never saw it.
+    const afterTools = JSON.stringify(llm.chatRequests()[1]!.body);
+    expect(afterTools).toContain('OPENAI_API_KEY=***');
+    expect(afterTools).not.toContain(KEY);
+    const outputs = path.join(env.root, 'completed', result.uuid, 'tool_outputs');
+    expect(fs.readdirSync(outputs).length).toBeGreaterThan(0);
+  }, 60_000);
 });

@@ -4,6 +4,7 @@ import { CwbError } from '../../core/errors';
 import { nodeForkWorker } from '../../core/supervisor/node-fork';
 import { isLoopback, resolveRendererRoot, startWebHost, type WebHost } from '../../core/web';
 import { resolveContext, type GlobalOptions } from '../cli-context';
+import { rememberSecrets } from '../cli-secrets';
 import type { Output } from '../output';
 import { parseCount } from '../parse-args';
 import { defaultExportDir } from '../serve/export-dir';
@@ -52,6 +53,8 @@ export function registerServe(program: Command, output: Output): void {
         await service.close();
         throw err;
       }
+      // Printed once on stdout below, never in an error line.
+      rememberSecrets([host.token]);
       if (!isLoopback(opts.host)) {
         output.err(
           `cwb serve: listening on ${opts.host}, reachable from other machines; anyone with the URL can use the workbench`,

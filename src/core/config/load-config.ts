@@ -103,10 +103,12 @@ function parseYaml(text: string, file: string): Record<string, unknown> {
     document = yaml.load(text, { filename: file });
   } catch (error) {
     if (error instanceof yaml.YAMLException) {
-      const { line, column } = error.mark;
+      // Some errors (several documents in one file) come without a position.
+      const mark = error.mark as yaml.YAMLException['mark'] | undefined;
+      const where = mark ? `${file}:${mark.line + 1}:${mark.column + 1}` : file;
       throw new ConfigError(
         { file, key: null, value: null, allowed: 'valid YAML' },
-        `${file}:${line + 1}:${column + 1}: YAML syntax error: ${error.reason}`,
+        `${where}: YAML syntax error: ${error.reason}`,
       );
     }
     throw error;
@@ -180,7 +182,8 @@ function sameKeyOtherSpelling(key: string, known: readonly string[]): string | u
 
 /**
  * The value as the user wrote it, so a `${VAR}` shows as the reference and never as the
- * secret it expands to; a literal API key is hidden outright.
+ * secret it expands to; a literal API key is hidden outright, and so is the password of a
+ * URL (`https://user:***@proxy`), valid or not: the message reaches stderr and logs.
  */
 function shownValue(written: unknown, segments: readonly PropertyKey[]): unknown {
   let value = written;
@@ -190,5 +193,9 @@ function shownValue(written: unknown, segments: readonly PropertyKey[]): unknown
     else value = undefined;
   }
   const isReference = typeof value === 'string' && /^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/.test(value);
-  return segments[segments.length - 1] === 'api_key' && !isReference ? REDACTED : value;
+  if (segments[segments.length - 1] === 'api_key' && !isReference) return REDACTED;
+  return typeof value === 'string' ? value.replace(URL_PASSWORD, `$1${REDACTED}@`) : value;
 }
+
+/** `//user:password@` in a URL-like text: the part kept and the password. */
+const URL_PASSWORD = /(\/\/[^/?#@\s:]*:)[^/?#\s]*@/g;

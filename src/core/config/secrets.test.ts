@@ -2,7 +2,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from './app-config';
 import { loadConfig } from './load-config';
-import { REDACTED, redactConfig, scrubSecrets, secretValues } from './secrets';
+import { ConfigError } from './config-error';
+import { REDACTED, redactConfig, scrubSecrets, secretForms, secretValues } from './secrets';
+import { thrown } from './test-helpers.fixture';
 import { useTempDirs } from './test-helpers.fixture';
 
 const tempDir = useTempDirs();
@@ -71,5 +73,22 @@ describe('secrets', () => {
 
   it('scrubs secrets out of log text', () => {
     expect(scrubSecrets('auth sk-1 and sk-12', ['sk-12', 'sk-1'])).toBe('auth *** and ***');
+  });
+
+  it('a refused URL never shows its password in the error (it goes to stderr and logs)', () => {
+    for (const url of ['ftp://me:hunter2-secret@proxy/v1', 'gopher://me:hunter2@secret@x']) {
+      const err = thrown(() => load(`llm:\n  openai:\n    base_url: "${url}"\n`, {}));
+      expect(err).toBeInstanceOf(ConfigError);
+      const text = `${(err as ConfigError).message} ${JSON.stringify((err as ConfigError).value)}`;
+      expect(text).not.toContain('hunter2');
+      expect(text).toContain('//me:***@');
+    }
+  });
+
+  it('secretForms: also JSON-escaped and URL-encoded, longest first, none below the minimum', () => {
+    const forms = secretForms(['a/b"c', 'x'], 2);
+    expect([...forms].sort()).toEqual(['a%2Fb%22c', 'a/b"c', 'a/b\\"c', 'a\\/b\\"c'].sort());
+    expect(forms.map((f) => f.length)).toEqual([9, 7, 6, 5]);
+    expect(secretForms(['', 'ab'])).toEqual(['ab']);
   });
 });

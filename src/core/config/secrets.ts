@@ -41,6 +41,30 @@ function urlPassword(url: string): string[] {
   }
 }
 
+/**
+ * The strings to remove for `secrets`: each one as is and, from `minLength` characters on,
+ * also JSON-escaped (as printed inside JSON, `/` also as `\/`) and URL-encoded where those
+ * differ. Longest first, so a longer form is replaced before a shorter one could leave its
+ * tail behind.
+ */
+export function secretForms(secrets: readonly string[], minLength = 1): string[] {
+  const forms = new Set<string>();
+  for (const secret of secrets) {
+    if (secret === '' || secret.length < minLength) continue;
+    const json = JSON.stringify(secret).slice(1, -1);
+    for (const form of [secret, json, json.replaceAll('/', '\\/'), encodeURIComponent(secret)]) {
+      forms.add(form);
+    }
+  }
+  return [...forms].sort((a, b) => b.length - a.length);
+}
+
+/**
+ * Logs and error lines skip values shorter than this: a `${VAR}` holding "1" or "on" is no
+ * credential, and replacing every "1" would make the text useless.
+ */
+export const MIN_LOGGED_SECRET_LENGTH = 4;
+
 /** `text` with every occurrence of every secret replaced by "***". */
 export function scrubSecrets(text: string, secrets: readonly string[]): string {
   let out = text;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { commandEnv, isSecretEnvName } from './command-env';
+import { commandEnv, isSecretEnvName, secretEnvValues } from './command-env';
 
 describe('commandEnv', () => {
   it('drops API keys, tokens and secrets by name, in any case', () => {
@@ -25,5 +25,24 @@ describe('commandEnv', () => {
       ['sk-1', ''],
     );
     expect(env).toEqual({ PATH: '/bin', OTHER: 'sk-2', EMPTY: '' });
+  });
+
+  it('drops a variable holding a known secret with a stray line break', () => {
+    expect(commandEnv({ PATH: '/bin', MY_LLM_KEY: 'sk-long-key-1\n' }, ['sk-long-key-1'])).toEqual({
+      PATH: '/bin',
+    });
+  });
+});
+
+describe('secretEnvValues', () => {
+  it('gives the values of secret-named variables, trimmed too, but not short ones', () => {
+    expect(
+      secretEnvValues({
+        OPENAI_API_KEY: 'sk-0123456789\n',
+        GITHUB_TOKEN: 'ghp_abcdefgh',
+        CI_TOKEN: 'true',
+        PATH: '/usr/local/bin:/usr/bin',
+      }).sort(),
+    ).toEqual(['ghp_abcdefgh', 'sk-0123456789', 'sk-0123456789\n']);
   });
 });

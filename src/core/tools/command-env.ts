@@ -1,3 +1,5 @@
+import { MIN_SCRUBBED_SECRET_LENGTH } from './tool-secrets';
+
 /**
  * The environment run_command gives its shell. API keys must not reach commands the model
  * writes (a `curl` to anywhere, a test that logs its environment), so these are removed:
@@ -21,6 +23,24 @@ export function isSecretEnvName(name: string): boolean {
   return SECRET_NAMES.has(upper) || SECRET_SUFFIXES.some((suffix) => upper.endsWith(suffix));
 }
 
+/**
+ * The values of `env`'s variables named like secrets (see `isSecretEnvName`): a command
+ * cannot see them in its own environment but can read its parent's (/proc/$PPID/environ
+ * on Linux), so they are scrubbed from tool results too. Short values are left out: they
+ * would not be scrubbed (tool-secrets.ts) and, passed to `commandEnv`, would drop every
+ * variable that happens to hold the same "1" or "true".
+ */
+export function secretEnvValues(env: NodeJS.ProcessEnv): string[] {
+  const values = new Set<string>();
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined || !isSecretEnvName(name)) continue;
+    for (const form of [value, value.trim()]) {
+      if (form.length >= MIN_SCRUBBED_SECRET_LENGTH) values.add(form);
+    }
+  }
+  return [...values];
+}
+
 export function commandEnv(
   env: NodeJS.ProcessEnv,
   secretValues: readonly string[] = [],
@@ -28,7 +48,9 @@ export function commandEnv(
   const secrets = new Set(secretValues.filter((value) => value !== ''));
   const out: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(env)) {
-    if (value === undefined || isSecretEnvName(name) || secrets.has(value)) continue;
+    if (value === undefined || isSecretEnvName(name)) continue;
+    // The LLM client reads keys trimmed, so a key with a stray newline is still the key.
+    if (secrets.has(value) || secrets.has(value.trim())) continue;
     out[name] = value;
   }
   return out;

@@ -1,3 +1,4 @@
+import { scrubToolText } from './tool-secrets';
 import type { ToolContext } from './tool-types';
 
 /** Seed 002 §1.3 maxMessageBytes: the most a tool result may put into the context. */
@@ -36,9 +37,11 @@ export interface FittedOutput {
 /**
  * Seed 002 §1.5–1.6: an output over MAX_INLINE_BYTES is saved whole in the tool output cache
  * and replaced by its first and last parts plus a line naming the ref, so the model sees
- * both how it started and how it ended and can read the rest back.
+ * both how it started and how it ended and can read the rest back. Secrets are scrubbed
+ * first, so neither the saved file nor a cut through the middle of a key keeps any of it.
  */
-export function fitOutput(text: string, ctx: ToolContext, prefix: string): FittedOutput {
+export function fitOutput(raw: string, ctx: ToolContext, prefix: string): FittedOutput {
+  const text = scrubToolText(raw, ctx);
   const bytes = Buffer.from(text, 'utf8');
   if (bytes.length <= MAX_INLINE_BYTES) return { text };
   const view = headTailView(bytes);

@@ -6,6 +6,7 @@ import { MAX_INLINE_BYTES, fitOutput } from './output-limits';
 import { MAX_CAPTURE_BYTES, runShell } from './shell-process';
 import type { ShellOutcome } from './shell-process';
 import { optional } from './tool-args';
+import { scrubCutTail, scrubToolText } from './tool-secrets';
 import type { ToolContext, ToolResult } from './tool-types';
 import { failure } from './tool-types';
 
@@ -67,7 +68,10 @@ function clampTimeout(ms: number): number {
 }
 
 function toResult(outcome: ShellOutcome, timeoutMs: number, ctx: ToolContext): ToolResult {
-  const fitted = fitOutput(outcome.output, ctx, 'run_command');
+  // Output stopped at the capture limit may end in the first part of a key.
+  const cut = outcome.outputBytes > Buffer.byteLength(outcome.output);
+  const output = cut ? scrubCutTail(scrubToolText(outcome.output, ctx), ctx) : outcome.output;
+  const fitted = fitOutput(output, ctx, 'run_command');
   const parts: string[] = [];
   if (outcome.outputBytes === 0) parts.push('(no output)');
   else parts.push(fitted.text.endsWith('\n') ? fitted.text.slice(0, -1) : fitted.text);

@@ -8,6 +8,7 @@ import { listDirTool } from './list-dir-tool';
 import { fitOutput } from './output-limits';
 import { readFileTool } from './read-file-tool';
 import { runCommandTool } from './run-command-tool';
+import { scrubToolResult } from './tool-secrets';
 import { toolOutputCacheGrepTool } from './tool-output-cache-grep-tool';
 import { toolOutputCacheTool } from './tool-output-cache-tool';
 import type { ToolContext, ToolDefinition, ToolResult } from './tool-types';
@@ -42,13 +43,18 @@ export function builtinToolDefinitions(options: { allowRunCommand: boolean }): T
  * Runs one tool call. Never throws: bad arguments, refused paths and failures of the file
  * system all come back as an error result the model can read and act on. Results over
  * 50 KiB are saved whole in the tool output cache and replaced by their start and end plus
- * the ref (seed 002 §1.5).
+ * the ref (seed 002 §1.5). The context's secrets are scrubbed from every result (content,
+ * error and the saved whole output) before the caller records it.
  */
 export async function executeTool(
   name: string,
   argumentsJson: string,
   ctx: ToolContext,
 ): Promise<ToolResult> {
+  return scrubToolResult(await runTool(name, argumentsJson, ctx), ctx);
+}
+
+async function runTool(name: string, argumentsJson: string, ctx: ToolContext): Promise<ToolResult> {
   const tool = BY_NAME.get(name);
   if (!tool) {
     const available = builtinToolDefinitions(ctx).map((d) => d.function.name);

@@ -26,8 +26,10 @@ export interface ToolContext {
   /** Cancels a running tool (run_command kills its process group; grep stops walking). */
   signal?: AbortSignal;
   /**
-   * Secret values (API keys from the config's `${VAR}` substitution): environment variables
-   * holding one of them are removed from run_command's environment whatever their name.
+   * The task's secret values (API keys of the config and of the environment, `${VAR}`
+   * values): environment variables holding one of them are removed from run_command's
+   * environment whatever their name, and every tool result is scrubbed of them
+   * (tool-secrets.ts).
    */
   secretValues?: readonly string[];
 }
