@@ -78,7 +78,7 @@ describe('cwb run', () => {
     store.close();
   });
 
-  it('--json prints one JSON document; --max-turns ends the task as failed with exit code 2', async () => {
+  it('--json prints one JSON document; --max-turns ends the task as failed with exit code 2, and a resume keeps it unless given another', async () => {
     const env = await setup(() => ({
       tool_calls: [{ name: 'list_dir', arguments: { path: '.' } }],
     }));
@@ -106,7 +106,31 @@ describe('cwb run', () => {
     });
     expect(result.task.llm_call_count).toBe(2);
     expect(r.stderr).toMatch(/^cwb: error: task .* failed: stopped after 2 turns/m);
-  });
+
+    // Resumed, the task keeps its 2 turns, counted from its first call: it stops at once.
+    const again = await cwb(env, 'resume', result.uuid, '--json');
+    expect(again.code).toBe(2);
+    expect(JSON.parse(again.stdout)).toMatchObject({
+      error: 'stopped after 2 turns (max turns reached)',
+      task: { llm_call_count: 2 },
+    });
+    const tooFew = await cwb(env, 'resume', result.uuid, '--max-turns', '2');
+    expect(tooFew.code).toBe(1);
+    expect(tooFew.stderr).toMatch(
+      /--max-turns counts from the task's first model call: .* 2 already/,
+    );
+    // --max-turns gives it more, and stays the task's limit for later resumes.
+    const more = await cwb(env, 'resume', result.uuid, '--max-turns', '4', '--json');
+    expect(JSON.parse(more.stdout)).toMatchObject({
+      error: 'stopped after 4 turns (max turns reached)',
+      task: { llm_call_count: 4 },
+    });
+    const kept = await cwb(env, 'resume', result.uuid, '--json');
+    expect(JSON.parse(kept.stdout)).toMatchObject({
+      error: 'stopped after 4 turns (max turns reached)',
+      task: { llm_call_count: 4 },
+    });
+  }, 120_000);
 
   it('refuses to start with a model nobody knows the window of, before any process starts', async () => {
     const env = await setup([]);

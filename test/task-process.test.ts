@@ -251,6 +251,45 @@ describe('pause, resume and inheritance', () => {
     store.close();
   });
 
+  it('a resumed task keeps its max turns (counted from its first call) and its base URL', async () => {
+    const base = tempDir();
+    let pause = (): void => undefined;
+    const llm = await startScriptedLlm({
+      flavor: 'openai',
+      script: (_r, i) => {
+        // Pause after the 60th call: more than the default 50 turns already.
+        if (i === 59) pause();
+        if (i < 69) return { tool_calls: [{ name: 'list_dir', arguments: { path: '.' } }] };
+        return { content: i === 69 ? 'Done after 70 calls.' : 'Summary.' };
+      },
+    });
+    servers.push(llm);
+    // config.yaml points nowhere: only the base URL the task was started with reaches the model.
+    const env = makeTaskEnv(base, { provider: 'openai', url: 'http://127.0.0.1:9/v1' });
+    const { supervisor } = supervisorFor(env);
+    const uuid = supervisor.start({
+      prompt: 'Look around for a while.',
+      workdir: env.workdir,
+      maxTurns: 200,
+      baseUrl: llm.url,
+    });
+    pause = () => supervisor.pause(uuid);
+    expect(await supervisor.waitForExit(uuid)).toMatchObject({ code: 0, status: 'paused' });
+    let store = ContextStore.open(env.root);
+    const paused = store.requireTask(uuid);
+    expect(paused).toMatchObject({ status: 'paused', llm_call_count: 60 });
+    expect(JSON.parse(paused.metadata!)).toEqual({ run: { max_turns: 200, base_url: llm.url } });
+    store.close();
+
+    supervisor.resume(uuid);
+    const exit = await supervisor.waitForExit(uuid);
+    store = ContextStore.open(env.root);
+    const row = store.requireTask(uuid);
+    store.close();
+    expect(exit, row.error_message ?? '').toMatchObject({ code: 0, status: 'completed' });
+    expect(row.llm_call_count).toBe(70);
+  }, 120_000);
+
   it('a new run with the same task key inherits the previous final summary and plan, and records parent_uuid', async () => {
     const base = tempDir();
     const summaries = ['FIRST RUN SUMMARY: fixed the parser.', 'SECOND RUN SUMMARY.'];

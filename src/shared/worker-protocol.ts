@@ -37,7 +37,11 @@ export const taskSpecSchema = z.object({
   provider: z.enum(['openai', 'ollama', 'lmstudio']).optional(),
   model: z.string().optional(),
   baseUrl: z.string().optional(),
-  maxTurns: z.number().int().positive().default(50),
+  /**
+   * Model calls allowed over the task's whole life. new: default 50; resume: default what the
+   * task was started with (kept in its row), and a value given here replaces that.
+   */
+  maxTurns: z.number().int().positive().optional(),
   /** This task's own compaction pipeline (default: config.yaml's compaction.pipeline). */
   compaction: z.array(z.enum(STRATEGY_NAMES)).min(1).optional(),
   systemPrompt: z.string().optional(),

@@ -1,6 +1,7 @@
 import { hostMessageSchema, taskSpecSchema, type TaskSpec } from '../shared/worker-protocol';
 import { connectToHost } from './worker-channel';
 import { runTaskProcess } from './task-process';
+import { diskFullReason } from '../core/agent/disk-full';
 
 /**
  * Entry of a task process (one task = one process). Started by a host with IPC (the spec
@@ -8,14 +9,30 @@ import { runTaskProcess } from './task-process';
  */
 async function main(): Promise<number> {
   const host = connectToHost();
-  const spec = specFromArgv(process.argv.slice(2)) ?? (host ? await firstStart(host) : undefined);
-  if (!spec) {
-    process.stderr.write('cwb worker: no task spec (expected a start message or --spec JSON)\n');
-    return 2;
+  // An open IPC channel keeps the process alive: whatever happens, let go of it at the end,
+  // or a task process that failed would linger (and its task look running) forever.
+  let spec: TaskSpec | undefined;
+  try {
+    spec = specFromArgv(process.argv.slice(2)) ?? (host ? await firstStart(host) : undefined);
+    if (!spec) {
+      process.stderr.write('cwb worker: no task spec (expected a start message or --spec JSON)\n');
+      return 2;
+    }
+    return await runTaskProcess(spec, host);
+  } catch (err) {
+    // One line, not a stack: this is what a user sees of a task that could not run.
+    const message = oneLine(err);
+    if (spec) host?.send({ type: 'error', uuid: spec.uuid, message });
+    process.stderr.write(`cwb worker: ${message}\n`);
+    return 1;
+  } finally {
+    host?.release();
   }
-  const code = await runTaskProcess(spec, host);
-  host?.release();
-  return code;
+}
+
+function oneLine(err: unknown): string {
+  const message = diskFullReason(err) ?? (err instanceof Error ? err.message : String(err));
+  return message.split('\n')[0] ?? '';
 }
 
 function specFromArgv(argv: string[]): TaskSpec | undefined {
@@ -33,14 +50,6 @@ function firstStart(host: NonNullable<ReturnType<typeof connectToHost>>): Promis
   });
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (err: unknown) => {
-    process.stderr.write(
-      `cwb worker: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
-    );
-    process.exitCode = 1;
-  },
-);
+void main().then((code) => {
+  process.exitCode = code;
+});

@@ -16,13 +16,21 @@ import { buildPipeline } from '../core/compaction/pipeline';
 import { llmSummarizer } from '../core/compaction/llm-summarizer';
 import { builtinToolDefinitions, executeTool } from '../core/tools/tool-registry';
 import { CwbError } from '../core/errors';
+import { diskFullReason, notPausedByFullDisk, pausedByFullDisk } from '../core/agent/disk-full';
+import {
+  DEFAULT_MAX_TURNS,
+  runSettingsOf,
+  storableBaseUrl,
+  withRunSettings,
+} from '../core/agent/run-settings';
 import type { WorkerChannel } from './worker-channel';
 import { TaskControl } from './control-state';
 
 /**
  * One task process (seed 000 §6): open the store, create or resume the task, run the agent
  * loop, and end the task as completed, paused or failed. Returns the process exit code:
- * 0 when the task was ended properly (whatever its outcome), 2 when it could not start.
+ * 0 when the task was ended properly (whatever its outcome), 2 when it could not start, 1
+ * when it could not be ended (tasks.db or the folder move failed too, e.g. a full disk).
  */
 export async function runTaskProcess(
   spec: TaskSpec,
@@ -38,12 +46,15 @@ export async function runTaskProcess(
   });
 
   let prepared: Prepared;
+  let run: TaskSpec;
   try {
-    prepared = prepareRun(spec.mode === 'resume' ? withTaskModel(spec) : spec, env);
+    run = spec.mode === 'resume' ? withTaskSettings(spec) : spec;
+    prepared = prepareRun(run, env);
   } catch (err) {
-    emit({ type: 'error', uuid: spec.uuid, message: (err as Error).message });
+    emit({ type: 'error', uuid: spec.uuid, message: startError(err) });
     return 2;
   }
+  const maxTurns = run.maxTurns ?? DEFAULT_MAX_TURNS;
   const { config, client, model, contextWindow, maxOutputTokens } = prepared;
   const store = ContextStore.open(spec.contextsRoot, {
     fsync: config.storage.durability === 'fsync',
@@ -53,10 +64,14 @@ export async function runTaskProcess(
   });
   let task: TaskContextManager;
   try {
-    task =
-      spec.mode === 'new' ? createTask(store, spec, prepared, emit) : store.resumeTask(spec.uuid);
+    if (spec.mode === 'new') {
+      task = createTask(store, { ...spec, maxTurns }, prepared, emit);
+    } else {
+      task = store.resumeTask(spec.uuid);
+      if (spec.maxTurns !== undefined) keepMaxTurns(store, task, spec.maxTurns);
+    }
   } catch (err) {
-    emit({ type: 'error', uuid: spec.uuid, message: (err as Error).message });
+    emit({ type: 'error', uuid: spec.uuid, message: startError(err) });
     store.close();
     return 2;
   }
@@ -98,20 +113,57 @@ export async function runTaskProcess(
         signal: control.stopSignal,
       }),
       control,
-      maxTurns: spec.maxTurns,
+      maxTurns,
       contextWindow,
       emit,
     });
-    await finish(task, outcome, spec.maxTurns, emit);
+    await finish(task, outcome, maxTurns, emit);
+    return 0;
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    task.fail(message);
-    emit({ type: 'status', uuid: task.uuid, status: 'failed', error: message });
+    return await endAfterError(task, err, emit);
   } finally {
     control.dispose();
     store.close();
   }
+}
+
+/**
+ * Ends a task whose run threw: paused when the disk is full (nothing is lost and it can go
+ * on once space is freed), failed otherwise. Ending it needs tasks.db and a folder move,
+ * which a completely full disk refuses too: then the host is told and the process exits
+ * with 1, leaving the task "running" for recovery to mark interrupted once space is back.
+ */
+async function endAfterError(
+  task: TaskContextManager,
+  err: unknown,
+  emit: (e: WorkerEvent) => void,
+): Promise<number> {
+  const uuid = task.uuid;
+  const reason = diskFullReason(err);
+  const message = reason ? pausedByFullDisk(reason) : messageOf(err);
+  try {
+    if (reason) await task.stop(message);
+    else task.fail(message);
+  } catch (endErr) {
+    const told = reason
+      ? notPausedByFullDisk(reason)
+      : `${message} (and the task could not be marked failed: ${diskFullReason(endErr) ?? messageOf(endErr)})`;
+    emit({ type: 'error', uuid, message: told });
+    process.stderr.write(`cwb worker: ${told}\n`);
+    return 1;
+  }
+  emit({ type: 'status', uuid, status: reason ? 'paused' : 'failed', error: message });
   return 0;
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Why a task could not be created or resumed: a full disk says so and what to do. */
+function startError(err: unknown): string {
+  const reason = diskFullReason(err);
+  return reason ? `${reason}: free some space and try again` : messageOf(err);
 }
 
 function createTask(
@@ -137,7 +189,18 @@ function createTask(
     model: prepared.model,
     context_length: prepared.contextWindow,
     compression_threshold: prepared.config.storage.compression_threshold,
+    metadata: withRunSettings(null, {
+      ...(spec.maxTurns !== undefined && { max_turns: spec.maxTurns }),
+      ...(spec.baseUrl !== undefined && { base_url: spec.baseUrl }),
+    }),
   });
+  if (spec.baseUrl !== undefined && !storableBaseUrl(spec.baseUrl)) {
+    emit({
+      type: 'notice',
+      uuid: task.uuid,
+      text: 'the base URL has credentials or a query in it, so it is not kept: pass it again when you resume this task',
+    });
+  }
   const append = (message: Parameters<TaskContextManager['addMessage']>[0]): void => {
     const record = task.addMessage(message);
     emit({
@@ -193,8 +256,11 @@ async function finish(
   }
 }
 
-/** A resumed task keeps the provider and model it started with, whatever the config says now. */
-function withTaskModel(spec: TaskSpec): TaskSpec {
+/**
+ * A resumed task keeps what it started with — provider, model, base URL and max turns —
+ * whatever the config says now; what the resume asks for explicitly wins.
+ */
+function withTaskSettings(spec: TaskSpec): TaskSpec {
   const store = ContextStore.open(spec.contextsRoot, { recover: false });
   try {
     const row = store.requireTask(spec.uuid);
@@ -204,14 +270,26 @@ function withTaskModel(spec: TaskSpec): TaskSpec {
       row.llm_provider === 'lmstudio'
         ? row.llm_provider
         : undefined;
+    const kept = runSettingsOf(row.metadata);
     return {
       ...spec,
       ...(provider && !spec.provider && { provider }),
       ...(row.model && !spec.model && { model: row.model }),
+      ...(kept.base_url && !spec.baseUrl && { baseUrl: kept.base_url }),
+      ...(kept.max_turns && spec.maxTurns === undefined && { maxTurns: kept.max_turns }),
     };
   } finally {
     store.close();
   }
+}
+
+/** `cwb resume --max-turns N`: N is the task's limit from now on, for later resumes too. */
+function keepMaxTurns(store: ContextStore, task: TaskContextManager, maxTurns: number): void {
+  const { metadata } = task.row();
+  store.repo.setMetadata(
+    task.uuid,
+    withRunSettings(metadata, { ...runSettingsOf(metadata), max_turns: maxTurns }),
+  );
 }
 
 function firstLine(text: string): string {

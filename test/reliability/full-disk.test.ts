@@ -309,15 +309,12 @@ describe.skipIf(!TMPFS.ok)(
         expect(errorsHeard(run.outcome).join('\n')).toMatch(NO_SPACE);
       });
 
-      // Gap: the task ends "failed" with the bare system error "ENOSPC: no space left on
-      // device, write". Fix: see docs/reliability.md, "Known gaps" (pause on ENOSPC).
-      it.fails(
-        'the task is paused (not failed), and the message says the disk is full and how to go on',
-        () => {
-          expect(run.outcome.exit?.status).toBe('paused');
-          expect(errorsHeard(run.outcome).join('\n')).toMatch(/disk is full.*(free|resume)/i);
-        },
-      );
+      // Was: the task ended "failed" with the bare system error "ENOSPC: no space left on
+      // device, write". Now the task process pauses it with a message saying what to do.
+      it('the task is paused (not failed), and the message says the disk is full and how to go on', () => {
+        expect(run.outcome.exit?.status).toBe('paused');
+        expect(errorsHeard(run.outcome).join('\n')).toMatch(/disk is full.*(free|resume)/i);
+      });
 
       it('after space is freed: every complete line intact, the DB agrees with the folders, the task resumes and completes', async () => {
         await freeAndResume(run);
@@ -337,29 +334,23 @@ describe.skipIf(!TMPFS.ok)(
         await freeAndResume(run);
       }, 60_000);
 
-      // Gap: `task.fail()` itself needs tasks.db, throws SQLITE_FULL inside the worker's error
-      // handler, the worker prints a stack trace and never exits (src/worker/index.ts skips
-      // host.release() when runTaskProcess throws). Fix: docs/reliability.md, "Known gaps".
-      it.fails(
-        'the task process ends by itself, without a stack trace, after telling the host the disk is full',
-        () => {
-          expect(run.outcome.hung).toBe(false);
-          expect(run.outcome.stderr).not.toMatch(STACK_TRACE);
-          expect(errorsHeard(run.outcome).join('\n')).toMatch(NO_SPACE);
-        },
-      );
+      // Was: pausing or failing the task needs tasks.db and threw SQLITE_FULL inside the
+      // worker's error handler; the worker printed a stack trace and never exited (the IPC
+      // channel was not released). Now it tells the host, prints one line and exits with 1.
+      it('the task process ends by itself, without a stack trace, after telling the host the disk is full', () => {
+        expect(run.outcome.hung).toBe(false);
+        expect(run.outcome.stderr).not.toMatch(STACK_TRACE);
+        expect(errorsHeard(run.outcome).join('\n')).toMatch(NO_SPACE);
+      });
 
-      // Gap: when the process ends without a final status, TaskSupervisor.settle() writes
-      // tasks.db from inside the child's 'exit' listener; SQLITE_FULL thrown there is an
-      // uncaught exception that ends the host (cwb serve, the app). Fix: catch it, report it
-      // as an event, leave the row to recovery.
-      it.fails(
-        'the host survives: the supervisor never throws while handling the exit, and waitForExit resolves',
-        () => {
-          expect(run.outcome.hostErrors).toEqual([]);
-          expect(run.outcome.exit).toBeDefined();
-        },
-      );
+      // Was: when the process ends without a final status, TaskSupervisor.settle() writes
+      // tasks.db from inside the child's 'exit' listener, and what it threw there was an
+      // uncaught exception that ends the host (cwb serve, the app). Now it is reported as an
+      // error event, the exit as failed, and the row is left to recovery.
+      it('the host survives: the supervisor never throws while handling the exit, and waitForExit resolves', () => {
+        expect(run.outcome.hostErrors).toEqual([]);
+        expect(run.outcome.exit).toBeDefined();
+      });
     });
 
     describe('`cwb export` to a full disk', () => {
@@ -402,22 +393,19 @@ describe.skipIf(!TMPFS.ok)(
         }
       });
 
-      // Gaps: markdown/openai end with exit code 3 and "cwb: internal error: Error: ENOSPC ..."
-      // (an fs error is not a CwbError); the archive export crashes on an unhandled 'error'
-      // event of its output stream (writeArchive pipes into it without listening) and leaves
-      // `.t.archive.tmp-*` behind — in `cwb serve` or the app the same export ends the host.
-      it.fails(
-        'every format: exit code 2, one line naming the file and the full disk, nothing left behind',
-        () => {
-          for (const format of ['markdown', 'openai', 'archive']) {
-            const r = exportTo(format);
-            expect(r.status, `${format}: ${r.stderr}`).toBe(2);
-            expect(r.stderr.trim().split('\n')).toHaveLength(1);
-            expect(r.stderr).toMatch(/^cwb: error: .*t\.\w+.*no space left/i);
-            expect(fs.readdirSync(out)).toEqual([]);
-          }
-        },
-      );
+      // Was: markdown/openai ended with exit code 3 and "cwb: internal error: Error: ENOSPC
+      // ..." (an fs error is not a CwbError); the archive export crashed on an unhandled
+      // 'error' event of its output stream and left `.t.archive.tmp-*` behind — in `cwb serve`
+      // or the app the same export ended the host.
+      it('every format: exit code 2, one line naming the file and the full disk, nothing left behind', () => {
+        for (const format of ['markdown', 'openai', 'archive']) {
+          const r = exportTo(format);
+          expect(r.status, `${format}: ${r.stderr}`).toBe(2);
+          expect(r.stderr.trim().split('\n')).toHaveLength(1);
+          expect(r.stderr).toMatch(/^cwb: error: .*t\.\w+.*no space left/i);
+          expect(fs.readdirSync(out)).toEqual([]);
+        }
+      });
     });
   },
 );

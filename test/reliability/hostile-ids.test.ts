@@ -304,22 +304,18 @@ describe('hostile task ids and paths', () => {
     expect(snapshot(base).filter((p) => !p.startsWith('exports'))).toEqual(before);
   }, 120_000);
 
-  // Gap: `cwb export -o 'a\0b'` ends with "internal error: TypeError: The argument 'path'
-  // must be ... without null bytes" (exit code 3). Fix: refuse a NUL byte in the output path
-  // with a bad-input error, as resolveContextsRoot does for --contexts.
-  it.fails(
-    'an export target with a NUL byte is bad input (exit code 2), not an internal error',
-    async () => {
-      const r = await cli([
-        'export',
-        known,
-        '--format',
-        'markdown',
-        '-o',
-        path.join(base, 'exports', 'a\u0000b.md'),
-      ]);
-      expect(r.stderr).not.toMatch(/internal error/);
-      expect(r.code).toBe(2);
-    },
-  );
+  // Was: `cwb export -o 'a\0b'` ended with "internal error: TypeError: The argument 'path'
+  // must be ... without null bytes" (exit code 3). Now exportTasks refuses it as bad input.
+  it('an export target with a NUL byte is bad input (exit code 2), not an internal error', async () => {
+    const r = await cli([
+      'export',
+      known,
+      '--format',
+      'markdown',
+      '-o',
+      path.join(base, 'exports', 'a\u0000b.md'),
+    ]);
+    expect(r.stderr).not.toMatch(/internal error/);
+    expect(r.code).toBe(2);
+  });
 });

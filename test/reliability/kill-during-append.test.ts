@@ -244,8 +244,8 @@ describe('SIGKILL during message appends', () => {
                 { name: 'list_dir', arguments: { path: '.' } },
               ],
               usage: { prompt_tokens: 10, completion_tokens: 3 },
-              // Slow enough that the ten rounds stay under the 50 turns a resumed task gets
-              // (TaskSupervisor.resume cannot pass maxTurns; see docs/reliability.md).
+              // A little slow, so a kill lands in a call as well as between them (a resumed
+              // task keeps the 10 000 turns it started with: they are kept in its row).
               delayMs: 50,
             },
     });

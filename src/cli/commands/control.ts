@@ -48,9 +48,17 @@ export function registerControl(program: Command, output: Output): void {
     .command('resume')
     .description('continue a paused or interrupted task in a new process, from its files')
     .argument('<uuid>', 'task id')
+    .option(
+      '--max-turns <n>',
+      "the task's limit on model calls, counted from its first (default: what it was started with)",
+    )
     .option('--json', 'print JSON')
-    .action(async (uuidArg: string, opts: { json?: boolean }, cmd: Command) => {
+    .action(async (uuidArg: string, opts: { maxTurns?: string; json?: boolean }, cmd: Command) => {
       const uuid = parseTaskUuidArg(uuidArg);
+      const maxTurns =
+        opts.maxTurns === undefined
+          ? undefined
+          : parseCount('--max-turns', opts.maxTurns, 1, 10_000);
       const ctx = resolveContext(cmd.optsWithGlobals<GlobalOptions>());
       const row = await withStore(ctx, (store) => store.requireTask(uuid));
       if (row.status === 'running' || row.status === 'completed') {
@@ -59,8 +67,16 @@ export function registerControl(program: Command, output: Output): void {
           `task ${uuid} is ${row.status}; only paused or failed tasks can be resumed`,
         );
       }
+      if (maxTurns !== undefined && maxTurns <= row.llm_call_count) {
+        throw new CwbError(
+          'usage',
+          `--max-turns counts from the task's first model call: task ${uuid} has made ${row.llm_call_count} already, so pass more than that`,
+        );
+      }
       if (!opts.json) output.out(uuid);
-      await runAttached(ctx, output, uuid, opts.json === true, (s) => s.resume(uuid));
+      await runAttached(ctx, output, uuid, opts.json === true, (s) =>
+        s.resume(uuid, { ...(maxTurns !== undefined && { maxTurns }) }),
+      );
     });
 }
 

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { TaskContextManager } from '../store/task-context-manager';
 import type { WorkerEvent } from '../../shared/worker-protocol';
 import type { ToolCall } from '../../shared/task-types';
@@ -12,6 +13,8 @@ import type {
   ToolSpec,
 } from './agent-types';
 import { repairDanglingToolCalls } from './dangling-tool-calls';
+import { labelDiskFull } from './disk-full';
+import { REQUEST_FILE_NAME } from '../llm/llm-client';
 
 export interface AgentLoopOptions {
   task: TaskContextManager;
@@ -89,14 +92,23 @@ async function callModel(options: AgentLoopOptions): Promise<ChatResponse | unde
     tools,
     signal: control.stopSignal,
   };
+  const chat = async (): Promise<ChatResponse> => {
+    try {
+      return await client.chat(request);
+    } catch (err) {
+      // The only file a call writes is its request body: a full disk there names it.
+      labelDiskFull(err, path.join(task.dir, REQUEST_FILE_NAME));
+      throw err;
+    }
+  };
   try {
-    return await client.chat(request);
+    return await chat();
   } catch (err) {
     if (control.stopSignal.aborted) return undefined;
     if (!isContextLengthError(err) || !options.compactor) throw err;
     const result = await compact(options, 'context-length');
     if (!result.compacted) throw err;
-    return await client.chat(request);
+    return await chat();
   }
 }
 

@@ -250,6 +250,15 @@ export class TaskRepository {
     );
   }
 
+  /** Replaces the metadata JSON of a row (e.g. the run settings a resume overrode). */
+  setMetadata(uuid: string, metadata: unknown): void {
+    this.write(() =>
+      this.db
+        .prepare(`UPDATE tasks SET metadata = ?, updated_at = ? WHERE uuid = ?`)
+        .run(JSON.stringify(metadata), nowIso(), uuid),
+    );
+  }
+
   /** Asks the process running a task to pause, stop or compact (see TaskControl). */
   requestControl(uuid: string, action: ControlAction): void {
     const info = this.write(() =>

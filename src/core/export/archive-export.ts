@@ -42,9 +42,22 @@ export async function writeArchive(
   const rows = [...new Set(uuids)].map((uuid) => store.requireTask(uuid));
   const zip = new ZipFile();
   const zipError = new Promise<never>((_, reject) => zip.on('error', reject));
+  // A target that fails (a full disk, a closed pipe) stops taking bytes: the zip would wait
+  // for it forever, and its 'error' unheard would end the process. Raced with the work.
+  let outFailure: Error | undefined;
+  let failOut!: (err: Error) => void;
+  const outError = new Promise<never>((_, reject) => {
+    failOut = (err) => {
+      outFailure ??= err;
+      reject(err);
+    };
+  });
+  out.on('error', failOut);
+  if (out.errored) failOut(out.errored);
   // The target decides when it ends (stdout never does), so the zip's end is awaited instead.
   zip.outputStream.pipe(out, { end: false });
   const written = finished(zip.outputStream);
+  written.catch(() => undefined); // awaited by the work; a failure before that is the race's
   const work = (async () => {
     const manifest: Manifest = {
       format: ARCHIVE_FORMAT,
@@ -72,10 +85,16 @@ export async function writeArchive(
     return report;
   })();
   try {
-    return await Promise.race([work, zipError]);
+    return await Promise.race([work, zipError, outError]);
   } catch (err) {
     zip.outputStream.unpipe(out);
+    // yazl's output is a PassThrough (typed as the older ReadableStream): stop it reading files.
+    (zip.outputStream as Readable).destroy();
+    // The target's own error goes up as it is: the caller knows which file (or stdout) it is.
+    if (outFailure) throw outFailure;
     throw err instanceof CwbError ? err : new CwbError('io', `archive: ${(err as Error).message}`);
+  } finally {
+    out.off('error', failOut);
   }
 }
 

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import crypto from 'node:crypto';
+import { PassThrough, Writable } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
 import { ContextStore } from '../store/context-store';
 import { exportTasks } from './export-tasks';
 import { useTempDir } from '../../../test/support/temp-dir';
@@ -68,4 +69,88 @@ describe('exportTasks', () => {
     ).rejects.toMatchObject({ code: 'not_found' });
     store.close();
   });
+
+  it('an output file that fails part way (a full disk): an io error naming it, nothing left behind', async () => {
+    const { store, uuids } = await bigTask();
+    const dir = path.join(tempDir(), 'out');
+    fs.mkdirSync(dir);
+    failFileWritesAfter(4096);
+    for (const format of ['markdown', 'openai', 'archive'] as const) {
+      const output = path.join(dir, `t.${format}`);
+      await expect(exportTasks(store, { uuids, format, output })).rejects.toMatchObject({
+        code: 'io',
+        message: `cannot write ${output}: ENOSPC: no space left on device, write`,
+      });
+      expect(fs.readdirSync(dir)).toEqual([]);
+    }
+    store.close();
+  });
+
+  it('an archive to stdout that fails part way ends with that error instead of waiting forever', async () => {
+    const { store, uuids } = await bigTask();
+    let left = 4096;
+    const stdout = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        left -= chunk.length;
+        done(left < 0 ? enospc() : null);
+      },
+    });
+    // As `cwb export` does for stdout: the error is heard, and comes back from exportTasks.
+    stdout.on('error', () => undefined);
+    await expect(
+      exportTasks(store, { uuids, format: 'archive', output: '-', stdout }),
+    ).rejects.toMatchObject({
+      code: 'ENOSPC',
+    });
+    store.close();
+  });
 });
+
+const restores: (() => void)[] = [];
+afterEach(() => {
+  for (const restore of restores.splice(0)) restore();
+});
+
+/** One task with 300 KB of random text (it does not compress): more than any buffer holds. */
+async function bigTask(): Promise<{ store: ContextStore; uuids: string[] }> {
+  const store = ContextStore.open(path.join(tempDir(), 'contexts'));
+  const task = store.createTask({ title: 'big' });
+  for (let i = 0; i < 20; i++)
+    task.addMessage({ role: 'user', content: crypto.randomBytes(15_000).toString('base64') });
+  await task.stop();
+  return { store, uuids: [task.uuid] };
+}
+
+function enospc(): NodeJS.ErrnoException {
+  const err: NodeJS.ErrnoException = new Error('ENOSPC: no space left on device, write');
+  err.code = 'ENOSPC';
+  err.syscall = 'write';
+  return err;
+}
+
+/** Files opened with fs.createWriteStream take `budget` bytes, then fail like a full disk. */
+function failFileWritesAfter(budget: number): void {
+  const real = fs.createWriteStream;
+  fs.createWriteStream = ((...args: Parameters<typeof real>) => {
+    const stream = real(...args);
+    let left = budget;
+    const fail = (size: number, done: (err?: Error | null) => void): void => {
+      left -= size;
+      if (left < 0) done(enospc());
+      else done();
+    };
+    Object.assign(stream, {
+      _write: (chunk: Buffer, _enc: string, done: (err?: Error | null) => void) =>
+        fail(chunk.length, done),
+      _writev: (chunks: { chunk: Buffer }[], done: (err?: Error | null) => void) =>
+        fail(
+          chunks.reduce((n, c) => n + c.chunk.length, 0),
+          done,
+        ),
+    });
+    return stream;
+  }) as typeof real;
+  restores.push(() => {
+    fs.createWriteStream = real;
+  });
+}

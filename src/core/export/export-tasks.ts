@@ -2,11 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
 import type { ContextStore } from '../store/context-store';
-import { CwbError } from '../errors';
+import { badInput, CwbError } from '../errors';
 import { writeArchive, type ArchivedTask } from './archive-export';
 import { writeMarkdown, type TranscriptExport } from './markdown-export';
 import { writeOpenAi } from './openai-export';
-import { openOutput, sinkOf, type OutputTarget } from './output-target';
+import { cannotWrite, openOutput, sinkOf, type OutputTarget } from './output-target';
 
 export const EXPORT_FORMATS = ['archive', 'markdown', 'openai'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -53,6 +53,9 @@ export async function exportTasks(
   const uuids = [...new Set(request.uuids)];
   if (uuids.length === 0) throw new CwbError('usage', 'name at least one task to export');
   for (const uuid of uuids) store.requireTask(uuid);
+  // The file system would refuse it with a TypeError; it is the user's input that is wrong.
+  if (request.output?.includes('\0'))
+    throw badInput(`output path ${JSON.stringify(request.output)} contains a NUL byte`);
   const stdout = request.stdout ?? process.stdout;
   if (request.format === 'archive') {
     if (request.current)
@@ -107,7 +110,8 @@ async function writeTo(
     return { path: out.path, bytes: await out.commit(), tasks: uuids };
   } catch (err) {
     await out.abort();
-    throw err;
+    // When the file failed (a full disk), that is the cause of whatever the writer threw.
+    throw out.path !== null && out.error ? cannotWrite(out.path, out.error) : err;
   }
 }
 

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { once } from 'node:events';
+import { finished } from 'node:stream/promises';
 import type { Writable } from 'node:stream';
 import { CwbError } from '../errors';
 
@@ -13,9 +14,37 @@ export interface TextSink {
 export function sinkOf(stream: Writable): TextSink {
   return {
     write: async (text) => {
-      if (!stream.write(text)) await once(stream, 'drain');
+      if (stream.errored) throw stream.errored;
+      if (!stream.write(text)) await drained(stream);
     },
   };
+}
+
+/**
+ * Waits for 'drain', or fails with the stream's error. A stream that failed already (a full
+ * disk) never drains and may have emitted its 'error' before anyone waited: checked first.
+ */
+function drained(stream: Writable): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const settle = (err?: Error | null): void => {
+      stream.off('drain', onDrain);
+      stream.off('error', onError);
+      stream.off('close', onClose);
+      if (err) reject(err);
+      else resolve();
+    };
+    const onDrain = (): void => settle();
+    const onError = (err: Error): void => settle(err);
+    const onClose = (): void =>
+      settle(stream.errored ?? new Error('the output was closed before the export was written'));
+    if (stream.errored || stream.destroyed) {
+      onClose();
+      return;
+    }
+    stream.on('drain', onDrain);
+    stream.on('error', onError);
+    stream.on('close', onClose);
+  });
 }
 
 /** Where one exported file goes: a file written under a temporary name and renamed when complete, or stdout. */
@@ -27,6 +56,8 @@ export interface OutputTarget {
   commit(): Promise<number>;
   /** Removes the partial file; never throws. */
   abort(): Promise<void>;
+  /** The error the file failed with (a full disk), if it did: writing it is what failed. */
+  readonly error: Error | undefined;
 }
 
 /** `-` is stdout. A file appears only when complete, so an interrupted export leaves nothing half-written behind. */
@@ -40,6 +71,7 @@ export async function openOutput(
       path: null,
       commit: async () => 0,
       abort: async () => undefined,
+      error: undefined,
     };
   }
   const finalPath = path.resolve(target);
@@ -48,23 +80,43 @@ export async function openOutput(
     `.${path.basename(finalPath)}.tmp-${process.pid}-${crypto.randomBytes(6).toString('hex')}`,
   );
   const stream = fs.createWriteStream(temp, { flags: 'wx' });
+  // Always listened to: a write error with nobody listening would end the process (and a
+  // host serving other users with it). Whoever writes finds it in `error` / `stream.errored`.
+  let error: Error | undefined;
+  stream.on('error', (err) => {
+    error ??= err;
+  });
   try {
     await once(stream, 'open');
   } catch (err) {
-    throw new CwbError('io', `cannot write ${finalPath}: ${(err as Error).message}`);
+    throw cannotWrite(finalPath, err);
   }
   return {
     stream,
     path: finalPath,
+    get error() {
+      return error;
+    },
     commit: async () => {
-      if (!stream.writableEnded) stream.end();
-      if (!stream.writableFinished) await once(stream, 'finish');
-      await fs.promises.rename(temp, finalPath);
-      return (await fs.promises.stat(finalPath)).size;
+      try {
+        if (error) throw error;
+        if (!stream.writableEnded) stream.end();
+        await finished(stream);
+        await fs.promises.rename(temp, finalPath);
+        return (await fs.promises.stat(finalPath)).size;
+      } catch (err) {
+        throw cannotWrite(finalPath, error ?? err);
+      }
     },
     abort: async () => {
       stream.destroy();
       await fs.promises.rm(temp, { force: true });
     },
   };
+}
+
+/** "cannot write <path>: <why>", an io error (exit code 2), not an internal one. */
+export function cannotWrite(file: string, err: unknown): CwbError {
+  if (err instanceof CwbError) return err;
+  return new CwbError('io', `cannot write ${file}: ${(err as Error).message}`);
 }

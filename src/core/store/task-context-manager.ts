@@ -110,11 +110,14 @@ export class TaskContextManager {
     };
   }
 
-  /** seed 001 stop(): stop hooks, statistics, status paused, running/ → paused/. */
-  async stop(): Promise<HookFailure[]> {
+  /**
+   * seed 001 stop(): stop hooks, statistics, status paused, running/ → paused/. `errorMessage`
+   * says why a task paused itself (a full disk), shown until it is resumed.
+   */
+  async stop(errorMessage?: string): Promise<HookFailure[]> {
     this.assertOpen();
     const failures = await runHooks(this.stopHooks, this);
-    this.finish('paused');
+    this.finish('paused', errorMessage);
     return failures;
   }
 

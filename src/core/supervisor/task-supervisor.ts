@@ -30,6 +30,10 @@ type StartInput = Omit<TaskSpecInput, 'uuid' | 'contextsRoot' | 'configFile' | '
   uuid?: string;
 };
 
+export interface ResumeOptions {
+  maxTurns?: number;
+}
+
 interface Running {
   handle: WorkerHandle;
   lastStatus: (WorkerEvent & { type: 'status' }) | undefined;
@@ -56,10 +60,18 @@ export class TaskSupervisor extends EventEmitter<{ event: [WorkerEvent]; exit: [
     return uuid;
   }
 
-  /** Continues a paused or interrupted task in a new process, from its files. */
-  resume(uuid: string): void {
+  /**
+   * Continues a paused or interrupted task in a new process, from its files, with the
+   * settings it started with; `maxTurns` replaces its limit on model calls (counted from its
+   * first call, so it must exceed the calls made so far to let the task go on).
+   */
+  resume(uuid: string, options: ResumeOptions = {}): void {
     assertTaskUuid(uuid);
-    this.launch(uuid, { uuid, mode: 'resume' });
+    this.launch(uuid, {
+      uuid,
+      mode: 'resume',
+      ...(options.maxTurns !== undefined && { maxTurns: options.maxTurns }),
+    });
   }
 
   pause(uuid: string): void {
@@ -116,7 +128,20 @@ export class TaskSupervisor extends EventEmitter<{ event: [WorkerEvent]; exit: [
     });
     handle.onExit((code, signal) => {
       this.running.delete(uuid);
-      const exit = this.settle(uuid, entry, code, signal);
+      let exit: WorkerExit;
+      try {
+        exit = this.settle(uuid, entry, code, signal);
+      } catch (err) {
+        // This runs in the child's exit listener: a throw here would end the host (cwb
+        // serve, the app). tasks.db may be full, or the folder already moved: the row is
+        // left to recovery, and the exit is reported as failed.
+        exit = { uuid, code, signal, status: 'failed' };
+        this.emit('event', {
+          type: 'error',
+          uuid,
+          message: `the task process ${howEnded(code, signal)}, and its task could not be marked failed: ${(err as Error).message}`,
+        });
+      }
       resolveExit(exit);
       this.emit('exit', exit);
     });
@@ -132,7 +157,7 @@ export class TaskSupervisor extends EventEmitter<{ event: [WorkerEvent]; exit: [
   ): WorkerExit {
     const reported = entry.lastStatus?.status;
     if (reported && reported !== 'running') return { uuid, code, signal, status: reported };
-    const how = signal ? `killed by ${signal}` : `exited with code ${code}`;
+    const how = howEnded(code, signal);
     const store = ContextStore.open(this.options.contextsRoot, { recover: false });
     try {
       const row = store.repo.get(uuid);
@@ -169,4 +194,8 @@ export class TaskSupervisor extends EventEmitter<{ event: [WorkerEvent]; exit: [
       store.close();
     }
   }
+}
+
+function howEnded(code: number | null, signal: NodeJS.Signals | null): string {
+  return signal ? `killed by ${signal}` : `exited with code ${code}`;
 }

@@ -1,0 +1,59 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { TaskSupervisor, type WorkerExit } from './task-supervisor';
+import type { ForkWorker } from './worker-handle';
+import type { WorkerEvent } from '../../shared/worker-protocol';
+import { useTempDir } from '../../../test/support/temp-dir';
+
+const tempDir = useTempDir();
+
+/** A real child process that dies at once without reporting a status (like a crashed worker). */
+const dyingWorker: ForkWorker = ({ env }) => {
+  const child = spawn(process.execPath, ['-e', 'process.exit(3)'], {
+    env,
+    stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+  });
+  return {
+    pid: child.pid,
+    send: (m) => {
+      if (child.connected) child.send(m);
+    },
+    onMessage: (l) => child.on('message', l),
+    onExit: (l) => child.on('exit', l),
+    kill: (s) => child.kill(s),
+  };
+};
+
+describe('TaskSupervisor', () => {
+  it('survives when it cannot record how a task process ended: the exit resolves as failed and an error event says why', async () => {
+    // tasks.db cannot be opened under a file: what a full disk or a moved folder does to
+    // settle() happens here too, inside the child's exit listener.
+    const blocker = path.join(tempDir(), 'not-a-folder');
+    fs.writeFileSync(blocker, '');
+    const supervisor = new TaskSupervisor({
+      fork: dyingWorker,
+      contextsRoot: path.join(blocker, 'contexts'),
+      configFile: null,
+    });
+    const events: WorkerEvent[] = [];
+    const exits: WorkerExit[] = [];
+    supervisor.on('event', (e) => events.push(e));
+    supervisor.on('exit', (e) => exits.push(e));
+    const uuid = supervisor.start({ prompt: 'x' });
+    const exit = await supervisor.waitForExit(uuid);
+    expect(exit).toEqual({ uuid, code: 3, signal: null, status: 'failed' });
+    expect(exits).toEqual([exit]);
+    expect(supervisor.isRunning(uuid)).toBe(false);
+    expect(events).toEqual([
+      {
+        type: 'error',
+        uuid,
+        message: expect.stringMatching(
+          /^the task process exited with code 3, and its task could not be marked failed: cannot create the contexts folder /,
+        ) as string,
+      },
+    ]);
+  });
+});
