@@ -48,6 +48,21 @@ function failRequestWritesFrom(nth: number): void {
   });
 }
 
+/** From the `nth` request.json on, its writes fail with an unexpected error saying `text`. */
+function failRequestWritesWith(nth: number, text: string): void {
+  const realOpen = fs.promises.open;
+  let opened = 0;
+  fs.promises.open = (async (...args: Parameters<typeof realOpen>) => {
+    const handle = await realOpen(...args);
+    if (path.basename(String(args[0])) !== 'request.json' || ++opened < nth) return handle;
+    (handle as unknown as { write: unknown }).write = () => Promise.reject(new Error(text));
+    return handle;
+  }) as typeof realOpen;
+  restores.push(() => {
+    fs.promises.open = realOpen;
+  });
+}
+
 /** Folder moves out of running/ fail with ENOSPC (what a full disk does to the move's journal). */
 function failTaskMoves(): void {
   const realRename = fs.renameSync;
@@ -60,7 +75,7 @@ function failTaskMoves(): void {
   });
 }
 
-async function setup(): Promise<{
+async function setup(apiKey = 'sk-x'): Promise<{
   env: ReturnType<typeof makeTaskEnv>;
   run: (mode: 'new' | 'resume') => Promise<{ code: number; events: WorkerEvent[] }>;
   uuid: string;
@@ -92,7 +107,7 @@ async function setup(): Promise<{
       prompt: 'Look around.',
       workdir: env.workdir,
     });
-    const code = await runTaskProcess(spec, host, { ...process.env, OPENAI_API_KEY: 'sk-x' });
+    const code = await runTaskProcess(spec, host, { ...process.env, OPENAI_API_KEY: apiKey });
     return { code, events };
   };
   return { env, run, uuid };
@@ -145,6 +160,23 @@ describe('the task process on a full disk', () => {
     const store = ContextStore.open(env.root, { recover: false });
     expect(store.requireTask(uuid).status).toBe('running');
     expect(fs.existsSync(path.join(env.root, 'running', uuid, 'messages.jsonl'))).toBe(true);
+    store.close();
+  });
+});
+
+describe('the task process after an unexpected error', () => {
+  it('fails the task with the error message, the API key scrubbed from it', async () => {
+    const key = 'sk-live-0123456789abcdef';
+    const { env, run, uuid } = await setup(key);
+    failRequestWritesWith(2, `proxy said: bad key ${key}`);
+    const { code, events } = await run('new');
+    expect(code).toBe(0);
+    const store = ContextStore.open(env.root);
+    const row = store.requireTask(uuid);
+    expect(row.status).toBe('failed');
+    expect(row.error_message).toContain('proxy said: bad key');
+    expect(row.error_message).not.toContain(key);
+    expect(JSON.stringify(events)).not.toContain(key);
     store.close();
   });
 });

@@ -4,6 +4,7 @@ import { hostMessageSchema, type TaskSpec, type WorkerEvent } from '../shared/wo
 import type { TaskKey } from '../shared/task-types';
 import { prepareRun, type PreparedRun as Prepared } from '../core/agent/prepare-run';
 import { processSecrets } from '../core/llm/process-secrets';
+import { scrubSecrets } from '../core/config/secrets';
 import { ContextStore } from '../core/store/context-store';
 import type { TaskContextManager } from '../core/store/task-context-manager';
 import { runAgentLoop } from '../core/agent/agent-loop';
@@ -120,7 +121,7 @@ export async function runTaskProcess(
     await finish(task, outcome, maxTurns, emit);
     return 0;
   } catch (err) {
-    return await endAfterError(task, err, emit);
+    return await endAfterError(task, err, emit, toolSecrets);
   } finally {
     control.dispose();
     store.close();
@@ -137,10 +138,12 @@ async function endAfterError(
   task: TaskContextManager,
   err: unknown,
   emit: (e: WorkerEvent) => void,
+  secrets: readonly string[],
 ): Promise<number> {
   const uuid = task.uuid;
   const reason = diskFullReason(err);
-  const message = reason ? pausedByFullDisk(reason) : messageOf(err);
+  // An unexpected error's message goes to tasks.db, the host and stderr: it may quote a key.
+  const message = reason ? pausedByFullDisk(reason) : scrubSecrets(messageOf(err), secrets);
   try {
     if (reason) await task.stop(message);
     else task.fail(message);
