@@ -148,7 +148,7 @@ describe('hostile lines in messages.jsonl and current.jsonl', () => {
     );
   }, 120_000);
 
-  // Gap: a line that is JSON but not a message (`null`, `0`, `"x"`, `{"tool_calls":"x"}`,
+  // Was gap 9: a line that is JSON but not a message (`null`, `0`, `"x"`, `{"tool_calls":"x"}`,
   // `{"content":5}`) is handed on as a message: `cwb messages` and `cwb messages --current`
   // end with "internal error: TypeError ...", as do the API's searchMessages and
   // previewCompaction, every compaction strategy and the markdown export, and the task can

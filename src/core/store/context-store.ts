@@ -49,7 +49,8 @@ export const EMPTY_KEY: TaskKey = {
 /**
  * The contexts root: tasks.db plus running/, paused/ and completed/{uuid}/ (DESIGN.md §4).
  * Every status change updates the row and moves the folder inside one IMMEDIATE
- * transaction, so other processes never see the two disagree.
+ * transaction, so no other writer sees the two disagree (readers take no lock: TaskReader
+ * finds a folder that moved under it).
  */
 export class ContextStore implements TaskHost {
   readonly db: Db;
