@@ -458,7 +458,33 @@ describe('an injected full disk (fs.writeSync / FileHandle.write fail with ENOSP
     return { store, uuid: task.uuid, root };
   }
 
-  it('an append that hits ENOSPC throws the ENOSPC error; reopened, every complete line is intact and the fragment is set aside', async () => {
+  it('an append that hits ENOSPC throws the ENOSPC error; the part it wrote is cut off at once; reopened, every complete line is intact', async () => {
+    const { store, uuid } = await taskWithMessages();
+    const task = store.openTask(uuid);
+    const messagesPath = path.join(task.dir, 'messages.jsonl');
+    const sizeBefore = fs.statSync(messagesPath).size;
+    restore = failWritesAfter(40);
+    expect(() => task.addMessage({ role: 'user', content: checkedContent(6, 300) })).toThrow(
+      /ENOSPC/,
+    );
+    restore();
+    // The 40 bytes that landed are truncated away by the writer itself: no fragment is left
+    // for recovery to set aside.
+    expect(fs.statSync(messagesPath).size).toBe(sizeBefore);
+    task.close();
+    const reopened = store.openTask(uuid);
+    const records = assertMessagesIntact(path.join(reopened.dir, 'messages.jsonl'));
+    expect(records).toHaveLength(5);
+    expect(reopened.addMessage({ role: 'user', content: checkedContent(7, 5) }).seq).toBe(6);
+    reopened.close();
+    expect(fs.existsSync(path.join(reopened.dir, 'messages.jsonl.corrupt'))).toBe(false);
+    store.close();
+  });
+
+  // Was gap 7: AppendLog kept the partial bytes of the failed write, so the next append in
+  // the same process (once space is back) was glued to them. AppendLog.append now truncates
+  // the file back to the line's offset when a write fails.
+  it('an append after a failed one (space freed in between) lands as its own intact line', async () => {
     const { store, uuid } = await taskWithMessages();
     const task = store.openTask(uuid);
     restore = failWritesAfter(40);
@@ -466,39 +492,12 @@ describe('an injected full disk (fs.writeSync / FileHandle.write fail with ENOSP
       /ENOSPC/,
     );
     restore();
+    const next = task.addMessage({ role: 'user', content: checkedContent(7, 5) });
     task.close();
-    const reopened = store.openTask(uuid);
-    const records = assertMessagesIntact(path.join(reopened.dir, 'messages.jsonl'));
-    expect(records).toHaveLength(5);
-    expect(reopened.addMessage({ role: 'user', content: checkedContent(7, 5) }).seq).toBe(6);
-    reopened.close();
-    expect(fs.readFileSync(path.join(reopened.dir, 'messages.jsonl.corrupt'), 'utf8')).toMatch(
-      /^\{"seq":6,/,
-    );
+    const records = assertMessagesIntact(path.join(task.dir, 'messages.jsonl'));
+    expect(records.at(-1)).toMatchObject({ seq: next.seq, content: next.content });
     store.close();
   });
-
-  // Gap: AppendLog keeps the partial bytes of the failed write in the file, so the next
-  // append in the same process (once space is back) is glued to them: that message, which
-  // addMessage reported as written, comes back as a malformed line. Fix: AppendLog.append
-  // truncates the file back to the line's offset when a write fails.
-  it.fails(
-    'an append after a failed one (space freed in between) lands as its own intact line',
-    async () => {
-      const { store, uuid } = await taskWithMessages();
-      const task = store.openTask(uuid);
-      restore = failWritesAfter(40);
-      expect(() => task.addMessage({ role: 'user', content: checkedContent(6, 300) })).toThrow(
-        /ENOSPC/,
-      );
-      restore();
-      const next = task.addMessage({ role: 'user', content: checkedContent(7, 5) });
-      task.close();
-      const records = assertMessagesIntact(path.join(task.dir, 'messages.jsonl'));
-      expect(records.at(-1)).toMatchObject({ seq: next.seq, content: next.content });
-      store.close();
-    },
-  );
 
   it('a compaction whose rewrite of current.jsonl hits ENOSPC leaves current.jsonl as it was and no temp file', async () => {
     const { store, uuid } = await taskWithMessages();

@@ -172,8 +172,7 @@ async function appendRound(root: string, uuid: string, random: () => number): Pr
 
     // current.jsonl holds projections of history messages, in order, ending with the last
     // one or the one before it (a kill between a message's two lines leaves it behind).
-    // Messages it skipped stay skipped after a resume: counted here, pinned by the
-    // `.fails` test in kill-windows.test.ts (see docs/reliability.md).
+    // Counted here; the resume below catches current.jsonl up (was gap 1).
     const current = parseJsonl<CurrentMessage>(path.join(dir, 'current.jsonl'));
     const projected = records.map((r) => JSON.stringify(toCurrent(r)));
     let at = 0;
@@ -201,11 +200,12 @@ async function appendRound(root: string, uuid: string, random: () => number): Pr
     expect(next.seq).toBe(records.length + 1);
     expect(task.messages.readWindow(next.seq, 1).messages[0]).toMatchObject({ seq: next.seq });
     await task.stop();
+    // The context is the whole history again: the message a kill kept out of it is back.
     expect(
       parseJsonl<CurrentMessage>(
         path.join(store.taskPath(store.requireTask(uuid)), 'current.jsonl'),
-      ).at(-1),
-    ).toEqual(toCurrent(next));
+      ),
+    ).toEqual([...records, next].map((r) => toCurrent(r)));
   } finally {
     store.close();
   }

@@ -122,8 +122,8 @@ async function dbRound(lane: Lane, random: () => number): Promise<void> {
     const dir = store.taskPath(after);
     const toolLines = parseJsonl<unknown>(path.join(dir, 'tools.jsonl')).length;
     // tools.jsonl gets its line before the counter update: a kill in between leaves one
-    // line more than the counter says, and nothing corrects the counter later (the `.fails`
-    // test in kill-windows.test.ts pins the fix), so the gap adds up over the rounds.
+    // line more than the counter says until recovery recounts tool_call_count from
+    // tools.jsonl (was gap 2; kill-windows.test.ts hits that window every time).
     const gap = toolLines - after.tool_call_count - lane.uncounted;
     expect([0, 1]).toContain(gap);
     lane.uncounted += gap;

@@ -111,24 +111,21 @@ describe('a kill between a message line in messages.jsonl and the same message i
     }
   });
 
-  // Gap: current.jsonl stays one message behind for good, so the model never sees that
+  // Was gap 1: current.jsonl stayed one message behind for good, so the model never sees that
   // message. Fix: when a task is opened for writing, bring current.jsonl up to date with
   // the history (see docs/reliability.md, "Known gaps").
-  it.fails(
-    'the resumed task has that message in current.jsonl (the context matches the history)',
-    async () => {
-      const { root, uuid } = await setup();
-      const store = ContextStore.open(root);
-      try {
-        const task = store.resumeTask(uuid);
-        const records = assertMessagesIntact(path.join(task.dir, 'messages.jsonl'));
-        expect(currentLines(task.dir)).toEqual(records.map((r) => toCurrent(r)));
-        task.close();
-      } finally {
-        store.close();
-      }
-    },
-  );
+  it('the resumed task has that message in current.jsonl (the context matches the history)', async () => {
+    const { root, uuid } = await setup();
+    const store = ContextStore.open(root);
+    try {
+      const task = store.resumeTask(uuid);
+      const records = assertMessagesIntact(path.join(task.dir, 'messages.jsonl'));
+      expect(currentLines(task.dir)).toEqual(records.map((r) => toCurrent(r)));
+      task.close();
+    } finally {
+      store.close();
+    }
+  });
 });
 
 describe('a kill between a tools.jsonl line and its tasks.db counter update', () => {
@@ -159,20 +156,17 @@ describe('a kill between a tools.jsonl line and its tasks.db counter update', ()
     }
   });
 
-  // Gap: tool_call_count (seed 000, shown by `cwb show`, `cwb run`, exports and the UI) is
+  // Was gap 2: tool_call_count (seed 000, shown by `cwb show`, `cwb run`, exports and the UI) was
   // never corrected. Fix: recovery sets it from tools.jsonl as it does total_tool_calls.
-  it.fails(
-    "recovery also corrects tool_call_count, so both seeds' counters agree with tools.jsonl",
-    async () => {
-      const { root, uuid } = await setup();
-      const store = ContextStore.open(root);
-      try {
-        expect(store.requireTask(uuid)).toMatchObject({ tool_call_count: 1, total_tool_calls: 1 });
-      } finally {
-        store.close();
-      }
-    },
-  );
+  it("recovery also corrects tool_call_count, so both seeds' counters agree with tools.jsonl", async () => {
+    const { root, uuid } = await setup();
+    const store = ContextStore.open(root);
+    try {
+      expect(store.requireTask(uuid)).toMatchObject({ tool_call_count: 1, total_tool_calls: 1 });
+    } finally {
+      store.close();
+    }
+  });
 });
 
 describe('a compaction killed between the temp write and the rename of current.jsonl', () => {
@@ -226,25 +220,22 @@ describe('a compaction killed between the temp write and the rename of current.j
     }
   });
 
-  // Gap: the temp file (a full copy of the context) stays in the task folder for good, and
+  // Was gap 3: the temp file (a full copy of the context) stayed in the task folder, and
   // current.jsonl disagrees with the compaction record that is in effect until the next
   // compaction. Fix: when a task is opened for writing, remove `.<name>.tmp-<pid>-*` files
   // of dead processes and rebuild current.jsonl from the view if a rebuild was interrupted.
-  it.fails(
-    'recovery removes the temp file and rebuilds current.jsonl from the record in effect',
-    async () => {
-      const { root, uuid } = await setup();
-      const store = ContextStore.open(root);
-      try {
-        const task = store.resumeTask(uuid);
-        expect(tempFilesIn(task.dir)).toEqual([]);
-        expect(currentLines(task.dir)).toEqual(viewLines(task.dir));
-        task.close();
-      } finally {
-        store.close();
-      }
-    },
-  );
+  it('recovery removes the temp file and rebuilds current.jsonl from the record in effect', async () => {
+    const { root, uuid } = await setup();
+    const store = ContextStore.open(root);
+    try {
+      const task = store.resumeTask(uuid);
+      expect(tempFilesIn(task.dir)).toEqual([]);
+      expect(currentLines(task.dir)).toEqual(viewLines(task.dir));
+      task.close();
+    } finally {
+      store.close();
+    }
+  });
 });
 
 describe('`cwb compact` killed between the summaries.jsonl record and its tasks.db counters', () => {
@@ -272,22 +263,19 @@ describe('`cwb compact` killed between the summaries.jsonl record and its tasks.
     }
   });
 
-  // Gap: compression_count (seed 000) stays one short for good. Fix: recount it with the
+  // Was gap 2: compression_count (seed 000) stayed one short for good. Fix: recount it with the
   // other statistics (recovery and setFinalStats) from summaries.jsonl.
-  it.fails(
-    'compression_count agrees with summaries.jsonl once the task has been resumed and paused',
-    async () => {
-      const { root, uuid } = await setup();
-      const store = ContextStore.open(root);
-      try {
-        const task = store.resumeTask(uuid);
-        await task.stop();
-        expect(store.requireTask(uuid).compression_count).toBe(1);
-      } finally {
-        store.close();
-      }
-    },
-  );
+  it('compression_count agrees with summaries.jsonl once the task has been resumed and paused', async () => {
+    const { root, uuid } = await setup();
+    const store = ContextStore.open(root);
+    try {
+      const task = store.resumeTask(uuid);
+      await task.stop();
+      expect(store.requireTask(uuid).compression_count).toBe(1);
+    } finally {
+      store.close();
+    }
+  });
 });
 
 describe('a resume killed after its folder move, before its transaction commits', () => {

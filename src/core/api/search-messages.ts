@@ -4,6 +4,7 @@ import type { MessageRecord } from '../../shared/task-types';
 import { OffsetIndex } from '../jsonl/offset-index';
 import { readLinesSync } from '../jsonl/line-reader';
 import { TASK_FILES } from '../store/contexts-layout';
+import { asMessageRecord } from '../store/message-shape';
 
 /** Bytes of messages.jsonl one call reads at most: a 1 GB task is searched in steps, never in one blocking pass. */
 export const SEARCH_BYTES_PER_CALL = 16 * 1024 * 1024;
@@ -67,7 +68,9 @@ function findInMessage(
 ): SearchHit | undefined {
   let record: MessageRecord;
   try {
-    record = JSON.parse(text) as MessageRecord;
+    const checked = asMessageRecord(JSON.parse(text));
+    if (!checked.ok) return undefined;
+    record = checked.value;
   } catch {
     return undefined;
   }

@@ -5,6 +5,7 @@ import type { MessageRecord } from '../../shared/task-types';
 import type { WorkbenchHandlers } from '../../shared/api/workbench-api';
 import { readLinesSync } from '../jsonl/line-reader';
 import { TASK_FILES } from '../store/contexts-layout';
+import { asMessageRecord } from '../store/message-shape';
 import { contextUsage } from '../usage/context-usage';
 import { taskContextWindow } from './task-context-window';
 import type { ServiceContext } from './service-context';
@@ -62,7 +63,9 @@ function callSeqs(taskDir: string, wanted: Set<string>): Map<string, number> {
     if ('tooLong' in entry || !entry.text.includes('"tool_calls"')) continue;
     let message: MessageRecord;
     try {
-      message = JSON.parse(entry.text) as MessageRecord;
+      const checked = asMessageRecord(JSON.parse(entry.text));
+      if (!checked.ok) continue;
+      message = checked.value;
     } catch {
       continue;
     }

@@ -3,6 +3,7 @@ import type { MessageRecord } from '../../shared/task-types';
 import { OffsetIndex } from '../jsonl/offset-index';
 import { readLinesSync } from '../jsonl/line-reader';
 import { TASK_FILES } from '../store/contexts-layout';
+import { asMessageRecord } from '../store/message-shape';
 import { activeRecords, type CompactionRecord } from './compaction-record';
 import { LineAtOffset } from './line-at-offset';
 import { entryFromRecord, inlineEntry, type PlanItem, type ViewEntry } from './view';
@@ -59,11 +60,14 @@ export function planEntries(
   }
 }
 
+/** A message of the history, or undefined for a line that is not one (reported by the readers). */
 function parseRecord(text: string): MessageRecord | undefined {
+  let value: unknown;
   try {
-    const value = JSON.parse(text) as MessageRecord;
-    return typeof value.seq === 'number' && typeof value.role === 'string' ? value : undefined;
+    value = JSON.parse(text);
   } catch {
     return undefined;
   }
+  const record = asMessageRecord(value);
+  return record.ok ? record.value : undefined;
 }

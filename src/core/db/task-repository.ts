@@ -237,12 +237,19 @@ export class TaskRepository {
     });
   }
 
+  /**
+   * Sets the figures the task's files can tell. Both seeds' counters of tool calls
+   * (tool_call_count, total_tool_calls: lines of tools.jsonl) and of compactions
+   * (compression_count, total_summaries: lines of summaries.jsonl) take the files' counts,
+   * which corrects an increment lost to a crash between a record line and its update.
+   */
   setFinalStats(uuid: string, stats: FinalStats): void {
     this.write(() =>
       this.db
         .prepare(
           `UPDATE tasks SET total_messages = @total_messages, total_summaries = @total_summaries,
-           total_tool_calls = @total_tool_calls, final_token_count = @final_token_count,
+           total_tool_calls = @total_tool_calls, tool_call_count = @total_tool_calls,
+           compression_count = @total_summaries, final_token_count = @final_token_count,
            final_message_count = @final_message_count, updated_at = @now
          WHERE uuid = @uuid`,
         )

@@ -23,6 +23,7 @@ import {
   toolsHeading,
 } from './markdown-format';
 import { taskRecords } from './task-records';
+import { asCurrentMessage, asMessageRecord } from '../store/message-shape';
 
 export interface TranscriptExport {
   uuid: string;
@@ -60,12 +61,13 @@ export async function writeMarkdown(
       await bad(line.file, line.lineNo, line.error);
       continue;
     }
-    if (!isRecord(line.value)) {
-      await bad(path.basename(messagesFile), line.lineNo, 'not a message object');
+    const checked = options.current ? asCurrentMessage(line.value) : asMessageRecord(line.value);
+    if (!checked.ok) {
+      await bad(path.basename(messagesFile), line.lineNo, checked.error);
       continue;
     }
     result.messages++;
-    const message = line.value as unknown as MessageRecord | CurrentMessage;
+    const message: MessageRecord | CurrentMessage = checked.value;
     const label = options.current
       ? `[${line.lineNo}]`
       : `#${'seq' in message ? message.seq : line.lineNo}`;

@@ -2,10 +2,10 @@ import path from 'node:path';
 import type { CurrentMessage } from '../../shared/task-types';
 import type { ContextStore } from '../store/context-store';
 import { TASK_FILES } from '../store/contexts-layout';
-import { isRecord } from '../import/text';
 import type { TextSink } from './output-target';
 import type { TranscriptExport } from './markdown-export';
 import { taskRecords } from './task-records';
+import { asCurrentMessage, asMessageRecord } from '../store/message-shape';
 
 /**
  * `{"messages": [...]}` in OpenAI's chat format: the full history (messages.jsonl) or, with
@@ -29,15 +29,12 @@ export async function writeOpenAi(
       result.bad.push({ file: line.file, line: line.lineNo, error: line.error });
       continue;
     }
-    if (!isRecord(line.value)) {
-      result.bad.push({
-        file: path.basename(file),
-        line: line.lineNo,
-        error: 'not a message object',
-      });
+    const checked = options.current ? asCurrentMessage(line.value) : asMessageRecord(line.value);
+    if (!checked.ok) {
+      result.bad.push({ file: path.basename(file), line: line.lineNo, error: checked.error });
       continue;
     }
-    const m = line.value as unknown as CurrentMessage;
+    const m: CurrentMessage = checked.value;
     const out: Record<string, unknown> = { role: m.role, content: m.content ?? null };
     if (m.tool_calls !== undefined && m.tool_calls.length > 0) out.tool_calls = m.tool_calls;
     if (m.tool_call_id !== undefined) out.tool_call_id = m.tool_call_id;

@@ -50,3 +50,50 @@ describe('AppendLog', () => {
     expect(fs.readFileSync(file, 'utf8')).toBe('new\nnext\n');
   });
 });
+
+describe('AppendLog after a failed write (disk full)', () => {
+  /** The next writes to `fd` land `budget` bytes, then fail with ENOSPC, like a full disk. */
+  function failWrites(budget: number): () => void {
+    const real = fs.writeSync;
+    let left = budget;
+    const patched = (fd: number, buffer: Buffer, offset = 0, length = buffer.length - offset) => {
+      if (left <= 0) throw Object.assign(new Error('ENOSPC: no space left'), { code: 'ENOSPC' });
+      const n = Math.min(length, left);
+      left -= n;
+      return real(fd, buffer, offset, n);
+    };
+    (fs as unknown as { writeSync: typeof patched }).writeSync = patched;
+    return () => {
+      (fs as unknown as { writeSync: typeof real }).writeSync = real;
+    };
+  }
+
+  it('cuts the part that landed, so the next append is its own intact line', () => {
+    const file = path.join(tempDir(), 'log.jsonl');
+    const log = new AppendLog(file);
+    log.append('{"n":1}');
+    const restore = failWrites(5);
+    try {
+      expect(() => log.append('{"n":2,"text":"this one does not fit"}')).toThrow(/ENOSPC/);
+    } finally {
+      restore();
+    }
+    expect(log.size).toBe(8);
+    expect(fs.statSync(file).size).toBe(8);
+    expect(log.append('{"n":3}')).toEqual({ offset: 8, bytes: 8 });
+    log.close();
+    expect(fs.readFileSync(file, 'utf8')).toBe('{"n":1}\n{"n":3}\n');
+  });
+
+  it('truncateTo undoes the last append', () => {
+    const file = path.join(tempDir(), 'log.jsonl');
+    const log = new AppendLog(file);
+    log.append('a');
+    const { offset } = log.append('b');
+    log.truncateTo(offset);
+    expect(() => log.truncateTo(99)).toThrow(RangeError);
+    log.append('c');
+    log.close();
+    expect(fs.readFileSync(file, 'utf8')).toBe('a\nc\n');
+  });
+});

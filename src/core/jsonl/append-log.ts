@@ -48,13 +48,26 @@ export class AppendLog {
       writeAllSync(this.fd, data);
       if (this.fsync) fs.fdatasyncSync(this.fd);
     } catch (error) {
-      // A failed write (disk full) may still have landed some bytes; re-read the size so
-      // later offsets stay true.
-      this.bytes = fs.fstatSync(this.fd).size;
+      // A failed write (disk full) may have landed part of the line. Cut it off, so the next
+      // append (once there is room again) starts its own line instead of being glued to it.
+      this.bytes = truncateBack(this.fd, offset);
       throw error;
     }
     this.bytes += data.length;
     return { offset, bytes: data.length };
+  }
+
+  /**
+   * Cuts the file back to `offset` (a line start at or before the end): undoes the last
+   * append when what it belongs with could not be written.
+   */
+  truncateTo(offset: number): void {
+    if (this.fd < 0) throw new Error(`AppendLog ${this.path}: truncate after close`);
+    if (!Number.isSafeInteger(offset) || offset < 0 || offset > this.bytes) {
+      throw new RangeError(`AppendLog ${this.path}: cannot truncate to ${offset} of ${this.bytes}`);
+    }
+    fs.ftruncateSync(this.fd, offset);
+    this.bytes = offset;
   }
 
   /**
@@ -82,6 +95,20 @@ export class AppendLog {
       throw error;
     }
     this.fd = fd;
+  }
+}
+
+/**
+ * Truncates `fd` back to `offset` after a failed write and returns the size the file has
+ * now: `offset`, or — when even the truncation fails — whatever size it was left with
+ * (torn-tail recovery sets that fragment aside when the file is next opened for writing).
+ */
+export function truncateBack(fd: number, offset: number): number {
+  try {
+    fs.ftruncateSync(fd, offset);
+    return offset;
+  } catch {
+    return fs.fstatSync(fd).size;
   }
 }
 

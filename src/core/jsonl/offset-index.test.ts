@@ -216,3 +216,46 @@ describe('OffsetIndex', () => {
     });
   });
 });
+
+describe('OffsetIndex when an entry cannot be written or is rolled back', () => {
+  it('a failed entry write leaves no partial entry; the next one is aligned', () => {
+    const { jsonl, idx, offsets } = writeJsonl(3);
+    const index = OffsetIndex.open(jsonl);
+    const log = new AppendLog(jsonl);
+    const { offset } = appendJsonLine(log, { seq: 4 });
+    const real = fs.writeSync;
+    // 3 of the entry's 8 bytes land, then the disk is full.
+    let calls = 0;
+    (fs as unknown as { writeSync: unknown }).writeSync = (
+      fd: number,
+      buffer: Buffer,
+      off = 0,
+    ): number => {
+      if (calls++ > 0) throw Object.assign(new Error('ENOSPC'), { code: 'ENOSPC' });
+      return real(fd, buffer, off, 3);
+    };
+    try {
+      expect(() => index.append(offset)).toThrow(/ENOSPC/);
+    } finally {
+      (fs as unknown as { writeSync: typeof real }).writeSync = real;
+    }
+    expect(index.count).toBe(3);
+    expect(fs.statSync(idx).size).toBe(3 * 8);
+    index.append(offset);
+    expect(offsetsOf(index)).toEqual([...offsets, offset]);
+    log.close();
+    index.close();
+  });
+
+  it('truncate forgets the last entries, in memory and on disk', () => {
+    const { jsonl, idx, offsets } = writeJsonl(4);
+    const index = OffsetIndex.open(jsonl);
+    index.truncate(2);
+    expect(index.count).toBe(2);
+    expect(idxEntries(idx)).toBe(2);
+    expect(() => index.truncate(3)).toThrow(RangeError);
+    index.append(offsets[2]!);
+    expect(offsetsOf(index)).toEqual(offsets.slice(0, 3));
+    index.close();
+  });
+});

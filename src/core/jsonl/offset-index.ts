@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { truncateBack } from './append-log';
 import { readByteAt } from './backward-scan';
 import { CHUNK_BYTES, NEWLINE } from './constants';
 import { readLinesSync } from './line-reader';
@@ -95,6 +96,18 @@ export class OffsetIndex {
     this.lastOffset = offset;
   }
 
+  /** Keeps the first `count` entries only: forgets lines that were rolled back. */
+  truncate(count: number): void {
+    this.requireOpen();
+    if (this.readonly) throw new Error(`${this.path}: truncate on an index opened readonly`);
+    if (!Number.isInteger(count) || count < 0 || count > this.entries) {
+      throw new RangeError(`${this.path}: cannot keep ${count} of ${this.entries} entries`);
+    }
+    this.entries = count;
+    this.lastOffset = count > 0 ? this.entryAt(count - 1) : -1;
+    this.settle(false);
+  }
+
   close(): void {
     if (this.closed) return;
     this.closed = true;
@@ -176,7 +189,15 @@ export class OffsetIndex {
   /** Appends entries after the first `this.entries`, which become the whole file first. */
   private writeEntries(entries: Buffer): void {
     this.settle(true);
-    writeAllSync(this.fd, entries);
+    try {
+      writeAllSync(this.fd, entries);
+    } catch (error) {
+      // Part of an entry may have landed: cut back to the last whole one, so later entries
+      // stay aligned (in readonly mode the file is a private copy, ours to cut).
+      this.fileBytes = truncateBack(this.fd, this.fileBytes);
+      this.entries = Math.min(this.entries, Math.floor(this.fileBytes / ENTRY_BYTES));
+      throw error;
+    }
     this.fileBytes += entries.length;
     this.entries += entries.length / ENTRY_BYTES;
   }

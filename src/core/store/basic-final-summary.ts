@@ -1,7 +1,7 @@
 import path from 'node:path';
-import type { MessageRecord } from '../../shared/task-types';
 import { readJsonlSync } from '../jsonl/jsonl-reader';
 import { TASK_FILES } from './contexts-layout';
+import { asMessageRecord } from './message-shape';
 import type { TaskContextManager } from './task-context-manager';
 
 const GOAL_CHARS = 600;
@@ -19,7 +19,9 @@ export function basicFinalSummary(task: TaskContextManager): string {
   const toolNames = new Map<string, number>();
   for (const entry of readJsonlSync(path.join(task.dir, TASK_FILES.messages))) {
     if (!entry.ok) continue;
-    const m = entry.value as MessageRecord;
+    const checked = asMessageRecord(entry.value);
+    if (!checked.ok) continue;
+    const m = checked.value;
     roles.set(m.role, (roles.get(m.role) ?? 0) + 1);
     if (m.role === 'user' && goal === undefined && m.content) goal = clip(m.content, GOAL_CHARS);
     if (m.role === 'assistant' && m.content) outcome = clip(m.content, OUTCOME_CHARS);

@@ -282,3 +282,59 @@ describe('listing', () => {
     store.close();
   });
 });
+
+describe('a status change whose transaction fails after the folder was renamed', () => {
+  /**
+   * Makes the next COMMIT that follows a status update fail, with real SQLite: a trigger
+   * inserts a row breaking a deferred foreign key, which is only checked at COMMIT — after
+   * the folder has moved, like a COMMIT failing with SQLITE_FULL on a full disk.
+   */
+  function failNextCommit(store: ContextStore): () => void {
+    store.db.pragma('foreign_keys = ON');
+    store.db.exec(`
+      CREATE TABLE fault_parent (id INTEGER PRIMARY KEY);
+      CREATE TABLE fault_child (
+        parent INTEGER REFERENCES fault_parent(id) DEFERRABLE INITIALLY DEFERRED
+      );
+      CREATE TRIGGER fault_on_status AFTER UPDATE OF status ON tasks
+        BEGIN INSERT INTO fault_child (parent) VALUES (-1); END;
+    `);
+    return () => store.db.exec('DROP TRIGGER fault_on_status');
+  }
+
+  it('transition renames the folder back, so the row and the folder still agree and the task goes on', async () => {
+    const store = openStore();
+    const task = store.createTask({ title: 'commit fails' });
+    task.addMessage({ role: 'user', content: 'hello' });
+    const running = task.dir;
+    const heal = failNextCommit(store);
+    await expect(task.stop()).rejects.toThrow(/FOREIGN KEY/);
+    expect(store.requireTask(task.uuid).status).toBe('running');
+    expect(exists(running)).toBe(true);
+    expect(exists(path.join(store.root, 'paused', task.uuid))).toBe(false);
+    heal();
+    // The task can still change status: its folder is where its row says.
+    const again = store.openTask(task.uuid);
+    await again.stop();
+    expect(store.requireTask(task.uuid).status).toBe('paused');
+    expect(exists(path.join(store.root, 'paused', task.uuid, TASK_FILES.messages))).toBe(true);
+    store.close();
+  });
+
+  it('resumeTask renames the folder back to paused/', async () => {
+    const store = openStore();
+    const task = store.createTask({ title: 'resume commit fails' });
+    await task.stop();
+    const paused = path.join(store.root, 'paused', task.uuid);
+    const heal = failNextCommit(store);
+    expect(() => store.resumeTask(task.uuid)).toThrow(/FOREIGN KEY/);
+    expect(store.requireTask(task.uuid).status).toBe('paused');
+    expect(exists(paused)).toBe(true);
+    expect(exists(path.join(store.root, 'running', task.uuid))).toBe(false);
+    heal();
+    const resumed = store.resumeTask(task.uuid);
+    expect(resumed.dir).toBe(path.join(store.root, 'running', task.uuid));
+    resumed.close();
+    store.close();
+  });
+});

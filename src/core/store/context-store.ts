@@ -11,6 +11,7 @@ import { TaskContextManager, type FinalSummarizer, type TaskHost } from './task-
 import { recoverTaskFiles, reconcile, type RecoveryReport } from './recovery';
 import { basicFinalSummary } from './basic-final-summary';
 import { TaskReader } from './task-reader';
+import { syncCurrent } from './current-sync';
 import { CwbError, notFound } from '../errors';
 
 export interface ContextStoreOptions {
@@ -48,7 +49,8 @@ export const EMPTY_KEY: TaskKey = {
 /**
  * The contexts root: tasks.db plus running/, paused/ and completed/{uuid}/ (DESIGN.md §4).
  * Every status change updates the row and moves the folder inside one IMMEDIATE
- * transaction, so other processes never see the two disagree.
+ * transaction, so no other writer sees the two disagree (readers take no lock: TaskReader
+ * finds a folder that moved under it).
  */
 export class ContextStore implements TaskHost {
   readonly db: Db;
@@ -131,14 +133,14 @@ export class ContextStore implements TaskHost {
       );
     }
     const dir = this.taskPath(row);
-    recoverTaskFiles(dir);
+    this.prepareForWriting(dir);
     this.repo.setStatus(uuid, 'running', { process_id: process.pid, hostname: os.hostname() });
     return this.manager(uuid, dir);
   }
 
   /** paused/ (or a failed task's folder) → running/, owned by this process (seed 001 §3.1 is_resumed). */
   resumeTask(uuid: string): TaskContextManager {
-    const dir = this.repo.write(() => {
+    const dir = this.moveInTransaction(() => {
       const row = this.requireTask(uuid);
       if (row.status === 'running')
         throw new CwbError('conflict', `task ${uuid} is already running`);
@@ -146,9 +148,9 @@ export class ContextStore implements TaskHost {
         throw new CwbError('conflict', `task ${uuid} has completed; it cannot be resumed`);
       // Row first, folder second: if the move fails the transaction rolls the row back.
       this.repo.setStatus(uuid, 'running', { process_id: process.pid, hostname: os.hostname() });
-      return this.move(row, 'running');
+      return { row, status: 'running' };
     });
-    recoverTaskFiles(dir);
+    this.prepareForWriting(dir);
     return this.manager(uuid, dir);
   }
 
@@ -166,7 +168,7 @@ export class ContextStore implements TaskHost {
       );
     }
     const dir = this.taskPath(row);
-    recoverTaskFiles(dir);
+    this.prepareForWriting(dir);
     return this.manager(uuid, dir);
   }
 
@@ -196,7 +198,7 @@ export class ContextStore implements TaskHost {
     status: 'paused' | 'completed' | 'failed',
     extra: { error_message?: string; stats?: FinalStats } = {},
   ): string {
-    return this.repo.write(() => {
+    return this.moveInTransaction(() => {
       const row = this.requireTask(uuid);
       if (extra.stats) this.repo.setFinalStats(uuid, extra.stats);
       this.repo.setStatus(
@@ -204,8 +206,32 @@ export class ContextStore implements TaskHost {
         status,
         extra.error_message !== undefined ? { error_message: extra.error_message } : {},
       );
-      return this.move(row, status);
+      return { row, status };
     });
+  }
+
+  /**
+   * One write transaction that updates a row and then moves its folder; returns the new
+   * folder. If the transaction fails after the rename — its COMMIT can (SQLITE_FULL on a
+   * full disk) — the row keeps its old status, so the folder is renamed back before the
+   * error goes on; otherwise the next status change would find its folder gone.
+   */
+  private moveInTransaction(
+    update: () => { row: Pick<TaskRow, 'uuid' | 'status'>; status: TaskStatus },
+  ): string {
+    let renamed: { from: string; to: string } | undefined;
+    try {
+      return this.repo.write(() => {
+        const { row, status } = update();
+        const from = this.taskPath(row);
+        const to = this.move(row, status);
+        if (to !== from) renamed = { from, to };
+        return to;
+      });
+    } catch (error) {
+      if (renamed) moveBack(renamed.from, renamed.to);
+      throw error;
+    }
   }
 
   close(): void {
@@ -224,10 +250,33 @@ export class ContextStore implements TaskHost {
     return to;
   }
 
+  /**
+   * What the process that is about to write a task does first: set torn last lines aside,
+   * remove temp files of dead writers, and bring current.jsonl up to date with the history
+   * (a kill may have left it behind). Recovery on open only does the first, so opening the
+   * store never rewrites a task's context.
+   */
+  private prepareForWriting(dir: string): void {
+    recoverTaskFiles(dir);
+    syncCurrent(dir, { fsync: this.fsync });
+  }
+
   private manager(uuid: string, dir: string): TaskContextManager {
     return new TaskContextManager(this, uuid, dir, {
       fsync: this.fsync,
       summarizer: this.summarizer,
     });
+  }
+}
+
+/**
+ * Undoes a folder rename whose transaction did not commit. If even that fails, recovery
+ * moves the folder back on the next open (it always follows the row).
+ */
+function moveBack(from: string, to: string): void {
+  try {
+    if (!fs.existsSync(from)) fs.renameSync(to, from);
+  } catch {
+    // Left for recovery (reconcile), which runs under the write lock.
   }
 }

@@ -147,3 +147,83 @@ describe('MessageStore', () => {
     expect(fs.readdirSync(dir)).toEqual([]);
   });
 });
+
+describe('MessageStore.append when a write fails (disk full)', () => {
+  it('a message whose current.jsonl line cannot be written leaves no trace; the next append takes its seq', () => {
+    const dir = tempDir();
+    const store = MessageStore.open(dir);
+    store.append({ role: 'user', content: 'one' });
+    const real = fs.writeSync;
+    const currentIno = fs.statSync(store.currentPath).ino;
+    // Writes to current.jsonl fail; the others go through.
+    (fs as unknown as { writeSync: unknown }).writeSync = (
+      fd: number,
+      buffer: Buffer,
+      offset?: number,
+      length?: number,
+    ): number => {
+      if (fs.fstatSync(fd).ino === currentIno)
+        throw Object.assign(new Error('ENOSPC: no space left'), { code: 'ENOSPC' });
+      return real(fd, buffer, offset, length);
+    };
+    try {
+      expect(() => store.append({ role: 'user', content: 'two' })).toThrow(/ENOSPC/);
+    } finally {
+      (fs as unknown as { writeSync: typeof real }).writeSync = real;
+    }
+    expect(store.count).toBe(1);
+    const three = store.append({ role: 'user', content: 'three' });
+    expect(three.seq).toBe(2);
+    store.close();
+    expect(lines(store.messagesPath)).toMatchObject([{ seq: 1 }, { seq: 2, content: 'three' }]);
+    expect(lines(store.currentPath)).toEqual([
+      { role: 'user', content: 'one' },
+      { role: 'user', content: 'three' },
+    ]);
+    const reopened = MessageStore.open(dir);
+    expect(reopened.readWindow(1, 10).messages.map((m) => m.content)).toEqual(['one', 'three']);
+    reopened.close();
+  });
+});
+
+describe('lines that are JSON but not messages', () => {
+  it('are bad lines of the window ("not a message"); fields of the wrong type are made safe', () => {
+    const dir = tempDir();
+    const store = MessageStore.open(dir);
+    store.append({ role: 'user', content: 'real' });
+    store.close();
+    fs.appendFileSync(
+      path.join(dir, TASK_FILES.messages),
+      [
+        'null',
+        '0',
+        '{"content":5}',
+        '{"seq":3,"tool_calls":"x"}',
+        '{"seq":4,"role":"user","content":5,"tool_calls":"x","tokens":"many"}',
+        '{"seq":5,"role":"assistant","content":null,"tool_calls":[{"function":{"name":"f","arguments":"{}"}},7]}',
+      ].join('\n') + '\n',
+    );
+    fs.appendFileSync(
+      path.join(dir, TASK_FILES.current),
+      'null\n{"role":"user","content":["a"]}\n',
+    );
+    const reader = MessageStore.open(dir, { readonly: true });
+    const window = reader.readWindow(1, 100);
+    expect(window.bad.map((b) => [b.lineNo, b.error])).toEqual([
+      [2, expect.stringMatching(/^not a message/)],
+      [3, expect.stringMatching(/^not a message/)],
+      [4, expect.stringMatching(/^not a message/)],
+      [5, expect.stringMatching(/^not a message/)],
+    ]);
+    expect(window.messages.map((m) => [m.seq, m.content, m.tool_calls?.length, m.tokens])).toEqual([
+      [1, 'real', undefined, expect.any(Number)],
+      [4, '5', undefined, 0],
+      [5, null, 1, 0],
+    ]);
+    const current = reader.readCurrent(1, 10);
+    expect(current.bad).toMatchObject([{ lineNo: 2, file: 'current.jsonl' }]);
+    expect(current.messages.map((m) => m.content)).toEqual(['real', '["a"]']);
+    expect(reader.currentTokenCount()).toBeGreaterThan(0);
+    reader.close();
+  });
+});

@@ -18,6 +18,7 @@ import {
   type CurrentWindow,
   type MessageWindow,
 } from './message-window';
+import { asCurrentMessage } from './message-shape';
 import { countMessageTokens } from '../tokens';
 import { estimateTokens } from '../tokens/estimate';
 import { TASK_FILES } from './contexts-layout';
@@ -110,13 +111,31 @@ export class MessageStore {
       ...(input.historyOnly && { history_only: true as const }),
     };
     // Line first, index second: after a crash between the two, opening the index catches up.
+    // A crash before the current.jsonl line is caught up when the task is next opened for
+    // writing (syncCurrent).
     const { offset } = this.logs.messages.append(JSON.stringify(record));
-    this.index.append(offset);
-    if (!input.historyOnly) {
-      this.logs.current.append(JSON.stringify(toCurrent(record)));
-      if (this.currentTokens !== undefined) this.currentTokens += record.tokens;
+    const indexed = this.index.count;
+    try {
+      this.index.append(offset);
+      if (!input.historyOnly) this.logs.current.append(JSON.stringify(toCurrent(record)));
+    } catch (error) {
+      // A write failed (disk full): the message was not stored, so it leaves no trace, and
+      // the next append gets this seq and lands in both files.
+      this.rollBack(offset, indexed);
+      throw error;
     }
+    if (!input.historyOnly && this.currentTokens !== undefined) this.currentTokens += record.tokens;
     return record;
+  }
+
+  private rollBack(offset: number, indexed: number): void {
+    try {
+      if (this.index.count > indexed) this.index.truncate(indexed);
+      this.logs?.messages.truncateTo(offset);
+    } catch {
+      // Truncating frees space, so this hardly fails; if it does, reopening the task repairs
+      // the index and brings current.jsonl up to date with the history.
+    }
   }
 
   /** Up to `limit` messages starting at `fromSeq`, read through the offset index. */
@@ -144,9 +163,9 @@ export class MessageStore {
           continue;
         }
         if (isPartial(entry)) continue;
-        const parsed = parseEntry(entry, this.currentPath);
+        const parsed = parseEntry(entry, this.currentPath, asCurrentMessage);
         if (!parsed.ok) continue;
-        const msg = parsed.value as CurrentMessage;
+        const msg = parsed.value;
         total += estimateTokens(
           (msg.content ?? '') + (msg.tool_calls ? JSON.stringify(msg.tool_calls) : ''),
         );

@@ -2,6 +2,7 @@ import type { CurrentMessage, MessageRecord } from '../../shared/task-types';
 import type { OffsetIndex } from '../jsonl/offset-index';
 import { readLinesSync } from '../jsonl/line-reader';
 import path from 'node:path';
+import { asCurrentMessage, asMessageRecord, type ShapeResult } from './message-shape';
 
 /** A line read back from a JSONL file that could not be understood, with where it sits. */
 export interface BadLine {
@@ -41,8 +42,8 @@ export function readMessageWindow(
   if (limit > 0 && first <= total) {
     for (const entry of readLinesSync(file, { start: index.offsetOf(first), firstLineNo: first })) {
       if (messages.length + bad.length >= limit || isPartial(entry)) break;
-      const parsed = parseEntry(entry, file);
-      if (parsed.ok) messages.push(parsed.value as MessageRecord);
+      const parsed = parseEntry(entry, file, asMessageRecord);
+      if (parsed.ok) messages.push(parsed.value);
       else bad.push(parsed.bad);
     }
   }
@@ -58,8 +59,8 @@ export function readCurrentWindow(file: string, fromIndex: number, limit: number
     if (isPartial(entry)) break;
     total++;
     if (entry.lineNo < fromIndex || messages.length + bad.length >= limit) continue;
-    const parsed = parseEntry(entry, file);
-    if (parsed.ok) messages.push({ ...(parsed.value as CurrentMessage), index: entry.lineNo });
+    const parsed = parseEntry(entry, file, asCurrentMessage);
+    if (parsed.ok) messages.push({ ...parsed.value, index: entry.lineNo });
     else bad.push(parsed.bad);
   }
   return { messages, bad, total };
@@ -71,9 +72,23 @@ export function isPartial(entry: LineEntry): boolean {
   return 'text' in entry && entry.partial === true;
 }
 
+/**
+ * Parses one line; with `shape`, a line that is JSON but not what the file holds (a message)
+ * is a bad line too, so readers never hand on a value of the wrong shape.
+ */
 export function parseEntry(
   entry: LineEntry,
   file: string,
+): { ok: true; value: unknown } | { ok: false; bad: BadLine };
+export function parseEntry<T>(
+  entry: LineEntry,
+  file: string,
+  shape: (value: unknown) => ShapeResult<T>,
+): { ok: true; value: T } | { ok: false; bad: BadLine };
+export function parseEntry(
+  entry: LineEntry,
+  file: string,
+  shape?: (value: unknown) => ShapeResult<unknown>,
 ): { ok: true; value: unknown } | { ok: false; bad: BadLine } {
   const name = path.basename(file);
   if ('tooLong' in entry) {
@@ -86,8 +101,9 @@ export function parseEntry(
       },
     };
   }
+  let value: unknown;
   try {
-    return { ok: true, value: JSON.parse(entry.text) };
+    value = JSON.parse(entry.text);
   } catch (err) {
     return {
       ok: false,
@@ -98,4 +114,9 @@ export function parseEntry(
       },
     };
   }
+  if (!shape) return { ok: true, value };
+  const checked = shape(value);
+  return checked.ok
+    ? checked
+    : { ok: false, bad: { file: name, lineNo: entry.lineNo, error: checked.error } };
 }

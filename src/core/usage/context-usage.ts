@@ -6,6 +6,7 @@ import { allRecords } from '../compaction/compaction-record';
 import { readLinesSync } from '../jsonl/line-reader';
 import { OffsetIndex } from '../jsonl/offset-index';
 import { TASK_FILES } from '../store/contexts-layout';
+import { asMessageRecord } from '../store/message-shape';
 import { Downsampler, UsageTracker, type UsageCompaction } from './usage-series';
 
 export interface UsageLimits {
@@ -43,11 +44,12 @@ export function contextUsage(
       if ('tooLong' in entry || entry.text.trim() === '') continue;
       let message: MessageRecord;
       try {
-        message = JSON.parse(entry.text) as MessageRecord;
+        const checked = asMessageRecord(JSON.parse(entry.text));
+        if (!checked.ok) continue;
+        message = checked.value;
       } catch {
         continue; // reported by readMessages; a chart skips what it cannot read
       }
-      if (typeof message.seq !== 'number') continue;
       sampler.add(tracker.push(message));
     }
   }
