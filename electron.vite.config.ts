@@ -97,6 +97,9 @@ export default defineConfig({
   renderer: {
     root: src('renderer'),
     build: {
+      // electron-vite leaves the renderer unminified; `cwb serve` sends it to a browser that
+      // parses it before the first view appears, so ship it small.
+      minify: true,
       rolldownOptions: {
         input: { index: src('renderer/index.html') },
       },

@@ -7,6 +7,7 @@ import { readLinesSync } from '../jsonl/line-reader';
 import { TASK_FILES } from '../store/contexts-layout';
 import { asMessageRecord } from '../store/message-shape';
 import { contextUsage } from '../usage/context-usage';
+import { UsageFiguresCache } from '../usage/usage-cache';
 import { taskContextWindow } from './task-context-window';
 import type { ServiceContext } from './service-context';
 
@@ -14,6 +15,8 @@ import type { ServiceContext } from './service-context';
 export function taskViewHandlers(
   ctx: ServiceContext,
 ): Pick<WorkbenchHandlers, 'contextUsage' | 'listPlanning' | 'listToolCalls'> {
+  // Kept for the host's life: reopening a long task's chart reads only what was appended.
+  const usageFigures = new UsageFiguresCache();
   return {
     contextUsage: async ({ uuid, maxPoints }) => {
       const reader = ctx.store.readTask(uuid);
@@ -27,6 +30,7 @@ export function taskViewHandlers(
           thresholdTokens: config.storage.token_threshold,
         },
         maxPoints,
+        usageFigures,
       );
     },
 

@@ -8,6 +8,9 @@ import {
   tasksTableStamp,
   type FacetValues,
 } from '../db/task-facets';
+import path from 'node:path';
+import { TASK_FILES } from '../store/contexts-layout';
+import { LineCountCache } from './line-count-cache';
 import type { ServiceContext } from './service-context';
 
 const PROMPT_PREVIEW_CHARS = 200;
@@ -23,6 +26,7 @@ export function tasksHandlers(
     if (values?.stamp !== stamp) values = { stamp, lists: taskFacetValues(ctx.store.db) };
     return values.lists;
   };
+  const currentLines = new LineCountCache();
   return {
     queryTasks: async (q) => {
       const { facets, ...query } = q;
@@ -46,7 +50,8 @@ export function tasksHandlers(
         task: reader.row,
         metadata: metadata ? (metadata as Record<string, unknown>) : null,
         finalSummary: reader.finalSummary() ?? null,
-        currentMessages: reader.current(1, 0).total,
+        // A line count, not a parse of every line: current.jsonl can hold 100 MiB.
+        currentMessages: currentLines.count(path.join(reader.dir, TASK_FILES.current)),
         compactions: { total: records.length, active: records.filter((r) => !r.undone).length },
         supervised: ctx.supervisor.isRunning(uuid),
       };

@@ -1,12 +1,8 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import type { ContextUsageSeries } from '../../shared/api/task-view-api';
-import type { MessageRecord } from '../../shared/task-types';
 import { allRecords } from '../compaction/compaction-record';
-import { readLinesSync } from '../jsonl/line-reader';
-import { OffsetIndex } from '../jsonl/offset-index';
 import { TASK_FILES } from '../store/contexts-layout';
-import { asMessageRecord } from '../store/message-shape';
+import type { UsageFiguresCache } from './usage-cache';
 import { Downsampler, UsageTracker, type UsageCompaction } from './usage-series';
 
 export interface UsageLimits {
@@ -17,15 +13,16 @@ export interface UsageLimits {
 }
 
 /**
- * The context-usage series of a task, computed where the files are: messages.jsonl is
- * streamed once (64 KiB at a time, one parsed line held at once) and downsampled as it
- * goes, so a 200,000-message task costs one pass and a few thousand points of memory.
+ * The context-usage series of a task, computed where the files are. The figures of every
+ * message come from `cache` (messages.jsonl is read once, then only what was appended), so
+ * a request costs one pass over a few compact arrays and the downsampled points.
  */
-export function contextUsage(
+export async function contextUsage(
   taskDir: string,
   limits: UsageLimits,
   maxPoints: number,
-): ContextUsageSeries {
+  cache: UsageFiguresCache,
+): Promise<ContextUsageSeries> {
   const records = allRecords(taskDir);
   const compactions: UsageCompaction[] = records.map((r) => ({
     id: r.id,
@@ -34,25 +31,10 @@ export function contextUsage(
     tokensAfter: typeof r.tokens_after === 'number' ? r.tokens_after : r.summary_tokens,
     undone: r.undone,
   }));
-  const file = path.join(taskDir, TASK_FILES.messages);
-  const total = countMessages(taskDir);
+  const { samples, lines: total } = await cache.figures(path.join(taskDir, TASK_FILES.messages));
   const tracker = new UsageTracker(compactions);
   const sampler = Downsampler.forTotal(total, maxPoints);
-  if (fs.existsSync(file)) {
-    for (const entry of readLinesSync(file)) {
-      if (entry.partial) break;
-      if ('tooLong' in entry || entry.text.trim() === '') continue;
-      let message: MessageRecord;
-      try {
-        const checked = asMessageRecord(JSON.parse(entry.text));
-        if (!checked.ok) continue;
-        message = checked.value;
-      } catch {
-        continue; // reported by readMessages; a chart skips what it cannot read
-      }
-      sampler.add(tracker.push(message));
-    }
-  }
+  for (let i = 0; i < samples.length; i++) sampler.add(tracker.pushFigures(samples.at(i)));
   const points = sampler.flush();
   return {
     seqs: points.map((p) => p.seq),
@@ -74,17 +56,4 @@ export function contextUsage(
     totalMessages: total,
     bucketSize: sampler.bucketSize,
   };
-}
-
-function countMessages(taskDir: string): number {
-  const file = path.join(taskDir, TASK_FILES.messages);
-  if (!fs.existsSync(file)) return 0;
-  const index = OffsetIndex.open(file, path.join(taskDir, TASK_FILES.messagesIndex), {
-    readonly: true,
-  });
-  try {
-    return index.count;
-  } finally {
-    index.close();
-  }
 }

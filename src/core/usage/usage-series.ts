@@ -17,16 +17,39 @@ export interface UsagePoint {
   time: number | null;
 }
 
-type UsageMessage = Pick<
+export type UsageMessage = Pick<
   MessageRecord,
   'seq' | 'role' | 'tokens' | 'usage' | 'timestamp' | 'compaction_id' | 'history_only'
 >;
+
+/** What the series needs of one message, whatever compactions are in effect. */
+export interface MessageFigures {
+  seq: number;
+  /** The context a provider reported for this (assistant) message, else null. */
+  reported: number | null;
+  /** The message's own estimated tokens. */
+  tokens: number;
+  /** Whether the message enters the context by itself (not compaction-made, not history-only). */
+  counts: boolean;
+  time: number | null;
+}
 
 /** Tokens a provider counted as the request's input: fresh input plus cache reads and writes. */
 export function providerContextTokens(usage: MessageRecord['usage']): number | null {
   if (!usage) return null;
   const total = usage.input_tokens + usage.cache_read_tokens + usage.cache_creation_tokens;
   return total > 0 ? total : null;
+}
+
+export function figuresOf(message: UsageMessage): MessageFigures {
+  const t = Date.parse(message.timestamp);
+  return {
+    seq: message.seq,
+    reported: message.role === 'assistant' ? providerContextTokens(message.usage) : null,
+    tokens: message.tokens,
+    counts: message.compaction_id === undefined && message.history_only !== true,
+    time: Number.isFinite(t) ? t : null,
+  };
 }
 
 /**
@@ -51,30 +74,22 @@ export class UsageTracker {
   }
 
   push(message: UsageMessage): UsagePoint {
-    const reported = message.role === 'assistant' ? providerContextTokens(message.usage) : null;
-    const counts = message.compaction_id === undefined && message.history_only !== true;
+    return this.pushFigures(figuresOf(message));
+  }
+
+  pushFigures(m: MessageFigures): UsagePoint {
     let point: UsagePoint;
-    if (reported !== null) {
-      point = { seq: message.seq, tokens: reported, source: 'provider', time: timeOf(message) };
-      this.estimate = reported + (counts ? message.tokens : 0);
+    if (m.reported !== null) {
+      point = { seq: m.seq, tokens: m.reported, source: 'provider', time: m.time };
+      this.estimate = m.reported + (m.counts ? m.tokens : 0);
     } else {
-      if (counts) this.estimate += Math.max(0, message.tokens || 0);
-      point = {
-        seq: message.seq,
-        tokens: this.estimate,
-        source: 'estimate',
-        time: timeOf(message),
-      };
+      if (m.counts) this.estimate += Math.max(0, m.tokens || 0);
+      point = { seq: m.seq, tokens: this.estimate, source: 'estimate', time: m.time };
     }
-    const after = this.drops.get(message.seq);
+    const after = this.drops.get(m.seq);
     if (after !== undefined) this.estimate = after;
     return point;
   }
-}
-
-function timeOf(message: UsageMessage): number | null {
-  const t = Date.parse(message.timestamp);
-  return Number.isFinite(t) ? t : null;
 }
 
 /**

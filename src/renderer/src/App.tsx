@@ -1,12 +1,19 @@
-import { useEffect } from 'react';
+import { lazy, Suspense, useEffect } from 'react';
 import { AppHeader } from './components/app-header';
 import { useAppInfo } from './hooks/use-app-info';
 import { useRoute } from './router/use-route';
 import { useUiStore } from './state/ui-store';
 import { TasksPage } from './features/browser/tasks-page';
 import { TaskPage } from './features/task/task-page';
-import { CompactionPage } from './features/compaction/compaction-page';
-import { SettingsPage } from './features/settings/settings-page';
+
+// The first views (the table, a task) load with the page; the summary diff and the settings
+// carry the diff library and the API's schemas (zod), so they load when opened.
+const CompactionPage = lazy(() =>
+  import('./features/compaction/compaction-page').then((m) => ({ default: m.CompactionPage })),
+);
+const SettingsPage = lazy(() =>
+  import('./features/settings/settings-page').then((m) => ({ default: m.SettingsPage })),
+);
 
 /** The workbench: one page per route (see router/route.ts). */
 export function App() {
@@ -24,8 +31,10 @@ export function App() {
       <main className="app-main">
         {route.page === 'tasks' && <TasksPage />}
         {route.page === 'task' && <TaskPage route={route} />}
-        {route.page === 'compaction' && <CompactionPage uuid={route.uuid} id={route.id} />}
-        {route.page === 'settings' && <SettingsPage />}
+        <Suspense fallback={<div className="state-panel state-loading" role="status" />}>
+          {route.page === 'compaction' && <CompactionPage uuid={route.uuid} id={route.id} />}
+          {route.page === 'settings' && <SettingsPage />}
+        </Suspense>
       </main>
     </div>
   );

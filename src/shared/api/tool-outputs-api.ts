@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { taskUuidSchema } from './common-schemas';
 import { operation } from './operation';
+import { MAX_TOOL_OUTPUT_LINES } from './tool-output-limits';
 
-export const MAX_TOOL_OUTPUT_LINES = 5000;
+export { MAX_TOOL_OUTPUT_LINES };
 
 export const readToolOutputInput = z.strictObject({
   uuid: taskUuidSchema,

@@ -48,9 +48,27 @@ export function useTaskPages(query: TaskQuery): TaskPages {
   const pages = useRef(new Map<number, TaskListRow[]>());
   const inFlight = useRef(new Set<number>());
   const generation = useRef(0);
+  const lastFacets = useRef<TaskFacets | null>(null);
   const queryKey = JSON.stringify(query);
   const queryRef = useRef(query);
   queryRef.current = query;
+
+  // The facets (status counts, value lists) cost more than a page: asked for right after the
+  // first page, so the rows never wait for the filters' counts.
+  const fetchFacets = useCallback(
+    (gen: number): void => {
+      api.queryTasks({ ...queryRef.current, limit: 0, offset: 0, facets: true }).then(
+        (result) => {
+          if (gen !== generation.current || !result.facets) return;
+          const facets = result.facets;
+          lastFacets.current = facets;
+          setState((prev) => (prev.kind === 'ready' ? { ...prev, facets } : prev));
+        },
+        () => undefined, // the filters keep the counts they had; the next refresh retries
+      );
+    },
+    [api],
+  );
 
   const fetchPage = useCallback(
     (page: number, gen: number): void => {
@@ -61,7 +79,6 @@ export function useTaskPages(query: TaskQuery): TaskPages {
           ...queryRef.current,
           limit: TASK_PAGE_SIZE,
           offset: page * TASK_PAGE_SIZE,
-          facets: page === 0,
         })
         .then(
           (result) => {
@@ -71,9 +88,12 @@ export function useTaskPages(query: TaskQuery): TaskPages {
             setState((prev) => ({
               kind: 'ready',
               total: result.total,
-              facets: result.facets ?? (prev.kind === 'ready' ? prev.facets : null),
+              // Until this query's facets come, the last ones (the value lists cover every
+              // task anyway) rather than none.
+              facets: prev.kind === 'ready' ? prev.facets : lastFacets.current,
             }));
             setVersion((v) => v + 1);
+            if (page === 0) fetchFacets(gen);
           },
           (err: unknown) => {
             if (gen !== generation.current) return;
@@ -82,7 +102,7 @@ export function useTaskPages(query: TaskQuery): TaskPages {
           },
         );
     },
-    [api],
+    [api, fetchFacets],
   );
 
   const restart = useCallback(
@@ -94,7 +114,7 @@ export function useTaskPages(query: TaskQuery): TaskPages {
         pages.current.clear();
         setState({ kind: 'loading' });
       }
-      // Page 0 carries the total and the facets; the others only if they were on screen.
+      // Page 0 carries the total (and brings the facets); the others only if they were on screen.
       for (const page of new Set([0, ...loaded])) fetchPage(page, gen);
     },
     [fetchPage],

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { TaskSortColumn } from '../../../../shared/api/tasks-api';
 import { StatePanel } from '../../components/state-panel';
 import { useDebounced } from '../../hooks/use-debounced';
@@ -7,7 +7,11 @@ import { useT } from '../../i18n/use-t';
 import { browserStrings } from './strings';
 import { NO_FILTERS, TaskFilters, type FilterValues } from './task-filters';
 import { TaskGrid } from './task-grid';
-import { ExportDialog } from '../transfer/export-dialog';
+
+// Carries the transfer API's schemas (zod): loaded when the dialog opens, not with the table.
+const ExportDialog = lazy(() =>
+  import('../transfer/export-dialog').then((m) => ({ default: m.ExportDialog })),
+);
 
 /** Text columns read best A→Z first; dates and counts newest/largest first. */
 const ASCENDING_FIRST: ReadonlySet<TaskSortColumn> = new Set([
@@ -103,7 +107,9 @@ export function TasksPage() {
           {t('export')}
         </button>
         {exporting && activeUuid && (
-          <ExportDialog uuids={[activeUuid]} onClose={() => setExporting(false)} />
+          <Suspense fallback={null}>
+            <ExportDialog uuids={[activeUuid]} onClose={() => setExporting(false)} />
+          </Suspense>
         )}
       </div>
       <TaskFilters

@@ -1,8 +1,8 @@
+import { lazy, Suspense } from 'react';
 import { StatePanel } from '../../components/state-panel';
 import { useT } from '../../i18n/use-t';
 import type { Route, TaskTab } from '../../router/route';
 import { navigate } from '../../router/use-route';
-import { CompactionControls } from '../compaction/compaction-controls';
 import { PlanningTab } from './planning-tab';
 import { taskStrings, type TaskStringKey } from './strings';
 import { TaskHeader } from './task-header';
@@ -13,6 +13,12 @@ import { useCompactions } from './use-compactions';
 import { useTaskDetail } from './use-task-detail';
 import './task-view.css';
 
+// The compaction tab carries the API's schemas (zod) and the diff code: not needed to show
+// the timeline, so it loads when the tab opens.
+const CompactionControls = lazy(() =>
+  import('../compaction/compaction-controls').then((m) => ({ default: m.CompactionControls })),
+);
+
 type TaskRoute = Extract<Route, { page: 'task' }>;
 
 const TABS: { tab: TaskTab; label: TaskStringKey }[] = [
@@ -22,7 +28,11 @@ const TABS: { tab: TaskTab; label: TaskStringKey }[] = [
   { tab: 'tools', label: 'tabTools' },
 ];
 
-/** One task: header, usage chart, and the timeline / compactions / planning / tools tabs. */
+/**
+ * One task: header, usage chart, and the timeline / compactions / planning / tools tabs.
+ * Each part asks for its own data at once and shows it when it comes: the timeline's first
+ * window does not wait for the header's getTask nor for the usage chart.
+ */
 export function TaskPage({ route }: { route: TaskRoute }) {
   const t = useT(taskStrings);
   const { uuid } = route;
@@ -32,7 +42,6 @@ export function TaskPage({ route }: { route: TaskRoute }) {
     navigate({ page: 'task', uuid, tab: route.tab, view: route.view, ...change });
   const jump = (seq: number): void => go({ tab: 'timeline', seq, view: 'history' });
 
-  if (state.kind === 'loading') return <StatePanel tone="loading" title={t('loading')} />;
   if (state.kind === 'error')
     return (
       <StatePanel tone="error" title={t('loadError')}>
@@ -45,7 +54,18 @@ export function TaskPage({ route }: { route: TaskRoute }) {
 
   return (
     <div className="task-view">
-      <TaskHeader detail={state.detail} onChanged={reload} />
+      {state.kind === 'ready' ? (
+        <TaskHeader detail={state.detail} onChanged={reload} />
+      ) : (
+        <header className="tv-header tv-header-loading" aria-busy="true">
+          <div className="tv-header-top">
+            <button type="button" className="tv-link" onClick={() => navigate({ page: 'tasks' })}>
+              {t('back')}
+            </button>
+            <span className="tv-muted">{t('loading')}</span>
+          </div>
+        </header>
+      )}
       <UsageChart uuid={uuid} revision={revision} />
       <nav className="tv-tabs" role="tablist">
         {TABS.map(({ tab, label }) => (
@@ -77,9 +97,18 @@ export function TaskPage({ route }: { route: TaskRoute }) {
             onRoute={(change) => go({ tab: 'timeline', seq: undefined, ...change })}
           />
         )}
-        {route.tab === 'compactions' && (
-          <CompactionControls uuid={uuid} status={state.detail.task.status} onChanged={reload} />
-        )}
+        {route.tab === 'compactions' &&
+          (state.kind === 'ready' ? (
+            <Suspense fallback={<StatePanel tone="loading" title={t('loading')} />}>
+              <CompactionControls
+                uuid={uuid}
+                status={state.detail.task.status}
+                onChanged={reload}
+              />
+            </Suspense>
+          ) : (
+            <StatePanel tone="loading" title={t('loading')} />
+          ))}
         {route.tab === 'planning' && <PlanningTab uuid={uuid} revision={revision} />}
         {route.tab === 'tools' && <ToolsTab uuid={uuid} revision={revision} onJump={jump} />}
       </div>

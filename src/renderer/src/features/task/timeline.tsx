@@ -22,7 +22,7 @@ export interface TimelineProps {
 /** The messages, virtualized and fetched window by window as they scroll into view. */
 export function Timeline({ uuid, view, target, revision, compactions, onJump }: TimelineProps) {
   const t = useT(taskStrings);
-  const data = useMessageWindows(uuid, view, revision);
+  const data = useMessageWindows(uuid, view, revision, target);
   const scroller = useRef<HTMLDivElement>(null);
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
   const byId = useMemo(() => new Map(compactions.map((c) => [c.id, c])), [compactions]);

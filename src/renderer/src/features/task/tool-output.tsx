@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { MAX_TOOL_OUTPUT_LINES } from '../../../../shared/api/tool-outputs-api';
+import { MAX_TOOL_OUTPUT_LINES } from '../../../../shared/api/tool-output-limits';
 import { useApi } from '../../api/api-context';
 import { useT } from '../../i18n/use-t';
 import { taskStrings } from './strings';

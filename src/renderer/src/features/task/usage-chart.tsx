@@ -1,32 +1,21 @@
-import { useEffect, useRef, useState } from 'react';
-import uPlot from 'uplot';
-import 'uplot/dist/uPlot.min.css';
+import { lazy, Suspense, useEffect } from 'react';
 import type { ContextUsageSeries } from '../../../../shared/api/task-view-api';
-import { compactNumber } from '../../format/numbers';
 import { useT } from '../../i18n/use-t';
-import { navigate } from '../../router/use-route';
-import { useUiStore } from '../../state/ui-store';
 import { tokens } from './format';
 import { taskStrings } from './strings';
 import { useContextUsage } from './use-context-usage';
 
-const HEIGHT = 200;
-
-interface Mark {
-  id: number;
-  left: number;
-  title: string;
-  undone: boolean;
-}
-
-function cssVar(name: string, fallback: string): string {
-  return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || fallback;
-}
+// uPlot is a sixth of the UI's code and only draws once the series is here: it loads beside
+// the first requests instead of before the first view.
+const loadCanvas = () => import('./usage-chart-canvas');
+const ChartCanvas = lazy(() => loadCanvas().then((m) => ({ default: m.ChartCanvas })));
 
 /** Tokens in the model's context over the task, the threshold, and clickable compaction marks. */
 export function UsageChart({ uuid, revision }: { uuid: string; revision: number }) {
   const t = useT(taskStrings);
   const state = useContextUsage(uuid, revision);
+  // Fetch the chart's code while the series is being computed, not after.
+  useEffect(() => void loadCanvas(), []);
   return (
     <section className="tv-chart-panel" aria-label={t('chartTitle')}>
       <div className="tv-chart-head">
@@ -43,7 +32,9 @@ export function UsageChart({ uuid, revision }: { uuid: string; revision: number 
         (state.series.seqs.length === 0 ? (
           <p className="tv-muted tv-chart-placeholder">{t('chartEmpty')}</p>
         ) : (
-          <ChartCanvas uuid={uuid} series={state.series} />
+          <Suspense fallback={<p className="tv-muted tv-chart-placeholder">{t('chartLoading')}</p>}>
+            <ChartCanvas uuid={uuid} series={state.series} />
+          </Suspense>
         ))}
     </section>
   );
@@ -66,140 +57,6 @@ function ChartLegend({ series }: { series: ContextUsageSeries }) {
       {series.bucketSize > 1 && (
         <span className="tv-muted">{t('chartSampled', { n: series.bucketSize })}</span>
       )}
-    </div>
-  );
-}
-
-function ChartCanvas({ uuid, series }: { uuid: string; series: ContextUsageSeries }) {
-  const t = useT(taskStrings);
-  const host = useRef<HTMLDivElement>(null);
-  const theme = useUiStore((s) => s.theme);
-  const [marks, setMarks] = useState<Mark[]>([]);
-  const markTitle = useRef(t);
-  markTitle.current = t;
-
-  useEffect(() => {
-    const el = host.current;
-    if (!el) return;
-    const accent = cssVar('--accent', '#0f9f8c');
-    const provider = cssVar('--running', '#2563eb');
-    const danger = cssVar('--failed', '#c2410c');
-    const muted = cssVar('--muted', '#5b6178');
-    const line = cssVar('--line', '#e3e6f0');
-    const providerOnly = series.tokens.map((v, i) => (series.sources[i] === 'provider' ? v : null));
-    const threshold = series.seqs.map(() => series.thresholdTokens);
-    const axis = { stroke: muted, grid: { stroke: line, width: 1 }, ticks: { stroke: line } };
-    const placeMarks = (u: uPlot): void => {
-      const tr = markTitle.current;
-      setMarks(
-        series.compactions.map((c) => ({
-          id: c.id,
-          undone: c.undone,
-          left: u.valToPos(c.seq, 'x') + u.bbox.left / devicePixelRatio,
-          title: tr('chartMark', {
-            id: c.id,
-            strategy: c.strategy,
-            before: tokens(c.tokensBefore),
-            after: tokens(c.tokensAfter),
-          }),
-        })),
-      );
-    };
-    const opts: uPlot.Options = {
-      width: Math.max(300, el.clientWidth),
-      height: HEIGHT,
-      cursor: { drag: { x: true, y: false } },
-      scales: {
-        x: { time: false },
-        y: { range: (_u, _min, max) => [0, Math.max(max, series.thresholdTokens) * 1.08] },
-      },
-      axes: [
-        { ...axis, values: (_u, vals) => vals.map((v) => `#${compactNumber(v)}`) },
-        { ...axis, size: 56, values: (_u, vals) => vals.map((v) => compactNumber(v)) },
-      ],
-      series: [
-        {
-          label: 'seq',
-          value: (_u, v, _s, idx) => {
-            if (v === null || v === undefined) return '—';
-            const time = idx === null || idx === undefined ? null : series.times[idx];
-            return `#${v}${time ? ` · ${new Date(time).toLocaleString()}` : ''}`;
-          },
-        },
-        {
-          label: t('chartContext'),
-          stroke: accent,
-          width: 2,
-          fill: `${accent}22`,
-          points: { show: false },
-          value: (_u, v) => (v === null || v === undefined ? '—' : tokens(v)),
-        },
-        {
-          label: t('chartProvider'),
-          stroke: provider,
-          paths: () => null,
-          points: {
-            show: true,
-            size: series.seqs.length > 300 ? 3 : 6,
-            fill: provider,
-            stroke: provider,
-          },
-          value: (_u, v) => (v === null || v === undefined ? '—' : tokens(v)),
-        },
-        { label: 'threshold', stroke: danger, width: 1.5, dash: [6, 4], points: { show: false } },
-      ],
-      hooks: {
-        draw: [
-          (u) => {
-            const ctx = u.ctx;
-            ctx.save();
-            for (const c of series.compactions) {
-              const x = Math.round(u.valToPos(c.seq, 'x', true));
-              ctx.strokeStyle = c.undone ? muted : danger;
-              ctx.globalAlpha = c.undone ? 0.4 : 0.75;
-              ctx.lineWidth = 1.5 * devicePixelRatio;
-              ctx.setLineDash(c.undone ? [3 * devicePixelRatio, 3 * devicePixelRatio] : []);
-              ctx.beginPath();
-              ctx.moveTo(x, u.bbox.top);
-              ctx.lineTo(x, u.bbox.top + u.bbox.height);
-              ctx.stroke();
-            }
-            ctx.restore();
-            placeMarks(u);
-          },
-        ],
-      },
-      legend: { show: true, live: true },
-    };
-    const chart = new uPlot(opts, [series.seqs, series.tokens, providerOnly, threshold], el);
-    const resize = new ResizeObserver(() =>
-      chart.setSize({ width: Math.max(300, el.clientWidth), height: HEIGHT }),
-    );
-    resize.observe(el);
-    return () => {
-      resize.disconnect();
-      chart.destroy();
-    };
-  }, [series, theme]);
-
-  return (
-    <div className="tv-chart">
-      <div ref={host} className="tv-chart-canvas" />
-      <div className="tv-marks" aria-label={t('compactions')}>
-        {marks.map((m) => (
-          <button
-            key={m.id}
-            type="button"
-            className={m.undone ? 'tv-mark tv-mark-undone' : 'tv-mark'}
-            style={{ left: m.left }}
-            title={m.title}
-            aria-label={m.title}
-            onClick={() => navigate({ page: 'compaction', uuid, id: m.id })}
-          >
-            {m.id}
-          </button>
-        ))}
-      </div>
     </div>
   );
 }

@@ -30,12 +30,15 @@ export interface MessageWindows {
 /**
  * The timeline's data: fetched window by window (readMessages from/limit) as positions come
  * into view, with a bounded cache so a 200,000-message task costs what a 2,000-message one
- * does. `revision` (a live event) re-reads the total and the newest window.
+ * does. `revision` (a live event) re-reads the total and the newest window. `opensAt` (a
+ * 1-based position the view opens at) makes the first request the window holding it, so a
+ * deep link shows its message after one round trip, not two.
  */
 export function useMessageWindows(
   uuid: string,
   view: 'history' | 'current',
   revision: number,
+  opensAt?: number,
 ): MessageWindows {
   const api = useApi();
   const [total, setTotal] = useState<number | null>(null);
@@ -45,6 +48,9 @@ export function useMessageWindows(
   const pending = useRef(new Set<number>());
   const calls = useRef(new Map<string, KnownCall>());
   const generation = useRef(0);
+  const firstWindow = useRef(0);
+  firstWindow.current =
+    opensAt !== undefined && opensAt > 0 ? Math.floor((opensAt - 1) / WINDOW_SIZE) : 0;
 
   const store = useCallback((windowIndex: number, messages: TimelineMessage[]) => {
     const windows = cache.current;
@@ -71,7 +77,9 @@ export function useMessageWindows(
         .then(
           (page) => {
             if (gen !== generation.current) return;
-            store(windowIndex, page.messages);
+            // A window past the end (a deep link beyond the last message) is not kept: the
+            // task may still grow into it.
+            if (windowIndex * WINDOW_SIZE < page.total) store(windowIndex, page.messages);
             setTotal(page.total);
             bump();
           },
@@ -92,7 +100,9 @@ export function useMessageWindows(
     pending.current.clear();
     setTotal(null);
     setError(null);
-    fetchWindow(0);
+    // Any window answers with the total; one past the end comes back empty, and the
+    // virtualizer then asks for the windows it shows.
+    fetchWindow(firstWindow.current);
   }, [fetchWindow]);
 
   // A live change: the newest window may have grown, and compaction rewrites current.jsonl.
