@@ -99,6 +99,27 @@ describe('reading usage figures from messages.jsonl', () => {
     expect(got.offset).toBe(Buffer.byteLength(text));
   });
 
+  it('skips JSON that is not a message and reads odd fields of a message as numbers the chart can draw', async () => {
+    const file = path.join(tempDir(), 'messages.jsonl');
+    const odd = [
+      'null',
+      '0',
+      '"text"',
+      '[1,2]',
+      '{"tool_calls":"x"}',
+      '{"seq":"a","role":5}',
+      '{"seq":3,"role":"user","content":"x","tokens":"q","timestamp":7}',
+      line(4),
+    ];
+    fs.writeFileSync(file, `${odd.join('\n')}\n`);
+    const got = await scan(file);
+    expect(got.figures).toEqual([
+      { seq: 3, reported: null, tokens: 0, counts: true, time: null },
+      { seq: 4, reported: null, tokens: 12, counts: true, time: Date.parse(T) },
+    ]);
+    expect(got.lines).toBe(8);
+  });
+
   it('leaves a last line still being written for the next scan, which reads only what follows', async () => {
     const file = path.join(tempDir(), 'messages.jsonl');
     const first = `${line(1)}\n${line(2)}\n`;

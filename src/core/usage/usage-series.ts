@@ -42,11 +42,13 @@ export function providerContextTokens(usage: MessageRecord['usage']): number | n
 }
 
 export function figuresOf(message: UsageMessage): MessageFigures {
-  const t = Date.parse(message.timestamp);
+  const t = typeof message.timestamp === 'string' ? Date.parse(message.timestamp) : NaN;
   return {
     seq: message.seq,
     reported: message.role === 'assistant' ? providerContextTokens(message.usage) : null,
-    tokens: message.tokens,
+    // A hand-edited or foreign line may carry anything here; the chart needs a count.
+    tokens:
+      typeof message.tokens === 'number' && Number.isFinite(message.tokens) ? message.tokens : 0,
     counts: message.compaction_id === undefined && message.history_only !== true,
     time: Number.isFinite(t) ? t : null,
   };
