@@ -7,6 +7,7 @@ import { rawRequest } from '../src/core/web/test-support/raw-http';
 import { hasChromium, launchChromium } from './support/chromium';
 import { ensureRendererBuilt } from './support/renderer-build';
 import { REPO_ROOT, runCwb } from './support/run-ts';
+import { REAL_FIXTURES } from './support/real-fixtures';
 import { startScriptedLlm, type RecordedRequest } from './support/scripted-llm-server';
 import { startServe, type ServeProcess } from './support/serve-process';
 import { makeTaskEnv } from './support/task-env';
@@ -18,7 +19,7 @@ import { useTempDir } from './support/temp-dir';
  * generated 200,000-message task. Screenshots go to test-results/ to be looked at.
  */
 
-const FIXTURES = path.resolve(REPO_ROOT, '..', 'shared', 'fixtures', 'real');
+const FIXTURES = REAL_FIXTURES;
 const RESULTS = path.join(REPO_ROOT, 'test-results');
 const tempDir = useTempDir();
 let browser: Browser;

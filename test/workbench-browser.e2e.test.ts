@@ -6,12 +6,13 @@ import { hasChromium, launchChromium } from './support/chromium';
 import { cachedGeneratedRoot } from './support/many-tasks';
 import { ensureRendererBuilt } from './support/renderer-build';
 import { REPO_ROOT, runCwb } from './support/run-ts';
+import { REAL_FIXTURES } from './support/real-fixtures';
 import { startServe, type ServeProcess } from './support/serve-process';
 import { useTempDir } from './support/temp-dir';
 
 /** The task browser through a real `cwb serve` in Chromium; screenshots in test-results/. */
 
-const FIXTURES = path.resolve(REPO_ROOT, '..', 'shared', 'fixtures', 'real');
+const FIXTURES = REAL_FIXTURES;
 const RESULTS = path.join(REPO_ROOT, 'test-results');
 const tempDir = useTempDir();
 let browser: Browser;

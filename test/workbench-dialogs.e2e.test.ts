@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { hasChromium, launchChromium } from './support/chromium';
 import { ensureRendererBuilt } from './support/renderer-build';
 import { REPO_ROOT } from './support/run-ts';
+import { REAL_FIXTURES } from './support/real-fixtures';
 import { startScriptedLlm } from './support/scripted-llm-server';
 import { startServe } from './support/serve-process';
 import { makeTaskEnv } from './support/task-env';
@@ -15,7 +16,7 @@ import { useTempDir } from './support/temp-dir';
  * LLM: new task, settings, import by upload, export download, Japanese, dark theme.
  */
 
-const FIXTURES = path.resolve(REPO_ROOT, '..', 'shared', 'fixtures', 'real');
+const FIXTURES = REAL_FIXTURES;
 const RESULTS = path.join(REPO_ROOT, 'test-results');
 const API_KEY = 'sk-dialog-test';
 const tempDir = useTempDir();
