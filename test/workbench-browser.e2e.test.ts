@@ -106,6 +106,10 @@ describe.skipIf(!hasChromium())('the task browser', () => {
     // a date range that excludes everything shows the no-match state
     await page.locator('input[name="to"]').fill('2000-01-01');
     await page.getByText('No task matches these filters').waitFor();
+    expect(await page.locator('.day-button[data-day="to"] .day-value').textContent()).toBe(
+      'Jan 1, 2000',
+    );
+    expect(await page.getByTestId('task-count').textContent()).toBe('0 tasks');
     await shot(page, 'browser-no-match.png');
     await page.locator('.task-filters .link-button').click();
     await rows(page).first().waitFor();

@@ -134,7 +134,7 @@ describe.skipIf(!hasChromium())('dialogs, settings and transfer in Chromium', ()
       .locator('input[type="file"]')
       .setInputFiles(path.join(FIXTURES, 'swe-agent', 'pydicom__pydicom-1458.traj'));
     await dialog.locator('.log-ok').waitFor({ timeout: 30_000 });
-    expect(await dialog.locator('.log-ok').textContent()).toContain('1 tasks imported');
+    expect(await dialog.locator('.log-ok').textContent()).toContain('1 task imported');
     await shot(page, 'import-dialog.png');
     await dialog.getByRole('button', { name: 'Close' }).click();
     const row = page.locator('.task-row[data-uuid]').first();
@@ -160,6 +160,14 @@ describe.skipIf(!hasChromium())('dialogs, settings and transfer in Chromium', ()
       '状態',
     );
     expect(await page.getByRole('button', { name: '新規タスク' }).count()).toBe(1);
+    // Dates follow the app's language, not the browser's: the day field and the table.
+    await page.locator('input[name="from"]').fill('2025-06-01');
+    expect(await page.locator('.day-button[data-day="from"] .day-value').textContent()).toBe(
+      '2025/06/01',
+    );
+    expect(await page.getByTestId('task-count').textContent()).toBe('1 件のタスク');
+    expect(await page.locator('.task-row .cell-duration').first().textContent()).toMatch(/秒$/);
+    expect(await page.locator('.task-row .cell-tokens').first().textContent()).toMatch(/万$/);
     await shot(page, 'browser-ja.png');
     await page.locator('[data-name="theme"] button[data-value="dark"]').click();
     expect(await page.evaluate<string>('document.documentElement.dataset.theme')).toBe('dark');

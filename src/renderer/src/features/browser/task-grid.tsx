@@ -4,7 +4,7 @@ import type { TaskSortColumn } from '../../../../shared/api/tasks-api';
 import type { TaskPages } from '../../hooks/use-task-pages';
 import { useT } from '../../i18n/use-t';
 import { navigate } from '../../router/use-route';
-import { useUiStore } from '../../state/ui-store';
+import { useFormat } from '../../i18n/use-format';
 import { browserStrings } from './strings';
 import { GRID_TEMPLATE, TASK_COLUMNS } from './task-columns';
 
@@ -27,7 +27,7 @@ interface Props {
  */
 export function TaskGrid({ data, total, sort, order, onSort, onActive }: Props) {
   const t = useT(browserStrings);
-  const language = useUiStore((s) => s.language);
+  const f = useFormat();
   const scroller = useRef<HTMLDivElement>(null);
   const [active, setActive] = useState(0);
   const virtualizer = useVirtualizer({
@@ -76,7 +76,7 @@ export function TaskGrid({ data, total, sort, order, onSort, onActive }: Props) 
     action();
   };
   const now = Date.now();
-  const ctx = { now, language, untitled: t('untitled') };
+  const ctx = { now, f, untitled: t('untitled') };
   const sortLabel = t(TASK_COLUMNS.find((c) => c.sort === sort)?.label ?? 'colCreated');
   const activeRow = data.rowAt(active);
   const activeUuid = activeRow?.uuid ?? null;

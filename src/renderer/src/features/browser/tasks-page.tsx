@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { TaskSortColumn } from '../../../../shared/api/tasks-api';
 import { StatePanel } from '../../components/state-panel';
+import { dayEndIso, dayStartIso } from '../../format/dates';
 import { useDebounced } from '../../hooks/use-debounced';
 import { useTaskPages, type TaskQuery } from '../../hooks/use-task-pages';
 import { useT } from '../../i18n/use-t';
@@ -22,6 +23,8 @@ const ASCENDING_FIRST: ReadonlySet<TaskSortColumn> = new Set([
 
 function toQuery(f: FilterValues, sort: TaskSortColumn, order: 'asc' | 'desc'): TaskQuery {
   const search = f.search.trim();
+  const from = dayStartIso(f.from);
+  const to = dayEndIso(f.to);
   return {
     sort,
     order,
@@ -30,9 +33,9 @@ function toQuery(f: FilterValues, sort: TaskSortColumn, order: 'asc' | 'desc'): 
     ...(f.repo && { repo: f.repo }),
     ...(f.user && { user: f.user }),
     ...(f.model && { model: f.model }),
-    ...(f.from && { createdFrom: f.from }),
-    // The store compares ISO text: the end of the chosen day, so the day is included.
-    ...(f.to && { createdTo: `${f.to}T23:59:59.999Z` }),
+    // The days are local calendar days; the store compares UTC instants.
+    ...(from && { createdFrom: from }),
+    ...(to && { createdTo: to }),
   };
 }
 
@@ -84,9 +87,7 @@ export function TasksPage() {
         <h2 id="tasks-heading">{t('heading')}</h2>
         {state.kind === 'ready' && (
           <span className="panel-count" data-testid="task-count">
-            {state.total === 1
-              ? t('countOne')
-              : t('count', { count: state.total.toLocaleString() })}
+            {t('count', { count: state.total })}
             {state.facets && state.facets.status.running > 0 && (
               <> · {t('running', { count: state.facets.status.running })}</>
             )}

@@ -2,12 +2,12 @@ import { useEffect, useRef, useState } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import type { ContextUsageSeries } from '../../../../shared/api/task-view-api';
-import { compactNumber } from '../../format/numbers';
+import { useFormat } from '../../i18n/use-format';
 import { useT } from '../../i18n/use-t';
 import { navigate } from '../../router/use-route';
 import { useUiStore } from '../../state/ui-store';
-import { tokens } from './format';
 import { taskStrings } from './strings';
+import { splitEstimate } from './usage-estimate';
 import { useContextUsage } from './use-context-usage';
 
 const HEIGHT = 200;
@@ -51,16 +51,32 @@ export function UsageChart({ uuid, revision }: { uuid: string; revision: number 
 
 function ChartLegend({ series }: { series: ContextUsageSeries }) {
   const t = useT(taskStrings);
-  const hasProvider = series.sources.includes('provider');
+  const f = useFormat();
+  const split = splitEstimate(series);
   return (
     <div className="tv-chart-legend">
-      <span className="tv-legend-line">{t('chartEstimate')}</span>
-      {hasProvider && <span className="tv-legend-dot">{t('chartProvider')}</span>}
+      {split.firstProvider === null ? (
+        <span className="tv-legend-line" title={t('chartEstimateOnlyHint')}>
+          {t('chartEstimateOnly')}
+        </span>
+      ) : (
+        <>
+          {split.firstProvider > 0 && (
+            <span className="tv-legend-early" title={t('chartEarlyHint')}>
+              {t('chartEarly')}
+            </span>
+          )}
+          <span className="tv-legend-line" title={t('chartAnchoredHint')}>
+            {t('chartEstimate')}
+          </span>
+          <span className="tv-legend-dot">{t('chartProvider')}</span>
+        </>
+      )}
       <span className="tv-legend-threshold">
         {t('chartThreshold', {
-          tokens: tokens(series.thresholdTokens),
-          ratio: series.thresholdRatio,
-          window: tokens(series.contextWindow),
+          tokens: f.tokens(series.thresholdTokens),
+          ratio: f.percent(series.thresholdRatio),
+          window: f.tokens(series.contextWindow),
         })}
       </span>
       {series.bucketSize > 1 && (
@@ -72,11 +88,13 @@ function ChartLegend({ series }: { series: ContextUsageSeries }) {
 
 function ChartCanvas({ uuid, series }: { uuid: string; series: ContextUsageSeries }) {
   const t = useT(taskStrings);
+  const f = useFormat();
   const host = useRef<HTMLDivElement>(null);
   const theme = useUiStore((s) => s.theme);
   const [marks, setMarks] = useState<Mark[]>([]);
   const markTitle = useRef(t);
   markTitle.current = t;
+  const language = f.language;
 
   useEffect(() => {
     const el = host.current;
@@ -87,6 +105,9 @@ function ChartCanvas({ uuid, series }: { uuid: string; series: ContextUsageSerie
     const muted = cssVar('--muted', '#5b6178');
     const line = cssVar('--line', '#e3e6f0');
     const providerOnly = series.tokens.map((v, i) => (series.sources[i] === 'provider' ? v : null));
+    // Before the first provider figure the estimate counts message text only (no system
+    // framing, no tool definitions): drawn apart, dashed, so its low start is not read as fact.
+    const { early, anchored } = splitEstimate(series);
     const threshold = series.seqs.map(() => series.thresholdTokens);
     const axis = { stroke: muted, grid: { stroke: line, width: 1 }, ticks: { stroke: line } };
     const placeMarks = (u: uPlot): void => {
@@ -99,8 +120,8 @@ function ChartCanvas({ uuid, series }: { uuid: string; series: ContextUsageSerie
           title: tr('chartMark', {
             id: c.id,
             strategy: c.strategy,
-            before: tokens(c.tokensBefore),
-            after: tokens(c.tokensAfter),
+            before: f.tokens(c.tokensBefore),
+            after: f.tokens(c.tokensAfter),
           }),
         })),
       );
@@ -114,16 +135,16 @@ function ChartCanvas({ uuid, series }: { uuid: string; series: ContextUsageSerie
         y: { range: (_u, _min, max) => [0, Math.max(max, series.thresholdTokens) * 1.08] },
       },
       axes: [
-        { ...axis, values: (_u, vals) => vals.map((v) => `#${compactNumber(v)}`) },
-        { ...axis, size: 56, values: (_u, vals) => vals.map((v) => compactNumber(v)) },
+        { ...axis, values: (_u, vals) => vals.map((v) => `#${f.compact(v)}`) },
+        { ...axis, size: 56, values: (_u, vals) => vals.map((v) => f.compact(v)) },
       ],
       series: [
         {
-          label: 'seq',
+          label: t('seq'),
           value: (_u, v, _s, idx) => {
             if (v === null || v === undefined) return '—';
             const time = idx === null || idx === undefined ? null : series.times[idx];
-            return `#${v}${time ? ` · ${new Date(time).toLocaleString()}` : ''}`;
+            return `#${v}${time ? ` · ${f.dateTime(time)}` : ''}`;
           },
         },
         {
@@ -132,7 +153,15 @@ function ChartCanvas({ uuid, series }: { uuid: string; series: ContextUsageSerie
           width: 2,
           fill: `${accent}22`,
           points: { show: false },
-          value: (_u, v) => (v === null || v === undefined ? '—' : tokens(v)),
+          value: (_u, v) => (v === null || v === undefined ? '—' : f.tokens(v)),
+        },
+        {
+          label: t('chartEarly'),
+          stroke: muted,
+          width: 1.5,
+          dash: [4, 4],
+          points: { show: false },
+          value: (_u, v) => (v === null || v === undefined ? '—' : `~${f.tokens(v)}`),
         },
         {
           label: t('chartProvider'),
@@ -144,9 +173,15 @@ function ChartCanvas({ uuid, series }: { uuid: string; series: ContextUsageSerie
             fill: provider,
             stroke: provider,
           },
-          value: (_u, v) => (v === null || v === undefined ? '—' : tokens(v)),
+          value: (_u, v) => (v === null || v === undefined ? '—' : f.tokens(v)),
         },
-        { label: 'threshold', stroke: danger, width: 1.5, dash: [6, 4], points: { show: false } },
+        {
+          label: t('chartThresholdLabel'),
+          stroke: danger,
+          width: 1.5,
+          dash: [6, 4],
+          points: { show: false },
+        },
       ],
       hooks: {
         draw: [
@@ -171,7 +206,7 @@ function ChartCanvas({ uuid, series }: { uuid: string; series: ContextUsageSerie
       },
       legend: { show: true, live: true },
     };
-    const chart = new uPlot(opts, [series.seqs, series.tokens, providerOnly, threshold], el);
+    const chart = new uPlot(opts, [series.seqs, anchored, early, providerOnly, threshold], el);
     const resize = new ResizeObserver(() =>
       chart.setSize({ width: Math.max(300, el.clientWidth), height: HEIGHT }),
     );
@@ -180,7 +215,7 @@ function ChartCanvas({ uuid, series }: { uuid: string; series: ContextUsageSerie
       resize.disconnect();
       chart.destroy();
     };
-  }, [series, theme]);
+  }, [series, theme, language]);
 
   return (
     <div className="tv-chart">
