@@ -136,7 +136,7 @@ describe.skipIf(!hasChromium())('dialogs, settings and transfer in Chromium', ()
     await dialog.locator('.log-ok').waitFor({ timeout: 30_000 });
     expect(await dialog.locator('.log-ok').textContent()).toContain('1 task imported');
     await shot(page, 'import-dialog.png');
-    await dialog.getByRole('button', { name: 'Close' }).click();
+    await dialog.getByRole('button', { name: 'Close', exact: true }).click();
     const row = page.locator('.task-row[data-uuid]').first();
     await row.waitFor({ timeout: 15_000 });
 
@@ -152,7 +152,7 @@ describe.skipIf(!hasChromium())('dialogs, settings and transfer in Chromium', ()
     expect(fs.readFileSync(saved, 'utf8')).toContain('pydicom');
     await exportDialog.locator('.log-ok').waitFor();
     await shot(page, 'export-dialog.png');
-    await exportDialog.getByRole('button', { name: 'Close' }).click();
+    await exportDialog.getByRole('button', { name: 'Close', exact: true }).click();
 
     await page.locator('[data-name="language"] button[data-value="ja"]').click();
     await page.getByRole('heading', { name: 'タスク' }).waitFor();

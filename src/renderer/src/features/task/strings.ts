@@ -114,6 +114,9 @@ export const taskStrings = defineStrings({
     seq: 'Seq',
     success: 'ok',
     jumpToCall: 'Show in timeline',
+    resultCol: 'Result',
+    ms: '{n} ms',
+    toolsFirst: 'The first {n} tool calls.',
   },
   ja: {
     loading: 'タスクを読み込み中…',
@@ -224,6 +227,9 @@ export const taskStrings = defineStrings({
     seq: 'seq',
     success: '成功',
     jumpToCall: 'タイムラインで表示',
+    resultCol: '結果',
+    ms: '{n} ミリ秒',
+    toolsFirst: '最初の {n} 件のツール呼び出し。',
   },
 });
 
