@@ -259,8 +259,7 @@ export const compactionStrings = defineStrings({
     colState: '状態',
     viewDiff: '差分',
     undo: '取り消す',
-    undoConfirm:
-      '圧縮 #{id} を取り消しますか？置き換えられたメッセージがコンテキストに戻ります。',
+    undoConfirm: '圧縮 #{id} を取り消しますか？置き換えられたメッセージがコンテキストに戻ります。',
     undoAlso: 'その上に実行された圧縮 {ids} も一緒に取り消されます。',
     undoConfirmYes: '取り消す',
     keep: 'そのまま',
