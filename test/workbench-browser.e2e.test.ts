@@ -122,6 +122,14 @@ describe.skipIf(!hasChromium())('the task browser', () => {
     expect(await page.locator('.task-row.active').getAttribute('data-index')).toBe('2');
     await page.keyboard.press('Enter');
     await expect.poll(() => new URL(page.url()).hash).toBe(`#/task/${third}/timeline`);
+    // Back to the list: the cursor is where it was, and the keys go on from there.
+    await page.getByRole('button', { name: '← All tasks' }).click();
+    await rows(page).first().waitFor();
+    expect(await page.locator('.task-row.active').getAttribute('data-uuid')).toBe(third);
+    // From the search box, ↓ hands the keyboard to the list.
+    await page.keyboard.press('/');
+    await page.keyboard.press('ArrowDown');
+    expect(await page.evaluate<string>('document.activeElement?.className')).toContain('task-grid');
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -5,28 +5,8 @@ import { statusStrings } from '../../components/status-strings';
 import { useFormat } from '../../i18n/use-format';
 import { useT } from '../../i18n/use-t';
 import { DayField } from './day-field';
+import { NO_FILTERS, type FilterValues } from './filter-values';
 import { browserStrings } from './strings';
-
-export interface FilterValues {
-  search: string;
-  status: TaskStatus[];
-  repo: string;
-  user: string;
-  model: string;
-  /** yyyy-mm-dd from the date inputs, '' when unset. */
-  from: string;
-  to: string;
-}
-
-export const NO_FILTERS: FilterValues = {
-  search: '',
-  status: [],
-  repo: '',
-  user: '',
-  model: '',
-  from: '',
-  to: '',
-};
 
 interface Props {
   values: FilterValues;
@@ -61,6 +41,14 @@ export const TaskFilters = forwardRef<HTMLInputElement, Props>(function TaskFilt
         title={t('searchHint')}
         value={values.search}
         onChange={(e) => set({ search: e.target.value })}
+        onKeyDown={(e) => {
+          // ↓ from the search box goes on to the results, like a combobox.
+          if (e.key !== 'ArrowDown') return;
+          const grid = document.querySelector<HTMLElement>('.task-grid');
+          if (!grid) return;
+          e.preventDefault();
+          grid.focus();
+        }}
       />
       <div className="status-chips" role="group" aria-label={t('colStatus')}>
         {TASK_STATUSES.map((s) => (

@@ -6,7 +6,9 @@ import { useDebounced } from '../../hooks/use-debounced';
 import { useTaskPages, type TaskQuery } from '../../hooks/use-task-pages';
 import { useT } from '../../i18n/use-t';
 import { browserStrings } from './strings';
-import { NO_FILTERS, TaskFilters, type FilterValues } from './task-filters';
+import { useBrowserStore } from './browser-store';
+import { NO_FILTERS, type FilterValues } from './filter-values';
+import { TaskFilters } from './task-filters';
 import { TaskGrid } from './task-grid';
 import { ExportDialog } from '../transfer/export-dialog';
 
@@ -42,11 +44,7 @@ function toQuery(f: FilterValues, sort: TaskSortColumn, order: 'asc' | 'desc'): 
 /** The task browser: filters on top, the virtualized table below (issue 6). */
 export function TasksPage() {
   const t = useT(browserStrings);
-  const [filters, setFilters] = useState<FilterValues>(NO_FILTERS);
-  const [sort, setSort] = useState<{ column: TaskSortColumn; order: 'asc' | 'desc' }>({
-    column: 'created_at',
-    order: 'desc',
-  });
+  const { filters, setFilters, sort, setSort } = useBrowserStore();
   const search = useDebounced(filters.search, 250);
   const query = useMemo(
     () => toQuery({ ...filters, search }, sort.column, sort.order),
@@ -71,13 +69,17 @@ export function TasksPage() {
     return () => window.removeEventListener('keydown', onKey);
   }, []);
 
-  const onSort = useCallback((column: TaskSortColumn) => {
-    setSort((prev) =>
-      prev.column === column
-        ? { column, order: prev.order === 'asc' ? 'desc' : 'asc' }
-        : { column, order: ASCENDING_FIRST.has(column) ? 'asc' : 'desc' },
-    );
-  }, []);
+  const onSort = useCallback(
+    (column: TaskSortColumn) => {
+      const prev = useBrowserStore.getState().sort;
+      setSort(
+        prev.column === column
+          ? { column, order: prev.order === 'asc' ? 'desc' : 'asc' }
+          : { column, order: ASCENDING_FIRST.has(column) ? 'asc' : 'desc' },
+      );
+    },
+    [setSort],
+  );
 
   const { state } = data;
   const filtered = JSON.stringify(filters) !== JSON.stringify(NO_FILTERS);

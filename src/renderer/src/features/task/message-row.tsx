@@ -21,6 +21,13 @@ export interface MessageRowProps {
 }
 
 /** One message of the timeline; summaries and markers read as compaction rows. */
+/** The share of the context a compaction removed (null when it did not shrink it). */
+function savedShare(c: CompactionRecordInfo): number | null {
+  const before = c.tokens_before ?? c.original_tokens;
+  const after = c.tokens_after ?? c.summary_tokens;
+  return before > 0 && after < before ? (before - after) / before : null;
+}
+
 export function MessageRow({
   uuid,
   message,
@@ -89,6 +96,9 @@ export function MessageRow({
               before: f.tokens(compaction.tokens_before ?? compaction.original_tokens),
               after: f.tokens(compaction.tokens_after ?? compaction.summary_tokens),
             })}
+            {savedShare(compaction) !== null && (
+              <span className="tv-saved">−{f.percent(savedShare(compaction)!)}</span>
+            )}
           </button>
         )}
         {historyOnly && <span className="tv-badge">{t('historyOnly')}</span>}
