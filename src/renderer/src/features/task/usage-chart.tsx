@@ -11,6 +11,7 @@ import { splitEstimate } from './usage-estimate';
 import { useContextUsage } from './use-context-usage';
 
 const HEIGHT = 200;
+const SEQ_STEPS = [1, 10, 100, 1e3, 1e4, 1e5, 1e6].flatMap((p) => [p, 2 * p, 5 * p]);
 
 interface Mark {
   id: number;
@@ -135,7 +136,8 @@ function ChartCanvas({ uuid, series }: { uuid: string; series: ContextUsageSerie
         y: { range: (_u, _min, max) => [0, Math.max(max, series.thresholdTokens) * 1.08] },
       },
       axes: [
-        { ...axis, values: (_u, vals) => vals.map((v) => `#${f.compact(v)}`) },
+        // Seqs are whole: no "#1.5" ticks on a short task.
+        { ...axis, incrs: SEQ_STEPS, values: (_u, vals) => vals.map((v) => `#${f.compact(v)}`) },
         { ...axis, size: 56, values: (_u, vals) => vals.map((v) => f.compact(v)) },
       ],
       series: [
