@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasChromium, launchChromium } from './support/chromium';
 import { ensureRendererBuilt } from './support/renderer-build';
 import { REPO_ROOT, runCwb } from './support/run-ts';
+import { REAL_FIXTURES } from './support/real-fixtures';
 import { startServe, type ServeProcess } from './support/serve-process';
 import { useTempDir } from './support/temp-dir';
 
@@ -14,7 +15,7 @@ import { useTempDir } from './support/temp-dir';
  * test-results/ to be looked at.
  */
 
-const FIXTURES = path.resolve(REPO_ROOT, '..', 'shared', 'fixtures', 'real');
+const FIXTURES = REAL_FIXTURES;
 const RESULTS = path.join(REPO_ROOT, 'test-results');
 const tempDir = useTempDir();
 let browser: Browser;

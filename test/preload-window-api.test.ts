@@ -3,6 +3,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { WORKBENCH_CONTRACT } from '../src/shared/api/contract';
 import { IPC_EVENT_CHANNEL, OPERATION_NAMES } from '../src/shared/api/operation-names';
 import { createWindowApi, type PreloadIpc } from '../src/preload/window-api';
+import { createDesktopApi } from '../src/preload/desktop-api';
+import { IPC_PICK_EXPORT_FOLDER, IPC_PICK_IMPORT_FILES } from '../src/shared/api/desktop-api';
 
 function fakeIpc(): PreloadIpc & {
   listeners: Map<string, Set<(event: unknown, payload: unknown) => void>>;
@@ -60,5 +62,22 @@ describe('window.api (preload factory)', () => {
     emit({ type: 'tasks-changed', reason: 'start', uuids: [] });
     expect(seen).toEqual([{ type: 'tasks-changed', reason: 'import', uuids: [] }]);
     expect(ipc.listeners.get(IPC_EVENT_CHANNEL)?.size).toBe(0);
+  });
+});
+
+describe('window.desktop (preload factory)', () => {
+  it('has only the two pickers, each invoking its own channel and answering the envelope', async () => {
+    const ipc = fakeIpc();
+    const desktop = createDesktopApi(ipc);
+    expect(Object.keys(desktop).sort()).toEqual(['pickExportFolder', 'pickImportFiles']);
+    await expect(desktop.pickImportFiles()).resolves.toEqual({
+      ok: true,
+      value: { channel: IPC_PICK_IMPORT_FILES, payload: null },
+    });
+    await expect(desktop.pickExportFolder()).resolves.toEqual({
+      ok: true,
+      value: { channel: IPC_PICK_EXPORT_FOLDER, payload: null },
+    });
+    expect(Object.values(desktop)).not.toContain(ipc.invoke);
   });
 });

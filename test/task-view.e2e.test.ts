@@ -7,6 +7,7 @@ import { rawRequest } from '../src/core/web/test-support/raw-http';
 import { hasChromium, launchChromium } from './support/chromium';
 import { ensureRendererBuilt } from './support/renderer-build';
 import { REPO_ROOT, runCwb } from './support/run-ts';
+import { REAL_FIXTURES } from './support/real-fixtures';
 import { startScriptedLlm, type RecordedRequest } from './support/scripted-llm-server';
 import { startServe, type ServeProcess } from './support/serve-process';
 import { makeTaskEnv } from './support/task-env';
@@ -18,7 +19,7 @@ import { useTempDir } from './support/temp-dir';
  * generated 200,000-message task. Screenshots go to test-results/ to be looked at.
  */
 
-const FIXTURES = path.resolve(REPO_ROOT, '..', 'shared', 'fixtures', 'real');
+const FIXTURES = REAL_FIXTURES;
 const RESULTS = path.join(REPO_ROOT, 'test-results');
 const tempDir = useTempDir();
 let browser: Browser;
@@ -102,6 +103,10 @@ describe.skipIf(!hasChromium())('the task view in Chromium', () => {
       task.total_messages.toLocaleString('en'),
     );
     await page.locator('.tv-chart canvas').first().waitFor();
+    // The stretch before the first provider figure counts message text only: named as such.
+    expect(await page.locator('.tv-chart-legend').textContent()).toContain(
+      'before the first provider figure: message text only',
+    );
     const roles = await page
       .locator('.tv-row')
       .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-role')));
@@ -113,6 +118,13 @@ describe.skipIf(!hasChromium())('the task view in Chromium', () => {
     const toolRow = page.locator('.tv-row[data-role="tool"]').first();
     if ((await toolRow.count()) > 0)
       expect(await toolRow.locator('.tv-tool-of').textContent()).toMatch(/result/);
+    // ...and each call links down to its result.
+    const resultLink = page.locator('.tv-call .tv-result-link').first();
+    await resultLink.waitFor();
+    const resultSeq = Number(/#(\d+)/.exec((await resultLink.textContent()) ?? '')![1]);
+    expect(await page.locator(`.tv-row[data-seq="${resultSeq}"]`).getAttribute('data-role')).toBe(
+      'tool',
+    );
 
     // Search within the task; a hit jumps the timeline (and the route) to its seq.
     await page.getByRole('searchbox').fill('the');
@@ -143,9 +155,52 @@ describe.skipIf(!hasChromium())('the task view in Chromium', () => {
     await page.reload();
     await page.locator('.tv-row').first().waitFor({ timeout: 30_000 });
     expect(await page.getByRole('tab', { name: 'タイムライン' }).count()).toBe(1);
+    // Numbers, roles and durations in Japanese too.
+    expect(await page.locator('.tv-row[data-role="user"] .tv-role').first().textContent()).toBe(
+      'ユーザー',
+    );
+    expect(await page.locator('.tv-stats div').last().locator('dd').textContent()).toMatch(
+      /^\d+(分|秒|時間)/,
+    );
     await shot(page, 'task-view-imported-ja.png');
     expect(errors).toEqual([]);
   });
+
+  it('waits for a task opened a moment before it is readable (not_found is retried), never showing the error state', async () => {
+    // A task that exists in one root, exported; the page opens it in another root first.
+    const source = path.join(tempDir(), 'source');
+    const imported = runCwb([
+      '--contexts',
+      source,
+      'import',
+      path.join(FIXTURES, 'swe-agent', 'pydicom__pydicom-1458.traj'),
+    ]);
+    expect(imported.status, imported.stderr).toBe(0);
+    const listed = runCwb(['--contexts', source, 'tasks', '--json']);
+    const uuid = /"uuid":\s*"([0-9a-f-]{36})"/.exec(listed.stdout)![1]!;
+    const archive = path.join(tempDir(), 'task.zip');
+    const exported = runCwb(['--contexts', source, 'export', uuid, '-o', archive]);
+    expect(exported.status, exported.stderr).toBe(0);
+
+    const s = await serve(['--contexts', path.join(tempDir(), 'contexts')]);
+    const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
+    cleanups.push(() => page.close());
+    // Records whether the error state was ever on screen, even for one frame.
+    await page.addInitScript(`
+      new MutationObserver(() => {
+        if (document.querySelector('.state-error')) window.sawError = true;
+      }).observe(document, { childList: true, subtree: true });
+    `);
+    await page.goto(s.url);
+    await page.locator('.task-filters').waitFor({ timeout: 30_000 });
+    const firstAnswer = page.waitForResponse((r) => r.url().endsWith('/api/getTask'));
+    await page.evaluate(`window.location.hash = '#/task/${uuid}/timeline'`);
+    expect(await (await firstAnswer).text()).toContain('not_found');
+    await call(s, 'importFiles', { paths: [archive] });
+    await page.locator('.tv-header h2').waitFor({ timeout: 30_000 });
+    expect(await page.locator('.tv-header h2').textContent()).toContain('pydicom');
+    expect(await page.evaluate('Boolean(window.sawError)')).toBe(false);
+  }, 180_000);
 
   it('runs a task against the scripted LLM that compacts once: the summary row shows tokens before → after and the chart mark opens the diff page', async () => {
     const base = tempDir();

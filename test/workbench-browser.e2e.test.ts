@@ -6,12 +6,13 @@ import { hasChromium, launchChromium } from './support/chromium';
 import { cachedGeneratedRoot } from './support/many-tasks';
 import { ensureRendererBuilt } from './support/renderer-build';
 import { REPO_ROOT, runCwb } from './support/run-ts';
+import { REAL_FIXTURES } from './support/real-fixtures';
 import { startServe, type ServeProcess } from './support/serve-process';
 import { useTempDir } from './support/temp-dir';
 
 /** The task browser through a real `cwb serve` in Chromium; screenshots in test-results/. */
 
-const FIXTURES = path.resolve(REPO_ROOT, '..', 'shared', 'fixtures', 'real');
+const FIXTURES = REAL_FIXTURES;
 const RESULTS = path.join(REPO_ROOT, 'test-results');
 const tempDir = useTempDir();
 let browser: Browser;
@@ -105,6 +106,10 @@ describe.skipIf(!hasChromium())('the task browser', () => {
     // a date range that excludes everything shows the no-match state
     await page.locator('input[name="to"]').fill('2000-01-01');
     await page.getByText('No task matches these filters').waitFor();
+    expect(await page.locator('.day-button[data-day="to"] .day-value').textContent()).toBe(
+      'Jan 1, 2000',
+    );
+    expect(await page.getByTestId('task-count').textContent()).toBe('0 tasks');
     await shot(page, 'browser-no-match.png');
     await page.locator('.task-filters .link-button').click();
     await rows(page).first().waitFor();
@@ -117,6 +122,14 @@ describe.skipIf(!hasChromium())('the task browser', () => {
     expect(await page.locator('.task-row.active').getAttribute('data-index')).toBe('2');
     await page.keyboard.press('Enter');
     await expect.poll(() => new URL(page.url()).hash).toBe(`#/task/${third}/timeline`);
+    // Back to the list: the cursor is where it was, and the keys go on from there.
+    await page.getByRole('button', { name: '← All tasks' }).click();
+    await rows(page).first().waitFor();
+    expect(await page.locator('.task-row.active').getAttribute('data-uuid')).toBe(third);
+    // From the search box, ↓ hands the keyboard to the list.
+    await page.keyboard.press('/');
+    await page.keyboard.press('ArrowDown');
+    expect(await page.evaluate<string>('document.activeElement?.className')).toContain('task-grid');
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { hasChromium, launchChromium } from './support/chromium';
 import { ensureRendererBuilt } from './support/renderer-build';
 import { REPO_ROOT } from './support/run-ts';
+import { REAL_FIXTURES } from './support/real-fixtures';
 import { startScriptedLlm } from './support/scripted-llm-server';
 import { startServe } from './support/serve-process';
 import { makeTaskEnv } from './support/task-env';
@@ -15,7 +16,7 @@ import { useTempDir } from './support/temp-dir';
  * LLM: new task, settings, import by upload, export download, Japanese, dark theme.
  */
 
-const FIXTURES = path.resolve(REPO_ROOT, '..', 'shared', 'fixtures', 'real');
+const FIXTURES = REAL_FIXTURES;
 const RESULTS = path.join(REPO_ROOT, 'test-results');
 const API_KEY = 'sk-dialog-test';
 const tempDir = useTempDir();
@@ -133,9 +134,9 @@ describe.skipIf(!hasChromium())('dialogs, settings and transfer in Chromium', ()
       .locator('input[type="file"]')
       .setInputFiles(path.join(FIXTURES, 'swe-agent', 'pydicom__pydicom-1458.traj'));
     await dialog.locator('.log-ok').waitFor({ timeout: 30_000 });
-    expect(await dialog.locator('.log-ok').textContent()).toContain('1 tasks imported');
+    expect(await dialog.locator('.log-ok').textContent()).toContain('1 task imported');
     await shot(page, 'import-dialog.png');
-    await dialog.getByRole('button', { name: 'Close' }).click();
+    await dialog.getByRole('button', { name: 'Close', exact: true }).click();
     const row = page.locator('.task-row[data-uuid]').first();
     await row.waitFor({ timeout: 15_000 });
 
@@ -151,7 +152,7 @@ describe.skipIf(!hasChromium())('dialogs, settings and transfer in Chromium', ()
     expect(fs.readFileSync(saved, 'utf8')).toContain('pydicom');
     await exportDialog.locator('.log-ok').waitFor();
     await shot(page, 'export-dialog.png');
-    await exportDialog.getByRole('button', { name: 'Close' }).click();
+    await exportDialog.getByRole('button', { name: 'Close', exact: true }).click();
 
     await page.locator('[data-name="language"] button[data-value="ja"]').click();
     await page.getByRole('heading', { name: 'タスク' }).waitFor();
@@ -159,6 +160,14 @@ describe.skipIf(!hasChromium())('dialogs, settings and transfer in Chromium', ()
       '状態',
     );
     expect(await page.getByRole('button', { name: '新規タスク' }).count()).toBe(1);
+    // Dates follow the app's language, not the browser's: the day field and the table.
+    await page.locator('input[name="from"]').fill('2025-06-01');
+    expect(await page.locator('.day-button[data-day="from"] .day-value').textContent()).toBe(
+      '2025/06/01',
+    );
+    expect(await page.getByTestId('task-count').textContent()).toBe('1 件のタスク');
+    expect(await page.locator('.task-row .cell-duration').first().textContent()).toMatch(/秒$/);
+    expect(await page.locator('.task-row .cell-tokens').first().textContent()).toMatch(/万$/);
     await shot(page, 'browser-ja.png');
     await page.locator('[data-name="theme"] button[data-value="dark"]').click();
     expect(await page.evaluate<string>('document.documentElement.dataset.theme')).toBe('dark');

@@ -1,8 +1,11 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { IPC_EVENT_CHANNEL, OPERATION_NAMES, ipcChannel } from '../shared/api/operation-names';
 import { useTempDir } from '../../test/support/temp-dir';
+import { REAL_FIXTURES } from '../../test/support/real-fixtures';
+import { IPC_PICK_EXPORT_FOLDER, IPC_PICK_IMPORT_FILES } from '../shared/api/desktop-api';
 import { seedTasks } from '../core/api/test-support/seed-tasks';
 import { FakeBrowserWindow, electronLog, fake, resetFake } from './test-support/fake-electron';
 import { startMainProcess, type MainProcess } from './main-process';
@@ -131,7 +134,9 @@ describe('the Electron main process (electron mocked)', () => {
 
   it('registers a handler for every operation of the contract, and a menu', async () => {
     await start();
-    expect([...fake.handlers.keys()].sort()).toEqual(OPERATION_NAMES.map(ipcChannel).sort());
+    expect([...fake.handlers.keys()].sort()).toEqual(
+      [...OPERATION_NAMES.map(ipcChannel), IPC_PICK_IMPORT_FILES, IPC_PICK_EXPORT_FOLDER].sort(),
+    );
     expect(fake.menuTemplate?.map((m) => m.label ?? m.role)).toEqual([
       'File',
       'editMenu',
@@ -185,6 +190,68 @@ describe('the Electron main process (electron mocked)', () => {
       ok: false,
       error: { code: 'bad_input' },
     });
+  });
+
+  it('imports the files picked in the open dialog, and exports to the folder picked (the desktop path branch)', async () => {
+    const { win, base } = await start();
+    const transcript = path.join(REAL_FIXTURES, 'swe-agent', 'pydicom__pydicom-1458.traj');
+    fake.openDialogResult = { canceled: false, filePaths: [transcript] };
+    const picked = await call(IPC_PICK_IMPORT_FILES, trusted(win), null);
+    expect(picked).toEqual({ ok: true, value: [transcript] });
+    // modal to the window that asked, several files, the importers' formats offered first
+    const [owner, options] = fake.openDialog.mock.calls[0] as [unknown, Record<string, unknown>];
+    expect(owner).toBe(win);
+    expect(options).toMatchObject({ properties: ['openFile', 'multiSelections'] });
+    expect(JSON.stringify(options['filters'])).toContain('traj');
+
+    const imported = (await call(ipcChannel('importFiles'), trusted(win), {
+      paths: (picked as { value: string[] }).value,
+    })) as { ok: boolean; value: { results: { tasks: { uuid: string }[] }[] } };
+    expect(imported.ok).toBe(true);
+    const uuid = imported.value.results[0]!.tasks[0]!.uuid;
+
+    const folder = path.join(base, 'chosen-exports');
+    fs.mkdirSync(folder);
+    fake.openDialogResult = { canceled: false, filePaths: [folder] };
+    const chosen = await call(IPC_PICK_EXPORT_FOLDER, trusted(win), null);
+    expect(chosen).toEqual({ ok: true, value: folder });
+    expect(fake.openDialog.mock.calls[1]![1]).toMatchObject({
+      properties: ['openDirectory', 'createDirectory'],
+      defaultPath: base, // the downloads folder
+    });
+    const exported = (await call(ipcChannel('exportTasks'), trusted(win), {
+      uuids: [uuid],
+      format: 'markdown',
+      output: folder,
+    })) as { ok: boolean; value: { files: { path: string }[] } };
+    expect(exported.ok).toBe(true);
+    const file = exported.value.files[0]!.path;
+    expect(path.dirname(file)).toBe(folder);
+    expect(fs.readFileSync(file, 'utf8')).toContain('pydicom');
+  });
+
+  it('answers a cancelled picker with nothing, and opens no dialog for a foreign sender', async () => {
+    const { win } = await start();
+    fake.openDialogResult = { canceled: true, filePaths: [] };
+    await expect(call(IPC_PICK_IMPORT_FILES, trusted(win), null)).resolves.toEqual({
+      ok: true,
+      value: [],
+    });
+    await expect(call(IPC_PICK_EXPORT_FOLDER, trusted(win), null)).resolves.toEqual({
+      ok: true,
+      value: null,
+    });
+    const calls = fake.openDialog.mock.calls.length;
+    const foreign = { sender: { id: 999 }, senderFrame: { parent: null, url: APP_URL } };
+    await expect(call(IPC_PICK_IMPORT_FILES, foreign, null)).resolves.toMatchObject({
+      ok: false,
+      error: { code: 'forbidden' },
+    });
+    await expect(call(IPC_PICK_EXPORT_FOLDER, foreign, null)).resolves.toMatchObject({
+      ok: false,
+      error: { code: 'forbidden' },
+    });
+    expect(fake.openDialog.mock.calls.length).toBe(calls);
   });
 
   it('pushes live events to the window', async () => {

@@ -18,6 +18,7 @@ import { resolveContextsRoot } from '../core/store/contexts-layout';
 import { appMenuTemplate } from './app-menu';
 import { createSenderCheck } from './ipc/sender-check';
 import { registerApiHandlers } from './ipc/register-api-handlers';
+import { registerPickerHandlers } from './ipc/register-picker-handlers';
 import { setupLogging } from './logging';
 import { createMainWindow } from './main-window';
 import { mainPaths } from './main-paths';
@@ -110,12 +111,21 @@ export function startMainProcess(
       onUnexpectedError: (name, err) => log.error(`${name} failed:`, err),
     });
     service = active;
+    const isTrustedSender = createSenderCheck(appUrl, () =>
+      BrowserWindow.getAllWindows().map((w) => w.webContents.id),
+    );
     registerApiHandlers({
       ipcMain,
       invoke: (name, payload) => active.invoke(name, payload),
-      isTrustedSender: createSenderCheck(appUrl, () =>
-        BrowserWindow.getAllWindows().map((w) => w.webContents.id),
-      ),
+      isTrustedSender,
+      warn: (message) => log.warn(message),
+    });
+    registerPickerHandlers({
+      ipcMain,
+      dialog,
+      isTrustedSender,
+      windowOf: (event) => BrowserWindow.fromWebContents(event.sender),
+      exportDir: app.getPath('downloads'),
       warn: (message) => log.warn(message),
     });
     active.subscribe((event) => {

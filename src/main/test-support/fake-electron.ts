@@ -31,6 +31,9 @@ export class FakeBrowserWindow extends EventEmitter {
   static getAllWindows(): FakeBrowserWindow[] {
     return FakeBrowserWindow.all.filter((w) => !w.destroyed);
   }
+  static fromWebContents(contents: unknown): FakeBrowserWindow | null {
+    return FakeBrowserWindow.all.find((w) => w.webContents === contents) ?? null;
+  }
   readonly webContents = new FakeWebContents(nextContentsId++);
   loaded: string | undefined;
   destroyed = false;
@@ -113,6 +116,9 @@ function createFake() {
     menuTemplate: undefined as { label?: string; role?: string }[] | undefined,
     fork: vi.fn(),
     errorBox: vi.fn(),
+    /** What the next open dialog answers; the calls are recorded in openDialog.mock.calls. */
+    openDialogResult: { canceled: true, filePaths: [] as string[] },
+    openDialog: vi.fn(),
   };
 }
 
@@ -147,7 +153,13 @@ export const electron = {
   },
   utilityProcess: { fork: (...args: unknown[]) => fake.fork(...args) },
   screen: { getAllDisplays: () => [{ workArea: { x: 0, y: 0, width: 1920, height: 1080 } }] },
-  dialog: { showErrorBox: (...args: unknown[]) => fake.errorBox(...args) },
+  dialog: {
+    showErrorBox: (...args: unknown[]) => fake.errorBox(...args),
+    showOpenDialog: async (...args: unknown[]) => {
+      fake.openDialog(...args);
+      return fake.openDialogResult;
+    },
+  },
   shell: { openPath: vi.fn(async () => '') },
 };
 

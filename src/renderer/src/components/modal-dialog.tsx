@@ -1,4 +1,10 @@
 import { useEffect, useRef, type FormEvent, type ReactNode } from 'react';
+import { defineStrings, useT } from '../i18n/use-t';
+
+const dialogStrings = defineStrings({
+  en: { close: 'Close this dialog' },
+  ja: { close: 'このダイアログを閉じる' },
+});
 
 /**
  * A modal built on <dialog>: the browser gives focus trapping, Esc and the backdrop.
@@ -12,6 +18,7 @@ export function ModalDialog(props: {
   footer: ReactNode;
   className?: string;
 }) {
+  const t = useT(dialogStrings);
   const ref = useRef<HTMLDialogElement>(null);
   const { onClose } = props;
   useEffect(() => {
@@ -36,7 +43,13 @@ export function ModalDialog(props: {
       >
         <header className="modal-head">
           <h2 id="modal-title">{props.title}</h2>
-          <button type="button" className="icon-button" aria-label="×" onClick={onClose}>
+          <button
+            type="button"
+            className="icon-button"
+            aria-label={t('close')}
+            title={t('close')}
+            onClick={onClose}
+          >
             ×
           </button>
         </header>

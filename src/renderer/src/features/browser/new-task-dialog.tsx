@@ -152,7 +152,7 @@ export function NewTaskDialog({ onClose }: { onClose(): void }) {
             onChange={(e) => setProvider(e.target.value as Provider | '')}
           >
             <option value="">{t('providerDefault', { provider: configured ?? '…' })}</option>
-            <option value="openai">OpenAI-compatible</option>
+            <option value="openai">{t('openaiCompatible')}</option>
             <option value="ollama">Ollama</option>
             <option value="lmstudio">LM Studio</option>
           </select>

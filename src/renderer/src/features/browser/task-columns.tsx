@@ -1,9 +1,7 @@
 import type { ReactNode } from 'react';
 import type { TaskListRow, TaskSortColumn } from '../../../../shared/api/tasks-api';
 import { StatusBadge } from '../../components/status-badge';
-import { compactNumber, wholeNumber } from '../../format/numbers';
-import { formatDuration } from '../../format/duration';
-import { relativeTime } from '../../format/relative-time';
+import type { Formats } from '../../i18n/use-format';
 import type { BrowserKey } from './strings';
 
 export interface TaskColumn {
@@ -19,7 +17,8 @@ export interface TaskColumn {
 
 export interface CellContext {
   now: number;
-  language: 'en' | 'ja';
+  /** Numbers, dates and durations in the UI's language. */
+  f: Formats;
   untitled: string;
 }
 
@@ -28,14 +27,14 @@ const dash = '—';
 function dateCell(iso: string | null, ctx: CellContext): ReactNode {
   if (!iso) return <span className="muted">{dash}</span>;
   return (
-    <span className="muted" title={new Date(iso).toLocaleString(ctx.language)}>
-      {relativeTime(iso, ctx.now, ctx.language)}
+    <span className="muted" title={ctx.f.dateTime(iso)}>
+      {ctx.f.relative(iso, ctx.now)}
     </span>
   );
 }
 
-function numberCell(n: number): ReactNode {
-  return <span title={wholeNumber(n)}>{compactNumber(n)}</span>;
+function numberCell(n: number, ctx: CellContext): ReactNode {
+  return <span title={ctx.f.number(n)}>{ctx.f.compact(n)}</span>;
 }
 
 /** The task table's columns, in order (tasks.db fields, DESIGN.md §4). */
@@ -125,7 +124,7 @@ export const TASK_COLUMNS: readonly TaskColumn[] = [
         : r.status === 'running'
           ? ctx.now
           : Date.parse(r.updated_at);
-      return formatDuration(end - start);
+      return ctx.f.duration(end - start);
     },
   },
   {
@@ -134,7 +133,7 @@ export const TASK_COLUMNS: readonly TaskColumn[] = [
     sort: 'total_messages',
     width: '84px',
     numeric: true,
-    cell: (r) => numberCell(r.total_messages),
+    cell: (r, ctx) => numberCell(r.total_messages, ctx),
   },
   {
     id: 'tokens',
@@ -142,7 +141,7 @@ export const TASK_COLUMNS: readonly TaskColumn[] = [
     sort: 'total_tokens',
     width: '76px',
     numeric: true,
-    cell: (r) => numberCell(r.total_tokens),
+    cell: (r, ctx) => numberCell(r.total_tokens, ctx),
   },
   {
     id: 'compactions',
@@ -150,7 +149,7 @@ export const TASK_COLUMNS: readonly TaskColumn[] = [
     sort: 'compression_count',
     width: '100px',
     numeric: true,
-    cell: (r) => numberCell(r.compression_count),
+    cell: (r, ctx) => numberCell(r.compression_count, ctx),
   },
   {
     id: 'tools',
@@ -158,7 +157,7 @@ export const TASK_COLUMNS: readonly TaskColumn[] = [
     sort: 'tool_call_count',
     width: '84px',
     numeric: true,
-    cell: (r) => numberCell(r.tool_call_count),
+    cell: (r, ctx) => numberCell(r.tool_call_count, ctx),
   },
 ];
 

@@ -2,29 +2,11 @@ import { forwardRef } from 'react';
 import type { FacetValue, TaskFacets } from '../../../../shared/api/tasks-api';
 import { TASK_STATUSES, type TaskStatus } from '../../../../shared/task-types';
 import { statusStrings } from '../../components/status-strings';
+import { useFormat } from '../../i18n/use-format';
 import { useT } from '../../i18n/use-t';
+import { DayField } from './day-field';
+import { NO_FILTERS, type FilterValues } from './filter-values';
 import { browserStrings } from './strings';
-
-export interface FilterValues {
-  search: string;
-  status: TaskStatus[];
-  repo: string;
-  user: string;
-  model: string;
-  /** yyyy-mm-dd from the date inputs, '' when unset. */
-  from: string;
-  to: string;
-}
-
-export const NO_FILTERS: FilterValues = {
-  search: '',
-  status: [],
-  repo: '',
-  user: '',
-  model: '',
-  from: '',
-  to: '',
-};
 
 interface Props {
   values: FilterValues;
@@ -39,6 +21,7 @@ export const TaskFilters = forwardRef<HTMLInputElement, Props>(function TaskFilt
 ) {
   const t = useT(browserStrings);
   const ts = useT(statusStrings);
+  const f = useFormat();
   const set = (patch: Partial<FilterValues>): void => onChange({ ...values, ...patch });
   const toggle = (status: TaskStatus): void =>
     set({
@@ -58,6 +41,14 @@ export const TaskFilters = forwardRef<HTMLInputElement, Props>(function TaskFilt
         title={t('searchHint')}
         value={values.search}
         onChange={(e) => set({ search: e.target.value })}
+        onKeyDown={(e) => {
+          // ↓ from the search box goes on to the results, like a combobox.
+          if (e.key !== 'ArrowDown') return;
+          const grid = document.querySelector<HTMLElement>('.task-grid');
+          if (!grid) return;
+          e.preventDefault();
+          grid.focus();
+        }}
       />
       <div className="status-chips" role="group" aria-label={t('colStatus')}>
         {TASK_STATUSES.map((s) => (
@@ -70,7 +61,7 @@ export const TaskFilters = forwardRef<HTMLInputElement, Props>(function TaskFilt
             onClick={() => toggle(s)}
           >
             {ts(s)}
-            {facets && <span className="chip-count">{facets.status[s]}</span>}
+            {facets && <span className="chip-count">{f.number(facets.status[s])}</span>}
           </button>
         ))}
       </div>
@@ -95,25 +86,23 @@ export const TaskFilters = forwardRef<HTMLInputElement, Props>(function TaskFilt
         options={facets?.models ?? []}
         onChange={(model) => set({ model })}
       />
-      <label className="date-range">
-        <span>{t('from')}</span>
-        <input
-          type="date"
+      <div className="date-range" role="group" aria-label={t('created')}>
+        <span className="date-range-label">{t('created')}</span>
+        <DayField
           name="from"
+          label={t('from')}
           value={values.from}
           max={values.to || undefined}
-          onChange={(e) => set({ from: e.target.value })}
+          onChange={(from) => set({ from })}
         />
-        <span>{t('to')}</span>
-        <input
-          type="date"
+        <DayField
           name="to"
-          aria-label={t('to')}
+          label={t('to')}
           value={values.to}
           min={values.from || undefined}
-          onChange={(e) => set({ to: e.target.value })}
+          onChange={(to) => set({ to })}
         />
-      </label>
+      </div>
       {dirty && (
         <button type="button" className="link-button" onClick={() => onChange(NO_FILTERS)}>
           {t('clear')}
@@ -130,6 +119,7 @@ function FacetSelect(props: {
   options: FacetValue[];
   onChange(value: string): void;
 }) {
+  const f = useFormat();
   return (
     <select
       name={props.name}
@@ -140,7 +130,7 @@ function FacetSelect(props: {
       <option value="">{props.label}</option>
       {props.options.map((o) => (
         <option key={o.value} value={o.value}>
-          {o.value} ({o.count})
+          {o.value} ({f.number(o.count)})
         </option>
       ))}
     </select>

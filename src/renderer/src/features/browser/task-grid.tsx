@@ -1,10 +1,11 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { useEffect, useRef, type KeyboardEvent } from 'react';
 import type { TaskSortColumn } from '../../../../shared/api/tasks-api';
 import type { TaskPages } from '../../hooks/use-task-pages';
 import { useT } from '../../i18n/use-t';
 import { navigate } from '../../router/use-route';
-import { useUiStore } from '../../state/ui-store';
+import { useFormat } from '../../i18n/use-format';
+import { useBrowserStore } from './browser-store';
 import { browserStrings } from './strings';
 import { GRID_TEMPLATE, TASK_COLUMNS } from './task-columns';
 
@@ -27,9 +28,10 @@ interface Props {
  */
 export function TaskGrid({ data, total, sort, order, onSort, onActive }: Props) {
   const t = useT(browserStrings);
-  const language = useUiStore((s) => s.language);
+  const f = useFormat();
   const scroller = useRef<HTMLDivElement>(null);
-  const [active, setActive] = useState(0);
+  const active = useBrowserStore((s) => s.active);
+  const setActive = useBrowserStore((s) => s.setActive);
   const virtualizer = useVirtualizer({
     count: total,
     getScrollElement: () => scroller.current,
@@ -45,7 +47,12 @@ export function TaskGrid({ data, total, sort, order, onSort, onActive }: Props) 
   }, [first, last, total, ensureRange]);
   useEffect(() => {
     if (active >= total) setActive(Math.max(0, total - 1));
-  }, [active, total]);
+  }, [active, total, setActive]);
+  // Back from a task: the row that was open is in view again.
+  useEffect(() => {
+    if (useBrowserStore.getState().active > 0)
+      virtualizer.scrollToIndex(useBrowserStore.getState().active, { align: 'center' });
+  }, [virtualizer]);
 
   const move = (to: number): void => {
     const next = Math.max(0, Math.min(total - 1, to));
@@ -76,7 +83,7 @@ export function TaskGrid({ data, total, sort, order, onSort, onActive }: Props) 
     action();
   };
   const now = Date.now();
-  const ctx = { now, language, untitled: t('untitled') };
+  const ctx = { now, f, untitled: t('untitled') };
   const sortLabel = t(TASK_COLUMNS.find((c) => c.sort === sort)?.label ?? 'colCreated');
   const activeRow = data.rowAt(active);
   const activeUuid = activeRow?.uuid ?? null;

@@ -1,11 +1,14 @@
 import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { TaskSortColumn } from '../../../../shared/api/tasks-api';
 import { StatePanel } from '../../components/state-panel';
+import { dayEndIso, dayStartIso } from '../../format/dates';
 import { useDebounced } from '../../hooks/use-debounced';
 import { useTaskPages, type TaskQuery } from '../../hooks/use-task-pages';
 import { useT } from '../../i18n/use-t';
 import { browserStrings } from './strings';
-import { NO_FILTERS, TaskFilters, type FilterValues } from './task-filters';
+import { useBrowserStore } from './browser-store';
+import { NO_FILTERS, type FilterValues } from './filter-values';
+import { TaskFilters } from './task-filters';
 import { TaskGrid } from './task-grid';
 
 // Carries the transfer API's schemas (zod): loaded when the dialog opens, not with the table.
@@ -26,6 +29,8 @@ const ASCENDING_FIRST: ReadonlySet<TaskSortColumn> = new Set([
 
 function toQuery(f: FilterValues, sort: TaskSortColumn, order: 'asc' | 'desc'): TaskQuery {
   const search = f.search.trim();
+  const from = dayStartIso(f.from);
+  const to = dayEndIso(f.to);
   return {
     sort,
     order,
@@ -34,20 +39,16 @@ function toQuery(f: FilterValues, sort: TaskSortColumn, order: 'asc' | 'desc'): 
     ...(f.repo && { repo: f.repo }),
     ...(f.user && { user: f.user }),
     ...(f.model && { model: f.model }),
-    ...(f.from && { createdFrom: f.from }),
-    // The store compares ISO text: the end of the chosen day, so the day is included.
-    ...(f.to && { createdTo: `${f.to}T23:59:59.999Z` }),
+    // The days are local calendar days; the store compares UTC instants.
+    ...(from && { createdFrom: from }),
+    ...(to && { createdTo: to }),
   };
 }
 
 /** The task browser: filters on top, the virtualized table below (issue 6). */
 export function TasksPage() {
   const t = useT(browserStrings);
-  const [filters, setFilters] = useState<FilterValues>(NO_FILTERS);
-  const [sort, setSort] = useState<{ column: TaskSortColumn; order: 'asc' | 'desc' }>({
-    column: 'created_at',
-    order: 'desc',
-  });
+  const { filters, setFilters, sort, setSort } = useBrowserStore();
   const search = useDebounced(filters.search, 250);
   const query = useMemo(
     () => toQuery({ ...filters, search }, sort.column, sort.order),
@@ -72,13 +73,17 @@ export function TasksPage() {
     return () => window.removeEventListener('keydown', onKey);
   }, []);
 
-  const onSort = useCallback((column: TaskSortColumn) => {
-    setSort((prev) =>
-      prev.column === column
-        ? { column, order: prev.order === 'asc' ? 'desc' : 'asc' }
-        : { column, order: ASCENDING_FIRST.has(column) ? 'asc' : 'desc' },
-    );
-  }, []);
+  const onSort = useCallback(
+    (column: TaskSortColumn) => {
+      const prev = useBrowserStore.getState().sort;
+      setSort(
+        prev.column === column
+          ? { column, order: prev.order === 'asc' ? 'desc' : 'asc' }
+          : { column, order: ASCENDING_FIRST.has(column) ? 'asc' : 'desc' },
+      );
+    },
+    [setSort],
+  );
 
   const { state } = data;
   const filtered = JSON.stringify(filters) !== JSON.stringify(NO_FILTERS);
@@ -88,9 +93,7 @@ export function TasksPage() {
         <h2 id="tasks-heading">{t('heading')}</h2>
         {state.kind === 'ready' && (
           <span className="panel-count" data-testid="task-count">
-            {state.total === 1
-              ? t('countOne')
-              : t('count', { count: state.total.toLocaleString() })}
+            {t('count', { count: state.total })}
             {state.facets && state.facets.status.running > 0 && (
               <> · {t('running', { count: state.facets.status.running })}</>
             )}

@@ -141,8 +141,8 @@ export function CompactionControls({
         tone: 'ok',
         text: t('undoDone', {
           ids: r.undone.map((n) => `#${n}`).join(', '),
-          before: r.tokensBefore.toLocaleString(),
-          after: r.tokensAfter.toLocaleString(),
+          before: r.tokensBefore,
+          after: r.tokensAfter,
         }),
       });
       setReport(null);

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import type { CompactionRecordInfo } from '../../../../shared/api/compaction-api';
+import { useFormat } from '../../i18n/use-format';
 import { useT } from '../../i18n/use-t';
 import { navigate } from '../../router/use-route';
 import { compactionStrings } from './strings';
@@ -20,6 +21,7 @@ export function CompactionList({
   onUndo(id: number): Promise<void>;
 }) {
   const t = useT(compactionStrings);
+  const f = useFormat();
   const [confirming, setConfirming] = useState<number | null>(null);
   const [busy, setBusy] = useState(false);
   if (records.length === 0) return <p className="cmp-empty">{t('listEmpty')}</p>;
@@ -48,10 +50,10 @@ export function CompactionList({
               <td>
                 <code>{r.strategy}</code>
               </td>
-              <td title={r.created_at}>{new Date(r.created_at).toLocaleString()}</td>
+              <td title={r.created_at}>{f.dateTime(r.created_at)}</td>
               <td>{r.start_seq > 0 ? `${r.start_seq}–${r.end_seq}` : '—'}</td>
               <td className="cmp-num">
-                {before.toLocaleString()} → {after.toLocaleString()}
+                {f.number(before)} → {f.number(after)}
               </td>
               <td>
                 <span className={`cmp-badge ${r.undone ? 'cmp-badge-undone' : 'cmp-badge-on'}`}>
@@ -75,10 +77,13 @@ export function CompactionList({
                 )}
                 {confirming === r.id && (
                   <div className="cmp-confirm" role="alertdialog" aria-label={t('undo')}>
-                    <p>{t('undoConfirm', { id: r.id })}</p>
+                    <p>{t('undoConfirm', { id: String(r.id) })}</p>
                     {later.length > 0 && (
                       <p className="cmp-warn">
-                        {t('undoAlso', { ids: later.map((id) => `#${id}`).join(', ') })}
+                        {t('undoAlso', {
+                          ids: later.map((id) => `#${id}`).join(', '),
+                          count: later.length,
+                        })}
                       </p>
                     )}
                     <div className="cmp-confirm-actions">

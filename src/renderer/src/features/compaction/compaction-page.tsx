@@ -1,5 +1,6 @@
 import { useMemo } from 'react';
 import type { CompactionDiff, DiffMessage } from '../../../../shared/api/compaction-api';
+import { useFormat } from '../../i18n/use-format';
 import { useT } from '../../i18n/use-t';
 import { navigate } from '../../router/use-route';
 import { alignContexts, messageText } from './align-contexts';
@@ -45,6 +46,7 @@ export function CompactionPage({ uuid, id }: { uuid: string; id: number }) {
 
 function DiffBody({ uuid, diff }: { uuid: string; diff: CompactionDiff }) {
   const t = useT(compactionStrings);
+  const f = useFormat();
   const { record, before, after } = diff;
   const replaced = new Set(record.replaced_seqs ?? []);
   const changed = new Set(record.changed_seqs ?? []);
@@ -69,23 +71,27 @@ function DiffBody({ uuid, diff }: { uuid: string; diff: CompactionDiff }) {
   );
   const saved = before.tokens - after.tokens;
   const percent = before.tokens > 0 ? Math.round((saved / before.tokens) * 100) : 0;
-  const sum = (ms: DiffMessage[]): string => ms.reduce((n, m) => n + m.tokens, 0).toLocaleString();
+  const sum = (ms: DiffMessage[]): number => ms.reduce((n, m) => n + m.tokens, 0);
   return (
     <>
       <header className="cmp-hero">
         <div>
           <h1>
-            {t('pageTitle', { id: record.id })} · <code>{record.strategy}</code>
+            {t('pageTitle', { id: String(record.id) })} · <code>{record.strategy}</code>
           </h1>
           <p className="cmp-facts-line">
             <span className={`cmp-badge ${record.undone ? 'cmp-badge-undone' : 'cmp-badge-on'}`}>
               {record.undone ? t('undone') : t('inEffect')}
             </span>
-            <span>{new Date(record.created_at).toLocaleString()}</span>
+            <span title={record.created_at}>{f.dateTime(record.created_at)}</span>
             {record.start_seq > 0 && (
-              <span>{t('seqRange', { from: record.start_seq, to: record.end_seq })}</span>
+              <span>
+                {t('seqRange', { from: String(record.start_seq), to: String(record.end_seq) })}
+              </span>
             )}
-            {diff.previousId !== null && <span>{t('builtOn', { id: diff.previousId })}</span>}
+            {diff.previousId !== null && (
+              <span>{t('builtOn', { id: String(diff.previousId) })}</span>
+            )}
             {record.start_seq > 0 && (
               <button
                 type="button"
@@ -102,14 +108,12 @@ function DiffBody({ uuid, diff }: { uuid: string; diff: CompactionDiff }) {
         <div className="cmp-hero-tokens">
           <strong>
             {t('tokensBeforeAfter', {
-              before: before.tokens.toLocaleString(),
-              after: after.tokens.toLocaleString(),
+              before: before.tokens,
+              after: after.tokens,
             })}
           </strong>
           <span className={saved >= 0 ? 'cmp-good' : 'cmp-bad'}>
-            {saved >= 0
-              ? t('saved', { saved: saved.toLocaleString(), percent })
-              : t('grew', { grown: (-saved).toLocaleString() })}
+            {saved >= 0 ? t('saved', { saved: saved, percent }) : t('grew', { grown: -saved })}
           </span>
           <span className="cmp-note">{t('estimateNote')}</span>
         </div>

@@ -13,9 +13,9 @@ export function CompactionReportView({ report }: { report: CompactionReport }) {
       <p className="cmp-total">
         {saved > 0
           ? t('totalSaving', {
-              before: report.tokensBefore.toLocaleString(),
-              after: report.tokensAfter.toLocaleString(),
-              saved: saved.toLocaleString(),
+              before: report.tokensBefore,
+              after: report.tokensAfter,
+              saved: saved,
               percent,
               messages: report.contextMessages,
             })
@@ -38,7 +38,7 @@ export function CompactionReportView({ report }: { report: CompactionReport }) {
                 {step.applied ? t('stepApplied') : t('stepSkipped')}
               </span>
               <span className="cmp-msg-meta">
-                {step.tokensBefore.toLocaleString()} → {step.tokensAfter.toLocaleString()} tok
+                {t('tokensBeforeAfter', { before: step.tokensBefore, after: step.tokensAfter })}
               </span>
             </div>
             {step.applied ? (

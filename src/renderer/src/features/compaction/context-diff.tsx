@@ -42,8 +42,8 @@ export function ContextDiff({
             {t('contextSub', {
               before: before.total,
               after: after.total,
-              tokensBefore: before.tokens.toLocaleString(),
-              tokensAfter: after.tokens.toLocaleString(),
+              tokensBefore: before.tokens,
+              tokensAfter: after.tokens,
             })}
           </p>
         </div>

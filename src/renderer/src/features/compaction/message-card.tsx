@@ -55,8 +55,10 @@ export function MessageCard({
         {kindKey && <span className="cmp-kind">{t(kindKey)}</span>}
         {tag && <span className={`cmp-tag cmp-tag-${tone ?? 'plain'}`}>{tag}</span>}
         <span className="cmp-msg-meta">
-          {message.seq !== null && <span>seq {message.seq}</span>}
-          <span>{message.tokens.toLocaleString()} tok</span>
+          {message.seq !== null && <span>{t('seqOf', { seq: String(message.seq) })}</span>}
+          <span title={t('tokensOf', { count: message.tokens })}>
+            {t('tokensShort', { count: message.tokens })}
+          </span>
         </span>
       </header>
       <div className="cmp-msg-body">
@@ -66,9 +68,7 @@ export function MessageCard({
       </div>
       {!body && text.length > collapseAt && (
         <button type="button" className="cmp-link-button" onClick={() => setOpen(!open)}>
-          {open
-            ? t('showLess')
-            : t('showMore', { count: (text.length - collapseAt).toLocaleString() })}
+          {open ? t('showLess') : t('showMore', { count: text.length - collapseAt })}
         </button>
       )}
       {message.clipped && <p className="cmp-note">{t('clipped')}</p>}

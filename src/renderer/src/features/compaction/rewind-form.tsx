@@ -37,7 +37,7 @@ export function RewindForm({
       .rewindTask({ uuid, seq })
       .then((r) => {
         setPreview(null);
-        onRewound(t('rewindDone', { count: r.hiddenCount, id: r.recordId }));
+        onRewound(t('rewindDone', { count: r.hiddenCount, id: String(r.recordId) }));
       }, fail)
       .finally(() => setBusy(false));
   };
@@ -70,15 +70,18 @@ export function RewindForm({
             <p>
               {t('rewindLeaves', {
                 count: p.hiddenCount,
-                tokens: p.hiddenTokens.toLocaleString(),
-                from: p.firstHiddenSeq ?? '',
-                to: p.lastHiddenSeq ?? '',
+                tokens: p.hiddenTokens,
+                from: String(p.firstHiddenSeq ?? ''),
+                to: String(p.lastHiddenSeq ?? ''),
               })}
             </p>
           )}
           {p.undone.length > 0 && (
             <p className="cmp-warn">
-              {t('rewindUndoes', { ids: p.undone.map((id) => `#${id}`).join(', ') })}
+              {t('rewindUndoes', {
+                ids: p.undone.map((id) => `#${id}`).join(', '),
+                count: p.undone.length,
+              })}
             </p>
           )}
           <div className="cmp-confirm-actions">

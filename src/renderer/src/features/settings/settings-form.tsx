@@ -103,7 +103,7 @@ export function SettingsForm({
               value={provider}
               onChange={(e) => switchProvider(e.target.value as Provider)}
             >
-              <option value="openai">OpenAI-compatible</option>
+              <option value="openai">{t('openaiCompatible')}</option>
               <option value="ollama">Ollama</option>
               <option value="lmstudio">LM Studio</option>
             </select>

@@ -1,4 +1,4 @@
-import { defineStrings } from '../../i18n/use-t';
+import { defineStrings, plural } from '../../i18n/use-t';
 
 export const settingsStrings = defineStrings({
   en: {
@@ -10,6 +10,7 @@ export const settingsStrings = defineStrings({
     noFile: 'No config file yet: defaults apply. Saving creates {file}.',
     providers: 'LLM provider',
     provider: 'Provider in use',
+    openaiCompatible: 'OpenAI-compatible',
     baseUrl: 'Base URL',
     model: 'Model',
     modelNone: 'none configured',
@@ -18,7 +19,10 @@ export const settingsStrings = defineStrings({
     apiKeyNone: 'None configured (set one as an environment reference in config.yaml).',
     test: 'Test connection',
     testing: 'Testing…',
-    testOk: 'Connected · {count} models',
+    testOk: plural('count', {
+      one: 'Connected · {count} model',
+      other: 'Connected · {count} models',
+    }),
     testFail: 'Failed: {error}',
     compaction: 'Default compaction',
     pipeline: 'Pipeline (in order)',
@@ -57,6 +61,7 @@ export const settingsStrings = defineStrings({
     noFile: '設定ファイルはまだありません（既定値を使用）。保存すると {file} を作成します。',
     providers: 'LLM プロバイダー',
     provider: '使用するプロバイダー',
+    openaiCompatible: 'OpenAI 互換',
     baseUrl: 'ベース URL',
     model: 'モデル',
     modelNone: '未設定',

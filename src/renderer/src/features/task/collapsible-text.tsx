@@ -26,7 +26,7 @@ export function CollapsibleText({
       <div className={mono ? 'tv-text tv-mono' : 'tv-text'}>{shown}</div>
       {long && (
         <button type="button" className="tv-link tv-expand" onClick={onToggle}>
-          {expanded ? t('collapse') : t('expand', { n: text.length.toLocaleString() })}
+          {expanded ? t('collapse') : t('expand', { n: text.length })}
         </button>
       )}
     </div>

@@ -1,7 +1,9 @@
 import type { CompactionRecordInfo } from '../../../../shared/api/compaction-api';
+import { useFormat } from '../../i18n/use-format';
 import { useT } from '../../i18n/use-t';
 import { CollapsibleText } from './collapsible-text';
-import { argsText, tokens } from './format';
+import { argsText } from './format';
+import { ROLE_KEYS } from './role-keys';
 import { taskStrings } from './strings';
 import { ToolOutput, trimmedRef } from './tool-output';
 import type { KnownCall, TimelineMessage } from './use-message-windows';
@@ -11,22 +13,33 @@ export interface MessageRowProps {
   message: TimelineMessage;
   compaction: CompactionRecordInfo | undefined;
   call: KnownCall | undefined;
+  /** Where the result of each of this message's tool calls sits, when already seen. */
+  resultOf(callId: string): number | undefined;
   expanded: boolean;
   onToggle(): void;
   onJump(seq: number): void;
 }
 
 /** One message of the timeline; summaries and markers read as compaction rows. */
+/** The share of the context a compaction removed (null when it did not shrink it). */
+function savedShare(c: CompactionRecordInfo): number | null {
+  const before = c.tokens_before ?? c.original_tokens;
+  const after = c.tokens_after ?? c.summary_tokens;
+  return before > 0 && after < before ? (before - after) / before : null;
+}
+
 export function MessageRow({
   uuid,
   message,
   compaction,
   call,
+  resultOf,
   expanded,
   onToggle,
   onJump,
 }: MessageRowProps) {
   const t = useT(taskStrings);
+  const f = useFormat();
   const record = 'seq' in message ? message : null;
   const kind = record?.kind ?? 'message';
   const isCompaction = kind === 'summary' || kind === 'truncation-marker';
@@ -57,14 +70,16 @@ export function MessageRow({
                 : t('inheritance')}
           </span>
         ) : (
-          <span className="tv-role">{message.role}</span>
+          <span className="tv-role">
+            {ROLE_KEYS[message.role] ? t(ROLE_KEYS[message.role]!) : message.role}
+          </span>
         )}
         {message.role === 'tool' && (
           <span className="tv-tool-of">
             ↳ {toolName ? t('toolResult', { name: toolName }) : t('resultOf')}
             {call && record && call.seq !== record.seq - 1 && (
               <button type="button" className="tv-link" onClick={() => onJump(call.seq)}>
-                {t('callAt', { seq: call.seq })}
+                {t('callAt', { seq: String(call.seq) })}
               </button>
             )}
           </span>
@@ -77,24 +92,27 @@ export function MessageRow({
             title={compaction.strategy}
           >
             {t('compactionTokens', {
-              id: compaction.id,
-              before: tokens(compaction.tokens_before ?? compaction.original_tokens),
-              after: tokens(compaction.tokens_after ?? compaction.summary_tokens),
+              id: String(compaction.id),
+              before: f.tokens(compaction.tokens_before ?? compaction.original_tokens),
+              after: f.tokens(compaction.tokens_after ?? compaction.summary_tokens),
             })}
+            {savedShare(compaction) !== null && (
+              <span className="tv-saved">−{f.percent(savedShare(compaction)!)}</span>
+            )}
           </button>
         )}
         {historyOnly && <span className="tv-badge">{t('historyOnly')}</span>}
         <span className="tv-row-tokens">
           {record?.usage
             ? t('providerTokens', {
-                n: tokens(
+                n: f.tokens(
                   record.usage.input_tokens +
                     record.usage.cache_read_tokens +
                     record.usage.cache_creation_tokens,
                 ),
               })
             : record
-              ? t('estTokens', { n: tokens(record.tokens) })
+              ? t('estTokens', { n: f.tokens(record.tokens) })
               : ''}
         </span>
       </div>
@@ -107,14 +125,26 @@ export function MessageRow({
         />
       ) : null}
       {ref && <ToolOutput key={ref} uuid={uuid} outputRef={ref} />}
-      {message.tool_calls?.map((c) => (
-        <div key={c.id} className="tv-call">
-          <span className="tv-call-name">{t('toolCall', { name: c.function.name })}</span>
-          <code className="tv-call-args" title={c.function.arguments}>
-            {argsText(c.function.arguments)}
-          </code>
-        </div>
-      ))}
+      {message.tool_calls?.map((c) => {
+        const resultSeq = resultOf(c.id);
+        return (
+          <div key={c.id} className="tv-call" data-call-id={c.id}>
+            <span className="tv-call-name">{t('toolCall', { name: c.function.name })}</span>
+            <code className="tv-call-args" title={c.function.arguments}>
+              {argsText(c.function.arguments)}
+            </code>
+            {resultSeq !== undefined && (
+              <button
+                type="button"
+                className="tv-link tv-result-link"
+                onClick={() => onJump(resultSeq)}
+              >
+                {t('resultAt', { seq: String(resultSeq) })}
+              </button>
+            )}
+          </div>
+        );
+      })}
     </article>
   );
 }

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import type { PlanningEntry } from '../../../../shared/task-types';
 import { useApi } from '../../api/api-context';
 import { StatePanel } from '../../components/state-panel';
+import { useFormat } from '../../i18n/use-format';
 import { useT } from '../../i18n/use-t';
 import { taskStrings } from './strings';
 
@@ -14,6 +15,7 @@ type PlanningState =
 export function PlanningTab({ uuid, revision }: { uuid: string; revision: number }) {
   const api = useApi();
   const t = useT(taskStrings);
+  const f = useFormat();
   const [state, setState] = useState<PlanningState>({ kind: 'loading' });
   useEffect(() => {
     let live = true;
@@ -42,7 +44,9 @@ export function PlanningTab({ uuid, revision }: { uuid: string; revision: number
           <div className="tv-row-head">
             <span className="tv-seq">#{e.id}</span>
             <span className="tv-badge">{e.plan_type}</span>
-            <span className="tv-muted">{new Date(e.created_at).toLocaleString()}</span>
+            <time className="tv-muted" dateTime={e.created_at}>
+              {f.dateTime(e.created_at)}
+            </time>
           </div>
           <div className="tv-text">{e.plan_content}</div>
         </li>

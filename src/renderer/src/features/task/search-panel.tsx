@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import type { SearchHit } from '../../../../shared/api/messages-api';
 import { useApi } from '../../api/api-context';
 import { useT } from '../../i18n/use-t';
+import { ROLE_KEYS } from './role-keys';
 import { taskStrings } from './strings';
 
 type SearchState =
@@ -66,7 +67,9 @@ export function SearchPanel({ uuid, onJump }: { uuid: string; onJump(seq: number
               <li key={`${hit.seq}:${hit.field}`}>
                 <button type="button" className="tv-hit" onClick={() => onJump(hit.seq)}>
                   <span className="tv-seq">#{hit.seq}</span>{' '}
-                  <span className="tv-role">{hit.role}</span>{' '}
+                  <span className="tv-role">
+                    {ROLE_KEYS[hit.role] ? t(ROLE_KEYS[hit.role]!) : hit.role}
+                  </span>{' '}
                   <span className="tv-snippet">
                     {hit.snippet.slice(0, hit.match[0])}
                     <mark>{hit.snippet.slice(hit.match[0], hit.match[1])}</mark>

@@ -1,20 +1,22 @@
 import { useState } from 'react';
 import type { TaskDetail } from '../../../../shared/api/tasks-api';
 import { useApi } from '../../api/api-context';
-import { compactNumber } from '../../format/numbers';
+import { useFormat } from '../../i18n/use-format';
 import { useT } from '../../i18n/use-t';
 import { navigate } from '../../router/use-route';
-import { formatDuration, tokens } from './format';
+import { ExportDialog } from '../transfer/export-dialog';
 import { taskStrings, type TaskStringKey } from './strings';
 
-type Action = 'pause' | 'resume' | 'stop' | 'export';
+type Action = 'pause' | 'resume' | 'stop';
 
 /** The task's key, status, statistics and actions; re-rendered as the detail refreshes. */
 export function TaskHeader({ detail, onChanged }: { detail: TaskDetail; onChanged(): void }) {
   const api = useApi();
   const t = useT(taskStrings);
+  const f = useFormat();
   const task = detail.task;
   const [busy, setBusy] = useState<Action | null>(null);
+  const [exporting, setExporting] = useState(false);
   const [notice, setNotice] = useState<{ tone: 'ok' | 'error'; text: string } | null>(null);
 
   const run = (action: Action, fn: () => Promise<string | null>): void => {
@@ -43,20 +45,28 @@ export function TaskHeader({ detail, onChanged }: { detail: TaskDetail; onChange
     .join(' / ');
   const end =
     task.completed_at ?? (task.status === 'running' ? new Date().toISOString() : task.updated_at);
-  const duration = Date.parse(end) - Date.parse(task.started_at ?? task.created_at);
+  const start = task.started_at ?? task.created_at;
+  const duration = Date.parse(end) - Date.parse(start);
   const stats: [TaskStringKey, string, string?][] = [
-    ['messages', tokens(task.total_messages), t('inContext', { n: detail.currentMessages })],
-    ['tokensIn', tokens(task.input_tokens)],
-    ['tokensOut', tokens(task.output_tokens)],
+    ['messages', f.number(task.total_messages), t('inContext', { n: detail.currentMessages })],
+    ['tokensIn', f.tokens(task.input_tokens)],
+    ['tokensOut', f.tokens(task.output_tokens)],
     [
       'cache',
-      `${compactNumber(task.cache_read_tokens)} / ${compactNumber(task.cache_creation_tokens)}`,
-      `${tokens(task.cache_read_tokens)} / ${tokens(task.cache_creation_tokens)}`,
+      `${f.compact(task.cache_read_tokens)} / ${f.compact(task.cache_creation_tokens)}`,
+      `${f.tokens(task.cache_read_tokens)} / ${f.tokens(task.cache_creation_tokens)}`,
     ],
-    ['llmCalls', tokens(task.llm_call_count)],
-    ['toolCalls', tokens(task.tool_call_count)],
-    ['compactions', `${detail.compactions.active} / ${detail.compactions.total}`],
-    ['duration', formatDuration(duration)],
+    ['llmCalls', f.number(task.llm_call_count)],
+    ['toolCalls', f.number(task.tool_call_count)],
+    [
+      'compactions',
+      `${f.number(detail.compactions.active)} / ${f.number(detail.compactions.total)}`,
+      t('compactionsHint', {
+        active: detail.compactions.active,
+        total: detail.compactions.total,
+      }),
+    ],
+    ['duration', f.duration(duration), t('startedAt', { when: f.dateTime(start) })],
   ];
 
   return (
@@ -111,18 +121,10 @@ export function TaskHeader({ detail, onChanged }: { detail: TaskDetail; onChange
           >
             {t('compact')}
           </button>
-          <button
-            type="button"
-            disabled={busy !== null}
-            onClick={() =>
-              run('export', async () => {
-                const result = await api.exportTasks({ uuids: [task.uuid], format: 'archive' });
-                return t('exported', { path: result.files.map((f) => f.path).join(', ') });
-              })
-            }
-          >
+          <button type="button" onClick={() => setExporting(true)}>
             {t('export')}
           </button>
+          {exporting && <ExportDialog uuids={[task.uuid]} onClose={() => setExporting(false)} />}
         </div>
       </div>
       <div className="tv-key">

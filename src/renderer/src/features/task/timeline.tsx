@@ -108,6 +108,7 @@ export function Timeline({ uuid, view, target, revision, compactions, onJump }: 
                       : undefined
                   }
                   call={data.call(message.tool_call_id)}
+                  resultOf={data.result}
                   expanded={expanded.has(key)}
                   onToggle={() => toggle(key)}
                   onJump={onJump}

@@ -1,30 +1,124 @@
+import {
+  flexRender,
+  getCoreRowModel,
+  getSortedRowModel,
+  useReactTable,
+  type ColumnDef,
+  type SortingState,
+} from '@tanstack/react-table';
 import { useEffect, useMemo, useState } from 'react';
 import type { ToolCallRow } from '../../../../shared/api/task-view-api';
 import { useApi } from '../../api/api-context';
 import { StatePanel } from '../../components/state-panel';
-import { useT } from '../../i18n/use-t';
+import { useFormat, type Formats } from '../../i18n/use-format';
+import { useT, type Translate } from '../../i18n/use-t';
 import { argsText } from './format';
 import { taskStrings, type TaskStringKey } from './strings';
 
 type ToolsState =
-  { kind: 'loading' } | { kind: 'ready'; rows: ToolCallRow[] } | { kind: 'error'; message: string };
-type SortKey = 'seq' | 'tool' | 'status' | 'duration_ms' | 'error';
+  | { kind: 'loading' }
+  | { kind: 'ready'; rows: ToolCallRow[]; more: boolean }
+  | { kind: 'error'; message: string };
 
-const COLUMNS: { key: SortKey; label: TaskStringKey; numeric?: boolean }[] = [
-  { key: 'seq', label: 'seq', numeric: true },
-  { key: 'tool', label: 'tool' },
-  { key: 'status', label: 'status' },
-  { key: 'duration_ms', label: 'duration', numeric: true },
-  { key: 'error', label: 'error' },
-];
+const PAGE = 5000;
 
-function sortValue(row: ToolCallRow, key: SortKey): string | number {
-  if (key === 'seq') return row.message_seq ?? row.seq;
-  if (key === 'duration_ms') return row.duration_ms;
-  return String(row[key] ?? '');
+function columns(
+  t: Translate<TaskStringKey>,
+  f: Formats,
+  onJump: (seq: number) => void,
+): ColumnDef<ToolCallRow>[] {
+  return [
+    {
+      id: 'seq',
+      header: t('seq'),
+      accessorFn: (r) => r.message_seq ?? r.seq,
+      meta: { className: 'num tv-col-seq' },
+      cell: ({ row: { original: r } }) =>
+        r.message_seq ? (
+          <button
+            type="button"
+            className="tv-link"
+            title={t('jumpToCall')}
+            onClick={(e) => {
+              e.stopPropagation();
+              onJump(r.message_seq!);
+            }}
+          >
+            #{r.message_seq}
+          </button>
+        ) : (
+          '—'
+        ),
+    },
+    {
+      id: 'tool',
+      header: t('tool'),
+      accessorFn: (r) => r.tool ?? r.tool_name,
+      meta: { className: 'tv-col-tool' },
+    },
+    {
+      id: 'status',
+      header: t('status'),
+      accessorFn: (r) => r.status,
+      meta: { className: 'tv-col-status' },
+      cell: ({ row: { original: r } }) => (
+        <span className={r.status === 'error' ? 'tv-pill tv-pill-error' : 'tv-pill'}>
+          {r.status === 'error' ? t('error') : t('success')}
+        </span>
+      ),
+    },
+    {
+      id: 'duration',
+      header: t('duration'),
+      accessorFn: (r) => r.duration_ms,
+      meta: { className: 'num tv-col-duration' },
+      cell: ({ getValue }) => {
+        const ms = getValue<number>();
+        return ms < 1000 ? t('ms', { n: ms }) : f.duration(ms);
+      },
+    },
+    {
+      id: 'when',
+      header: t('created'),
+      accessorFn: (r) => r.timestamp,
+      meta: { className: 'tv-col-when' },
+      cell: ({ getValue }) => (
+        <time className="tv-muted" dateTime={getValue<string>()}>
+          {f.dateTime(getValue<string>())}
+        </time>
+      ),
+    },
+    {
+      id: 'args',
+      header: t('args'),
+      enableSorting: false,
+      accessorFn: (r) => argsText(r.args ?? r.arguments),
+      meta: { className: 'tv-col-args' },
+      cell: ({ getValue }) => (
+        <code className="tv-call-args" title={getValue<string>()}>
+          {getValue<string>()}
+        </code>
+      ),
+    },
+    {
+      id: 'result',
+      header: t('resultCol'),
+      enableSorting: false,
+      accessorFn: (r) => r.error ?? r.result ?? '',
+      meta: { className: 'tv-col-result' },
+      cell: ({ row: { original: r }, getValue }) => (
+        <span
+          className={r.status === 'error' ? 'tv-cell-error tv-ellipsis' : 'tv-ellipsis'}
+          title={getValue<string>()}
+        >
+          {getValue<string>() || '—'}
+        </span>
+      ),
+    },
+  ];
 }
 
-/** tools.jsonl as a sortable table; a row jumps to the call in the timeline. */
+/** tools.jsonl as a sortable table (react-table): each call beside its result; # jumps to the call. */
 export function ToolsTab({
   uuid,
   revision,
@@ -36,12 +130,14 @@ export function ToolsTab({
 }) {
   const api = useApi();
   const t = useT(taskStrings);
+  const f = useFormat();
   const [state, setState] = useState<ToolsState>({ kind: 'loading' });
-  const [sort, setSort] = useState<{ key: SortKey; desc: boolean }>({ key: 'seq', desc: false });
+  const [sorting, setSorting] = useState<SortingState>([{ id: 'seq', desc: false }]);
   useEffect(() => {
     let live = true;
-    api.listToolCalls({ uuid, limit: 5000 }).then(
-      (list) => live && setState({ kind: 'ready', rows: list.records }),
+    api.listToolCalls({ uuid, limit: PAGE }).then(
+      (list) =>
+        live && setState({ kind: 'ready', rows: list.records, more: list.records.length >= PAGE }),
       (err: unknown) =>
         live &&
         setState({ kind: 'error', message: err instanceof Error ? err.message : String(err) }),
@@ -50,15 +146,17 @@ export function ToolsTab({
       live = false;
     };
   }, [api, uuid, revision]);
-  const rows = useMemo(() => {
-    if (state.kind !== 'ready') return [];
-    const sorted = [...state.rows].sort((a, b) => {
-      const x = sortValue(a, sort.key);
-      const y = sortValue(b, sort.key);
-      return x < y ? -1 : x > y ? 1 : 0;
-    });
-    return sort.desc ? sorted.reverse() : sorted;
-  }, [state, sort]);
+  const data = useMemo(() => (state.kind === 'ready' ? state.rows : []), [state]);
+  // Rebuilt when the language changes (f follows it, and t with it); onJump only navigates.
+  const cols = useMemo(() => columns(t, f, onJump), [f]);
+  const table = useReactTable({
+    data,
+    columns: cols,
+    state: { sorting },
+    onSortingChange: setSorting,
+    getCoreRowModel: getCoreRowModel(),
+    getSortedRowModel: getSortedRowModel(),
+  });
 
   if (state.kind === 'loading') return <StatePanel tone="loading" title={t('toolsLoading')} />;
   if (state.kind === 'error')
@@ -69,53 +167,63 @@ export function ToolsTab({
     );
   if (state.rows.length === 0) return <StatePanel tone="empty" title={t('toolsEmpty')} />;
   return (
-    <table className="tv-table tv-tools">
-      <thead>
-        <tr>
-          {COLUMNS.map((c) => (
-            <th
-              key={c.key}
-              className={c.numeric ? 'num' : ''}
-              aria-sort={sort.key === c.key ? (sort.desc ? 'descending' : 'ascending') : 'none'}
-            >
-              <button
-                type="button"
-                className="tv-sort"
-                onClick={() =>
-                  setSort((s) => ({ key: c.key, desc: s.key === c.key ? !s.desc : false }))
-                }
-              >
-                {t(c.label)}
-                {sort.key === c.key ? (sort.desc ? ' ▼' : ' ▲') : ''}
-              </button>
-            </th>
+    <>
+      {state.more && <p className="tv-muted">{t('toolsFirst', { n: PAGE })}</p>}
+      <table className="tv-table tv-tools">
+        <thead>
+          {table.getHeaderGroups().map((group) => (
+            <tr key={group.id}>
+              {group.headers.map((h) => {
+                const sorted = h.column.getIsSorted();
+                const className = (h.column.columnDef.meta as { className?: string } | undefined)
+                  ?.className;
+                return (
+                  <th
+                    key={h.id}
+                    className={className}
+                    aria-sort={
+                      sorted === 'asc' ? 'ascending' : sorted === 'desc' ? 'descending' : undefined
+                    }
+                  >
+                    {h.column.getCanSort() ? (
+                      <button
+                        type="button"
+                        className="tv-sort"
+                        onClick={h.column.getToggleSortingHandler()}
+                      >
+                        {flexRender(h.column.columnDef.header, h.getContext())}
+                        {sorted === 'asc' ? ' ▲' : sorted === 'desc' ? ' ▼' : ''}
+                      </button>
+                    ) : (
+                      flexRender(h.column.columnDef.header, h.getContext())
+                    )}
+                  </th>
+                );
+              })}
+            </tr>
           ))}
-          <th>{t('args')}</th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((r) => (
-          <tr
-            key={r.seq}
-            className={r.message_seq ? 'tv-clickable' : ''}
-            title={r.message_seq ? t('jumpToCall') : undefined}
-            onClick={() => r.message_seq && onJump(r.message_seq)}
-          >
-            <td className="num">{r.message_seq ? `#${r.message_seq}` : '—'}</td>
-            <td>{r.tool ?? r.tool_name}</td>
-            <td>
-              <span className={r.status === 'error' ? 'tv-pill tv-pill-error' : 'tv-pill'}>
-                {r.status === 'error' ? t('error') : t('success')}
-              </span>
-            </td>
-            <td className="num">{r.duration_ms} ms</td>
-            <td className="tv-cell-error">{r.error ?? ''}</td>
-            <td>
-              <code className="tv-call-args">{argsText(r.args ?? r.arguments)}</code>
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {table.getRowModel().rows.map((row) => (
+            <tr
+              key={row.id}
+              className={row.original.message_seq ? 'tv-clickable' : ''}
+              onClick={() => row.original.message_seq && onJump(row.original.message_seq)}
+            >
+              {row.getVisibleCells().map((cell) => (
+                <td
+                  key={cell.id}
+                  className={
+                    (cell.column.columnDef.meta as { className?: string } | undefined)?.className
+                  }
+                >
+                  {flexRender(cell.column.columnDef.cell, cell.getContext())}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
   );
 }

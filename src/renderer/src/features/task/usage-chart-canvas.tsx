@@ -2,14 +2,15 @@ import { useEffect, useRef, useState } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import type { ContextUsageSeries } from '../../../../shared/api/task-view-api';
-import { compactNumber } from '../../format/numbers';
+import { useFormat } from '../../i18n/use-format';
 import { useT } from '../../i18n/use-t';
 import { navigate } from '../../router/use-route';
 import { useUiStore } from '../../state/ui-store';
-import { tokens } from './format';
 import { taskStrings } from './strings';
+import { splitEstimate } from './usage-estimate';
 
 const HEIGHT = 200;
+const SEQ_STEPS = [1, 10, 100, 1e3, 1e4, 1e5, 1e6].flatMap((p) => [p, 2 * p, 5 * p]);
 
 interface Mark {
   id: number;
@@ -25,11 +26,13 @@ function cssVar(name: string, fallback: string): string {
 /** The uPlot chart of a usage series, with clickable compaction marks over it. */
 export function ChartCanvas({ uuid, series }: { uuid: string; series: ContextUsageSeries }) {
   const t = useT(taskStrings);
+  const f = useFormat();
   const host = useRef<HTMLDivElement>(null);
   const theme = useUiStore((s) => s.theme);
   const [marks, setMarks] = useState<Mark[]>([]);
   const markTitle = useRef(t);
   markTitle.current = t;
+  const language = f.language;
 
   useEffect(() => {
     const el = host.current;
@@ -40,6 +43,9 @@ export function ChartCanvas({ uuid, series }: { uuid: string; series: ContextUsa
     const muted = cssVar('--muted', '#5b6178');
     const line = cssVar('--line', '#e3e6f0');
     const providerOnly = series.tokens.map((v, i) => (series.sources[i] === 'provider' ? v : null));
+    // Before the first provider figure the estimate counts message text only (no system
+    // framing, no tool definitions): drawn apart, dashed, so its low start is not read as fact.
+    const { early, anchored } = splitEstimate(series);
     const threshold = series.seqs.map(() => series.thresholdTokens);
     const axis = { stroke: muted, grid: { stroke: line, width: 1 }, ticks: { stroke: line } };
     const placeMarks = (u: uPlot): void => {
@@ -52,8 +58,8 @@ export function ChartCanvas({ uuid, series }: { uuid: string; series: ContextUsa
           title: tr('chartMark', {
             id: c.id,
             strategy: c.strategy,
-            before: tokens(c.tokensBefore),
-            after: tokens(c.tokensAfter),
+            before: f.tokens(c.tokensBefore),
+            after: f.tokens(c.tokensAfter),
           }),
         })),
       );
@@ -67,16 +73,17 @@ export function ChartCanvas({ uuid, series }: { uuid: string; series: ContextUsa
         y: { range: (_u, _min, max) => [0, Math.max(max, series.thresholdTokens) * 1.08] },
       },
       axes: [
-        { ...axis, values: (_u, vals) => vals.map((v) => `#${compactNumber(v)}`) },
-        { ...axis, size: 56, values: (_u, vals) => vals.map((v) => compactNumber(v)) },
+        // Seqs are whole: no "#1.5" ticks on a short task.
+        { ...axis, incrs: SEQ_STEPS, values: (_u, vals) => vals.map((v) => `#${f.compact(v)}`) },
+        { ...axis, size: 56, values: (_u, vals) => vals.map((v) => f.compact(v)) },
       ],
       series: [
         {
-          label: 'seq',
+          label: t('seq'),
           value: (_u, v, _s, idx) => {
             if (v === null || v === undefined) return '—';
             const time = idx === null || idx === undefined ? null : series.times[idx];
-            return `#${v}${time ? ` · ${new Date(time).toLocaleString()}` : ''}`;
+            return `#${v}${time ? ` · ${f.dateTime(time)}` : ''}`;
           },
         },
         {
@@ -85,7 +92,15 @@ export function ChartCanvas({ uuid, series }: { uuid: string; series: ContextUsa
           width: 2,
           fill: `${accent}22`,
           points: { show: false },
-          value: (_u, v) => (v === null || v === undefined ? '—' : tokens(v)),
+          value: (_u, v) => (v === null || v === undefined ? '—' : f.tokens(v)),
+        },
+        {
+          label: t('chartEarly'),
+          stroke: muted,
+          width: 1.5,
+          dash: [4, 4],
+          points: { show: false },
+          value: (_u, v) => (v === null || v === undefined ? '—' : `~${f.tokens(v)}`),
         },
         {
           label: t('chartProvider'),
@@ -97,9 +112,15 @@ export function ChartCanvas({ uuid, series }: { uuid: string; series: ContextUsa
             fill: provider,
             stroke: provider,
           },
-          value: (_u, v) => (v === null || v === undefined ? '—' : tokens(v)),
+          value: (_u, v) => (v === null || v === undefined ? '—' : f.tokens(v)),
         },
-        { label: 'threshold', stroke: danger, width: 1.5, dash: [6, 4], points: { show: false } },
+        {
+          label: t('chartThresholdLabel'),
+          stroke: danger,
+          width: 1.5,
+          dash: [6, 4],
+          points: { show: false },
+        },
       ],
       hooks: {
         draw: [
@@ -124,7 +145,7 @@ export function ChartCanvas({ uuid, series }: { uuid: string; series: ContextUsa
       },
       legend: { show: true, live: true },
     };
-    const chart = new uPlot(opts, [series.seqs, series.tokens, providerOnly, threshold], el);
+    const chart = new uPlot(opts, [series.seqs, anchored, early, providerOnly, threshold], el);
     const resize = new ResizeObserver(() =>
       chart.setSize({ width: Math.max(300, el.clientWidth), height: HEIGHT }),
     );
@@ -133,7 +154,7 @@ export function ChartCanvas({ uuid, series }: { uuid: string; series: ContextUsa
       resize.disconnect();
       chart.destroy();
     };
-  }, [series, theme]);
+  }, [series, theme, language]);
 
   return (
     <div className="tv-chart">

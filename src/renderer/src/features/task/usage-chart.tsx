@@ -1,8 +1,9 @@
 import { lazy, Suspense, useEffect } from 'react';
 import type { ContextUsageSeries } from '../../../../shared/api/task-view-api';
+import { useFormat } from '../../i18n/use-format';
 import { useT } from '../../i18n/use-t';
-import { tokens } from './format';
 import { taskStrings } from './strings';
+import { splitEstimate } from './usage-estimate';
 import { useContextUsage } from './use-context-usage';
 
 // uPlot is a sixth of the UI's code and only draws once the series is here: it loads beside
@@ -42,16 +43,32 @@ export function UsageChart({ uuid, revision }: { uuid: string; revision: number 
 
 function ChartLegend({ series }: { series: ContextUsageSeries }) {
   const t = useT(taskStrings);
-  const hasProvider = series.sources.includes('provider');
+  const f = useFormat();
+  const split = splitEstimate(series);
   return (
     <div className="tv-chart-legend">
-      <span className="tv-legend-line">{t('chartEstimate')}</span>
-      {hasProvider && <span className="tv-legend-dot">{t('chartProvider')}</span>}
+      {split.firstProvider === null ? (
+        <span className="tv-legend-line" title={t('chartEstimateOnlyHint')}>
+          {t('chartEstimateOnly')}
+        </span>
+      ) : (
+        <>
+          {split.firstProvider > 0 && (
+            <span className="tv-legend-early" title={t('chartEarlyHint')}>
+              {t('chartEarly')}
+            </span>
+          )}
+          <span className="tv-legend-line" title={t('chartAnchoredHint')}>
+            {t('chartEstimate')}
+          </span>
+          <span className="tv-legend-dot">{t('chartProvider')}</span>
+        </>
+      )}
       <span className="tv-legend-threshold">
         {t('chartThreshold', {
-          tokens: tokens(series.thresholdTokens),
-          ratio: series.thresholdRatio,
-          window: tokens(series.contextWindow),
+          tokens: f.tokens(series.thresholdTokens),
+          ratio: f.percent(series.thresholdRatio),
+          window: f.tokens(series.contextWindow),
         })}
       </span>
       {series.bucketSize > 1 && (

@@ -25,6 +25,8 @@ export interface MessageWindows {
   ensure(first: number, last: number): void;
   /** The call a tool result answers, when the call's window has been seen. */
   call(id: string | undefined): KnownCall | undefined;
+  /** The seq of the result answering a call, when the result's window has been seen. */
+  result(id: string): number | undefined;
 }
 
 /**
@@ -47,6 +49,7 @@ export function useMessageWindows(
   const cache = useRef(new Map<number, TimelineMessage[]>());
   const pending = useRef(new Set<number>());
   const calls = useRef(new Map<string, KnownCall>());
+  const results = useRef(new Map<string, number>());
   const generation = useRef(0);
   const firstWindow = useRef(0);
   firstWindow.current =
@@ -62,9 +65,11 @@ export function useMessageWindows(
       if (!('seq' in m)) continue;
       for (const c of m.tool_calls ?? [])
         calls.current.set(c.id, { name: c.function.name, seq: m.seq });
+      if (m.role === 'tool' && m.tool_call_id) results.current.set(m.tool_call_id, m.seq);
     }
-    while (calls.current.size > MAX_KNOWN_CALLS)
-      calls.current.delete(calls.current.keys().next().value as string);
+    for (const known of [calls.current, results.current]) {
+      while (known.size > MAX_KNOWN_CALLS) known.delete(known.keys().next().value as string);
+    }
   }, []);
 
   const fetchWindow = useCallback(
@@ -137,5 +142,6 @@ export function useMessageWindows(
       cache.current.get(Math.floor(position / WINDOW_SIZE))?.[position % WINDOW_SIZE],
     ensure,
     call: (id) => (id ? calls.current.get(id) : undefined),
+    result: (id) => results.current.get(id),
   };
 }

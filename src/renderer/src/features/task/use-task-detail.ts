@@ -2,6 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import type { TaskDetail } from '../../../../shared/api/tasks-api';
 import type { WorkbenchEvent } from '../../../../shared/api/events';
 import { useApi } from '../../api/api-context';
+import { notFoundRetryDelay } from './not-found-retry';
 
 export type DetailState =
   { kind: 'loading' } | { kind: 'ready'; detail: TaskDetail } | { kind: 'error'; message: string };
@@ -27,18 +28,35 @@ export function useTaskDetail(uuid: string): {
   const [state, setState] = useState<DetailState>({ kind: 'loading' });
   const [revision, setRevision] = useState(0);
   const request = useRef(0);
+  const shown = useRef(false);
+  const retryTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
 
   const load = useCallback(() => {
     const id = ++request.current;
-    api.getTask({ uuid }).then(
-      (detail) => id === request.current && setState({ kind: 'ready', detail }),
-      (err: unknown) =>
-        id === request.current &&
-        setState({ kind: 'error', message: err instanceof Error ? err.message : String(err) }),
-    );
+    clearTimeout(retryTimer.current);
+    const attempt = (n: number): void => {
+      api.getTask({ uuid }).then(
+        (detail) => {
+          if (id !== request.current) return;
+          shown.current = true;
+          setState({ kind: 'ready', detail });
+        },
+        (err: unknown) => {
+          if (id !== request.current) return;
+          const delay = notFoundRetryDelay(err, n, shown.current);
+          if (delay !== null) {
+            retryTimer.current = setTimeout(() => attempt(n + 1), delay);
+            return;
+          }
+          setState({ kind: 'error', message: err instanceof Error ? err.message : String(err) });
+        },
+      );
+    };
+    attempt(0);
   }, [api, uuid]);
 
   useEffect(() => {
+    shown.current = false;
     setState({ kind: 'loading' });
     load();
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -52,6 +70,8 @@ export function useTaskDetail(uuid: string): {
     });
     return () => {
       clearTimeout(timer);
+      clearTimeout(retryTimer.current);
+      request.current++;
       unsubscribe();
     };
   }, [api, uuid, load]);

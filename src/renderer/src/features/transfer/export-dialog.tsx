@@ -3,15 +3,17 @@ import { EXPORT_FORMATS } from '../../../../shared/api/transfer-api';
 import { useApi } from '../../api/api-context';
 import { FormField } from '../../components/form-field';
 import { ModalDialog } from '../../components/modal-dialog';
+import { useFormat } from '../../i18n/use-format';
 import { useT } from '../../i18n/use-t';
 import { transferStrings } from './strings';
-import { canUpload, prepareDownload, startDownload } from './web-transfer';
+import { canUpload, pickExportFolder, prepareDownload, startDownload } from './web-transfer';
 
 type Format = (typeof EXPORT_FORMATS)[number];
 
 /** Export tasks: downloaded in the browser, written to a host folder in the desktop app. */
 export function ExportDialog({ uuids, onClose }: { uuids: string[]; onClose(): void }) {
   const t = useT(transferStrings);
+  const fmt = useFormat();
   const api = useApi();
   const [format, setFormat] = useState<Format>('archive');
   const [current, setCurrent] = useState(false);
@@ -37,7 +39,7 @@ export function ExportDialog({ uuids, onClose }: { uuids: string[]; onClose(): v
         setResult(
           done.files.map((f) => ({
             ok: true,
-            text: t('exported', { path: f.path, bytes: f.bytes }),
+            text: t('exported', { path: f.path, size: fmt.bytes(f.bytes) }),
           })),
         );
       }
@@ -86,7 +88,26 @@ export function ExportDialog({ uuids, onClose }: { uuids: string[]; onClose(): v
       )}
       {!web && (
         <FormField name="output" label={t('output')} hint={t('outputHint')}>
-          <input name="output" value={output} onChange={(e) => setOutput(e.target.value)} />
+          <span className="path-row">
+            <input name="output" value={output} onChange={(e) => setOutput(e.target.value)} />
+            {window.desktop && (
+              <button
+                type="button"
+                name="pick-folder"
+                onClick={() =>
+                  void pickExportFolder().then(
+                    (folder) => folder && setOutput(folder),
+                    (err: unknown) =>
+                      setResult([
+                        { ok: false, text: err instanceof Error ? err.message : String(err) },
+                      ]),
+                  )
+                }
+              >
+                {t('pickFolder')}
+              </button>
+            )}
+          </span>
         </FormField>
       )}
       {result.length > 0 && (

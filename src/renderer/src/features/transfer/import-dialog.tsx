@@ -5,7 +5,7 @@ import { FormField } from '../../components/form-field';
 import { ModalDialog } from '../../components/modal-dialog';
 import { useT } from '../../i18n/use-t';
 import { transferStrings } from './strings';
-import { canUpload, uploadAndImport } from './web-transfer';
+import { canUpload, pickImportFiles, uploadAndImport } from './web-transfer';
 
 interface Line {
   tone: 'ok' | 'error' | 'busy';
@@ -48,11 +48,13 @@ export function ImportDialog({ onClose }: { onClose(): void }) {
     setBusy(false);
   };
 
-  const importPaths = async (): Promise<void> => {
-    const list = paths
-      .split('\n')
-      .map((p) => p.trim())
-      .filter(Boolean);
+  const importPaths = async (chosen?: string[]): Promise<void> => {
+    const list =
+      chosen ??
+      paths
+        .split('\n')
+        .map((p) => p.trim())
+        .filter(Boolean);
     if (!list.length) return;
     setBusy(true);
     try {
@@ -111,14 +113,36 @@ export function ImportDialog({ onClose }: { onClose(): void }) {
           />
         </label>
       ) : (
-        <FormField name="paths" label={t('paths')} hint={t('pathsHint')}>
-          <textarea
-            name="paths"
-            rows={4}
-            value={paths}
-            onChange={(e) => setPaths(e.target.value)}
-          />
-        </FormField>
+        <>
+          {window.desktop && (
+            <button
+              type="button"
+              name="pick-files"
+              className="pick-button"
+              disabled={busy}
+              onClick={() =>
+                void pickImportFiles().then(
+                  (chosen) => {
+                    if (!chosen.length) return;
+                    setPaths(chosen.join('\n'));
+                    void importPaths(chosen);
+                  },
+                  (err: unknown) => setLines((l) => [...l, { tone: 'error', text: message(err) }]),
+                )
+              }
+            >
+              {t('pick')}
+            </button>
+          )}
+          <FormField name="paths" label={t('paths')} hint={t('pathsHint')}>
+            <textarea
+              name="paths"
+              rows={4}
+              value={paths}
+              onChange={(e) => setPaths(e.target.value)}
+            />
+          </FormField>
+        </>
       )}
       {lines.length > 0 && (
         <ul className="transfer-log" aria-live="polite">

@@ -1,4 +1,4 @@
-import { defineStrings } from '../../i18n/use-t';
+import { defineStrings, plural } from '../../i18n/use-t';
 
 export const transferStrings = defineStrings({
   en: {
@@ -10,11 +10,14 @@ export const transferStrings = defineStrings({
     paths: 'Paths on the host',
     pathsHint: 'One absolute path per line (files, or folders of transcripts).',
     importing: 'Importing {name}…',
-    imported: '{file}: {count} tasks imported',
+    imported: plural('count', {
+      one: '{file}: {count} task imported',
+      other: '{file}: {count} tasks imported',
+    }),
     failed: '{file}: {error}',
     close: 'Close',
     importPaths: 'Import',
-    exportTitle: 'Export {count} tasks',
+    exportTitle: plural('count', { one: 'Export {count} task', other: 'Export {count} tasks' }),
     exportOne: 'Export task',
     format: 'Format',
     archive: 'Archive (.zip, re-importable)',
@@ -23,9 +26,10 @@ export const transferStrings = defineStrings({
     current: 'Only what the model sees now (not the full history)',
     output: 'Save to (folder on the host)',
     outputHint: 'Empty: the default export folder.',
+    pickFolder: 'Choose…',
     export: 'Export',
     exporting: 'Exporting…',
-    exported: 'Saved {path} ({bytes} bytes)',
+    exported: 'Saved {path} ({size})',
     downloaded: 'Downloaded {name}',
   },
   ja: {
@@ -50,9 +54,10 @@ export const transferStrings = defineStrings({
     current: 'モデルが今見ている内容だけ（全履歴ではなく）',
     output: '保存先（ホスト上のフォルダー）',
     outputHint: '空欄なら既定のエクスポートフォルダー。',
+    pickFolder: '選択…',
     export: 'エクスポート',
     exporting: 'エクスポート中…',
-    exported: '{path} に保存しました（{bytes} バイト）',
+    exported: '{path} に保存しました（{size}）',
     downloaded: '{name} をダウンロードしました',
   },
 });

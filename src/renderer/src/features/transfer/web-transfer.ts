@@ -10,6 +10,18 @@ export function canUpload(): boolean {
   return !window.api;
 }
 
+/** The desktop app's open dialog: the chosen transcript paths ([] when cancelled). */
+export async function pickImportFiles(): Promise<string[]> {
+  if (!window.desktop) return [];
+  return unwrapResult(await window.desktop.pickImportFiles());
+}
+
+/** The desktop app's folder dialog: the chosen export folder (null when cancelled). */
+export async function pickExportFolder(): Promise<string | null> {
+  if (!window.desktop) return null;
+  return unwrapResult(await window.desktop.pickExportFolder());
+}
+
 function authHeader(): Record<string, string> {
   const token = sessionStorage.getItem('cwb.token');
   return token ? { Authorization: `Bearer ${token}` } : {};

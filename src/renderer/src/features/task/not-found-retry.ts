@@ -1,0 +1,19 @@
+import { ApiError } from '../../../../shared/api/api-result';
+
+/**
+ * A task opened right after it was started or imported may not be readable yet (its row or
+ * folder is a moment behind the event that named it). Until the view has shown the task
+ * once, not_found is retried with a growing delay (6.2 s in all) before it is an error.
+ */
+export const NOT_FOUND_RETRY_MS: readonly number[] = [200, 400, 800, 1600, 3200];
+
+/** The delay before the next attempt, or null when the error should be shown. */
+export function notFoundRetryDelay(
+  err: unknown,
+  attempt: number,
+  shownBefore: boolean,
+  delays: readonly number[] = NOT_FOUND_RETRY_MS,
+): number | null {
+  if (shownBefore || !(err instanceof ApiError) || err.code !== 'not_found') return null;
+  return delays[attempt] ?? null;
+}
