@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ContextStore } from '../../src/core/store/context-store';
+import { SCHEMA_VERSION } from '../../src/core/db/schema';
 import type { TaskRow, TaskStatus } from '../../src/shared/task-types';
 
 const REPOS = ['acme/parser', 'acme/web', 'globex/billing', 'initech/etl', 'hooli/search'];
@@ -86,7 +87,8 @@ function uuidOf(i: number): string {
  * disks creating (and deleting) 100,000 folders takes minutes, and the rows never change.
  */
 export function cachedGeneratedRoot(n: number): string {
-  const base = path.join(os.tmpdir(), `cwb-e2e-generated-${n}-v1`);
+  // Named by schema: a root a newer schema migrated is refused by older code (other branches).
+  const base = path.join(os.tmpdir(), `cwb-e2e-generated-${n}-schema${SCHEMA_VERSION}`);
   const root = path.join(base, 'contexts');
   const marker = path.join(base, 'complete');
   if (fs.existsSync(marker)) return root;
