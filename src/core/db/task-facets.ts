@@ -2,6 +2,7 @@ import type { FacetValue, TaskFacets } from '../../shared/api/tasks-api';
 import { TASK_STATUSES, type TaskStatus } from '../../shared/task-types';
 import type { Db } from './open-database';
 import { taskWhere, type TaskFilter } from './task-filter';
+import { searchIndexReady } from './task-search';
 
 /** Distinct values listed per facet: enough for a picker, bounded for 100,000 tasks. */
 export const MAX_FACET_VALUES = 200;
@@ -13,7 +14,10 @@ export type FacetValues = Pick<TaskFacets, 'repos' | 'users' | 'models'>;
  * applies except the status one, so each chip says what choosing it would show.
  */
 export function taskStatusCounts(db: Db, filter: TaskFilter): Record<TaskStatus, number> {
-  const { sql, params } = taskWhere({ ...filter, status: undefined });
+  const { sql, params } = taskWhere(
+    { ...filter, status: undefined },
+    { searchIndex: filter.search !== undefined && searchIndexReady(db) },
+  );
   const status = Object.fromEntries(TASK_STATUSES.map((s) => [s, 0])) as Record<TaskStatus, number>;
   const counted = db
     .prepare(`SELECT status, COUNT(*) AS n FROM tasks ${sql} GROUP BY status`)
