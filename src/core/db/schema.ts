@@ -80,6 +80,10 @@ export const MIGRATIONS: readonly string[] = [
   //   backfillSearchIndex fills it in short transactions. Until it is done, search uses
   //   LIKE alone. The triggers keep every row the backfill has passed (or will never
   //   reach) in sync and leave the rest to it.
+  // - task_counts: how many tasks have each status, repository, user and model, kept by
+  //   triggers, so the filter chips and pickers of the task table's first view are read,
+  //   not counted over every task (a scan of 100,000 index entries per facet otherwise).
+  //   Rows whose count falls to zero are removed.
   //   The index is keyed on tasks' rowid: nothing may renumber rowids (VACUUM of a table
   //   without INTEGER PRIMARY KEY may), or the index must be rebuilt after.
   `
@@ -121,6 +125,83 @@ export const MIGRATIONS: readonly string[] = [
   BEGIN
     DELETE FROM tasks_search WHERE rowid = old.rowid;
     INSERT INTO tasks_search (rowid, title, prompt) VALUES (new.rowid, new.title, new.prompt);
+  END;
+
+  CREATE TABLE IF NOT EXISTS task_counts (
+    facet TEXT NOT NULL,
+    value TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    PRIMARY KEY (facet, value)
+  ) WITHOUT ROWID;
+  INSERT OR IGNORE INTO task_counts (facet, value, n)
+    SELECT 'status', status, COUNT(*) FROM tasks WHERE status IS NOT NULL AND status <> '' GROUP BY status;
+  INSERT OR IGNORE INTO task_counts (facet, value, n)
+    SELECT 'repository', repository, COUNT(*) FROM tasks WHERE repository IS NOT NULL AND repository <> '' GROUP BY repository;
+  INSERT OR IGNORE INTO task_counts (facet, value, n)
+    SELECT 'user', user, COUNT(*) FROM tasks WHERE user IS NOT NULL AND user <> '' GROUP BY user;
+  INSERT OR IGNORE INTO task_counts (facet, value, n)
+    SELECT 'model', model, COUNT(*) FROM tasks WHERE model IS NOT NULL AND model <> '' GROUP BY model;
+  CREATE TRIGGER IF NOT EXISTS task_counts_insert AFTER INSERT ON tasks
+  BEGIN
+    INSERT INTO task_counts (facet, value, n) SELECT 'status', new.status, 1
+      WHERE new.status IS NOT NULL AND new.status <> ''
+      ON CONFLICT (facet, value) DO UPDATE SET n = n + 1;
+    INSERT INTO task_counts (facet, value, n) SELECT 'repository', new.repository, 1
+      WHERE new.repository IS NOT NULL AND new.repository <> ''
+      ON CONFLICT (facet, value) DO UPDATE SET n = n + 1;
+    INSERT INTO task_counts (facet, value, n) SELECT 'user', new.user, 1
+      WHERE new.user IS NOT NULL AND new.user <> ''
+      ON CONFLICT (facet, value) DO UPDATE SET n = n + 1;
+    INSERT INTO task_counts (facet, value, n) SELECT 'model', new.model, 1
+      WHERE new.model IS NOT NULL AND new.model <> ''
+      ON CONFLICT (facet, value) DO UPDATE SET n = n + 1;
+  END;
+  CREATE TRIGGER IF NOT EXISTS task_counts_delete AFTER DELETE ON tasks
+  BEGIN
+    UPDATE task_counts SET n = n - 1 WHERE facet = 'status' AND value = old.status;
+    DELETE FROM task_counts WHERE facet = 'status' AND value = old.status AND n <= 0;
+    UPDATE task_counts SET n = n - 1 WHERE facet = 'repository' AND value = old.repository;
+    DELETE FROM task_counts WHERE facet = 'repository' AND value = old.repository AND n <= 0;
+    UPDATE task_counts SET n = n - 1 WHERE facet = 'user' AND value = old.user;
+    DELETE FROM task_counts WHERE facet = 'user' AND value = old.user AND n <= 0;
+    UPDATE task_counts SET n = n - 1 WHERE facet = 'model' AND value = old.model;
+    DELETE FROM task_counts WHERE facet = 'model' AND value = old.model AND n <= 0;
+  END;
+  CREATE TRIGGER IF NOT EXISTS task_counts_status AFTER UPDATE OF status ON tasks
+  WHEN old.status IS NOT new.status
+  BEGIN
+    UPDATE task_counts SET n = n - 1 WHERE facet = 'status' AND value = old.status;
+    DELETE FROM task_counts WHERE facet = 'status' AND value = old.status AND n <= 0;
+    INSERT INTO task_counts (facet, value, n) SELECT 'status', new.status, 1
+      WHERE new.status IS NOT NULL AND new.status <> ''
+      ON CONFLICT (facet, value) DO UPDATE SET n = n + 1;
+  END;
+  CREATE TRIGGER IF NOT EXISTS task_counts_repository AFTER UPDATE OF owner, repo ON tasks
+  WHEN old.repository IS NOT new.repository
+  BEGIN
+    UPDATE task_counts SET n = n - 1 WHERE facet = 'repository' AND value = old.repository;
+    DELETE FROM task_counts WHERE facet = 'repository' AND value = old.repository AND n <= 0;
+    INSERT INTO task_counts (facet, value, n) SELECT 'repository', new.repository, 1
+      WHERE new.repository IS NOT NULL AND new.repository <> ''
+      ON CONFLICT (facet, value) DO UPDATE SET n = n + 1;
+  END;
+  CREATE TRIGGER IF NOT EXISTS task_counts_user AFTER UPDATE OF user ON tasks
+  WHEN old.user IS NOT new.user
+  BEGIN
+    UPDATE task_counts SET n = n - 1 WHERE facet = 'user' AND value = old.user;
+    DELETE FROM task_counts WHERE facet = 'user' AND value = old.user AND n <= 0;
+    INSERT INTO task_counts (facet, value, n) SELECT 'user', new.user, 1
+      WHERE new.user IS NOT NULL AND new.user <> ''
+      ON CONFLICT (facet, value) DO UPDATE SET n = n + 1;
+  END;
+  CREATE TRIGGER IF NOT EXISTS task_counts_model AFTER UPDATE OF model ON tasks
+  WHEN old.model IS NOT new.model
+  BEGIN
+    UPDATE task_counts SET n = n - 1 WHERE facet = 'model' AND value = old.model;
+    DELETE FROM task_counts WHERE facet = 'model' AND value = old.model AND n <= 0;
+    INSERT INTO task_counts (facet, value, n) SELECT 'model', new.model, 1
+      WHERE new.model IS NOT NULL AND new.model <> ''
+      ON CONFLICT (facet, value) DO UPDATE SET n = n + 1;
   END;
   `,
 ];
