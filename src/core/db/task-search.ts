@@ -61,6 +61,8 @@ export function searchIndexReady(db: Db): boolean {
  * only the rows the cursor has passed (or that were added after the migration).
  */
 export function backfillSearchIndex(db: Db, budgetMs: number): boolean {
+  // The usual case, read without taking the write lock.
+  if (searchIndexReady(db)) return true;
   const started = performance.now();
   for (;;) {
     const finished = writeTx(db, () => {
