@@ -19,7 +19,7 @@ export const MIN_INDEXED_SEARCH_CHARS = 3;
 const MAX_TRIGRAMS = 12;
 
 /** Rows tokenized per backfill transaction (~tens of ms), so other writers wait little. */
-const BACKFILL_BATCH = 250;
+const BACKFILL_BATCH = 100;
 
 /** The LIKE pattern for `text`, with LIKE's wildcards (and the escape) made literal. */
 export function likePattern(text: string): string {
