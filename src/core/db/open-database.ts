@@ -1,8 +1,15 @@
 import Database from 'better-sqlite3';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema';
 import { CwbError } from '../errors';
+import { backfillSearchIndex } from './task-search';
 
 export type Db = Database.Database;
+
+/**
+ * How long opening may spend on the search index backfill after an upgrade to v3: enough
+ * to finish it for thousands of tasks; for more, listings carry on where this stops.
+ */
+const SEARCH_BACKFILL_ON_OPEN_MS = 1000;
 
 /** How long a writer waits for another process's write lock before giving up. */
 const BUSY_TIMEOUT_MS = 30_000;
@@ -21,8 +28,10 @@ export function openDatabase(file: string, options: { readonly?: boolean } = {})
       db.pragma('synchronous = NORMAL');
     }
     db.pragma('foreign_keys = ON');
-    if (!options.readonly) migrate(db, file);
-    else checkVersion(db, file);
+    if (!options.readonly) {
+      migrate(db, file);
+      backfillSearchIndex(db, SEARCH_BACKFILL_ON_OPEN_MS);
+    } else checkVersion(db, file);
     return db;
   } catch (err) {
     db.close();

@@ -64,6 +64,146 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE tasks ADD COLUMN control TEXT;
   `,
+  // v3: the task table stays fast at 100,000 tasks (docs/benchmarks.md group 5).
+  // - An index for every sort column the UI and CLI offer. Listings break ties on rowid,
+  //   which every index already ends with, so ORDER BY <column>, rowid LIMIT walks the
+  //   index (and covers the deferred join's inner query) without a temporary B-tree.
+  //   (status, created_at) serves the status chips with the default sort. Counters that
+  //   addStats bumps after every message are indexed too; addStats sets only the counters
+  //   an event changes, so a message touches two indexes more than before, not seven.
+  // - A trigram index of title and prompt for search (see task-search.ts). Contentless
+  //   (the text stays in tasks only) and detail=none (no positions: ~6× smaller than
+  //   detail=full); it yields candidates and LIKE on tasks decides, so what matches is
+  //   exactly what LIKE matched before. Tokenizing every prompt takes seconds at 100,000
+  //   tasks, too long to hold the write lock other processes wait on, so the migration
+  //   only records which rowids are still to index (tasks_search_backfill) and
+  //   backfillSearchIndex fills it in short transactions. Until it is done, search uses
+  //   LIKE alone. The triggers keep every row the backfill has passed (or will never
+  //   reach) in sync and leave the rest to it.
+  // - task_counts: how many tasks have each status, repository, user and model, kept by
+  //   triggers, so the filter chips and pickers of the task table's first view are read,
+  //   not counted over every task (a scan of 100,000 index entries per facet otherwise).
+  //   Rows whose count falls to zero are removed.
+  //   The index is keyed on tasks' rowid: nothing may renumber rowids (VACUUM of a table
+  //   without INTEGER PRIMARY KEY may), or the index must be rebuilt after.
+  `
+  CREATE INDEX IF NOT EXISTS idx_tasks_started_at ON tasks(started_at);
+  CREATE INDEX IF NOT EXISTS idx_tasks_title ON tasks(title);
+  CREATE INDEX IF NOT EXISTS idx_tasks_task_id ON tasks(task_id);
+  CREATE INDEX IF NOT EXISTS idx_tasks_model ON tasks(model);
+  CREATE INDEX IF NOT EXISTS idx_tasks_total_messages ON tasks(total_messages);
+  CREATE INDEX IF NOT EXISTS idx_tasks_total_tokens ON tasks(total_tokens);
+  CREATE INDEX IF NOT EXISTS idx_tasks_compression_count ON tasks(compression_count);
+  CREATE INDEX IF NOT EXISTS idx_tasks_tool_call_count ON tasks(tool_call_count);
+  CREATE INDEX IF NOT EXISTS idx_tasks_llm_call_count ON tasks(llm_call_count);
+  CREATE INDEX IF NOT EXISTS idx_tasks_status_created_at ON tasks(status, created_at);
+
+  CREATE VIRTUAL TABLE IF NOT EXISTS tasks_search USING fts5(
+    title, prompt, content = '', contentless_delete = 1, tokenize = 'trigram', detail = none
+  );
+  -- rowids in (done, upto] are not indexed yet; no row here: the index is complete
+  CREATE TABLE IF NOT EXISTS tasks_search_backfill (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    done INTEGER NOT NULL,
+    upto INTEGER NOT NULL
+  );
+  INSERT OR IGNORE INTO tasks_search_backfill (id, done, upto)
+    SELECT 1, 0, MAX(rowid) FROM tasks HAVING MAX(rowid) IS NOT NULL;
+
+  CREATE TRIGGER IF NOT EXISTS tasks_search_insert AFTER INSERT ON tasks
+  WHEN NOT EXISTS (SELECT 1 FROM tasks_search_backfill WHERE new.rowid > done AND new.rowid <= upto)
+  BEGIN
+    INSERT INTO tasks_search (rowid, title, prompt) VALUES (new.rowid, new.title, new.prompt);
+  END;
+  CREATE TRIGGER IF NOT EXISTS tasks_search_delete AFTER DELETE ON tasks
+  WHEN NOT EXISTS (SELECT 1 FROM tasks_search_backfill WHERE old.rowid > done AND old.rowid <= upto)
+  BEGIN
+    DELETE FROM tasks_search WHERE rowid = old.rowid;
+  END;
+  CREATE TRIGGER IF NOT EXISTS tasks_search_update AFTER UPDATE OF title, prompt ON tasks
+  WHEN NOT EXISTS (SELECT 1 FROM tasks_search_backfill WHERE old.rowid > done AND old.rowid <= upto)
+  BEGIN
+    DELETE FROM tasks_search WHERE rowid = old.rowid;
+    INSERT INTO tasks_search (rowid, title, prompt) VALUES (new.rowid, new.title, new.prompt);
+  END;
+
+  CREATE TABLE IF NOT EXISTS task_counts (
+    facet TEXT NOT NULL,
+    value TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    PRIMARY KEY (facet, value)
+  ) WITHOUT ROWID;
+  INSERT OR IGNORE INTO task_counts (facet, value, n)
+    SELECT 'status', status, COUNT(*) FROM tasks WHERE status IS NOT NULL AND status <> '' GROUP BY status;
+  INSERT OR IGNORE INTO task_counts (facet, value, n)
+    SELECT 'repository', repository, COUNT(*) FROM tasks WHERE repository IS NOT NULL AND repository <> '' GROUP BY repository;
+  INSERT OR IGNORE INTO task_counts (facet, value, n)
+    SELECT 'user', user, COUNT(*) FROM tasks WHERE user IS NOT NULL AND user <> '' GROUP BY user;
+  INSERT OR IGNORE INTO task_counts (facet, value, n)
+    SELECT 'model', model, COUNT(*) FROM tasks WHERE model IS NOT NULL AND model <> '' GROUP BY model;
+  CREATE TRIGGER IF NOT EXISTS task_counts_insert AFTER INSERT ON tasks
+  BEGIN
+    INSERT INTO task_counts (facet, value, n) SELECT 'status', new.status, 1
+      WHERE new.status IS NOT NULL AND new.status <> ''
+      ON CONFLICT (facet, value) DO UPDATE SET n = n + 1;
+    INSERT INTO task_counts (facet, value, n) SELECT 'repository', new.repository, 1
+      WHERE new.repository IS NOT NULL AND new.repository <> ''
+      ON CONFLICT (facet, value) DO UPDATE SET n = n + 1;
+    INSERT INTO task_counts (facet, value, n) SELECT 'user', new.user, 1
+      WHERE new.user IS NOT NULL AND new.user <> ''
+      ON CONFLICT (facet, value) DO UPDATE SET n = n + 1;
+    INSERT INTO task_counts (facet, value, n) SELECT 'model', new.model, 1
+      WHERE new.model IS NOT NULL AND new.model <> ''
+      ON CONFLICT (facet, value) DO UPDATE SET n = n + 1;
+  END;
+  CREATE TRIGGER IF NOT EXISTS task_counts_delete AFTER DELETE ON tasks
+  BEGIN
+    UPDATE task_counts SET n = n - 1 WHERE facet = 'status' AND value = old.status;
+    DELETE FROM task_counts WHERE facet = 'status' AND value = old.status AND n <= 0;
+    UPDATE task_counts SET n = n - 1 WHERE facet = 'repository' AND value = old.repository;
+    DELETE FROM task_counts WHERE facet = 'repository' AND value = old.repository AND n <= 0;
+    UPDATE task_counts SET n = n - 1 WHERE facet = 'user' AND value = old.user;
+    DELETE FROM task_counts WHERE facet = 'user' AND value = old.user AND n <= 0;
+    UPDATE task_counts SET n = n - 1 WHERE facet = 'model' AND value = old.model;
+    DELETE FROM task_counts WHERE facet = 'model' AND value = old.model AND n <= 0;
+  END;
+  CREATE TRIGGER IF NOT EXISTS task_counts_status AFTER UPDATE OF status ON tasks
+  WHEN old.status IS NOT new.status
+  BEGIN
+    UPDATE task_counts SET n = n - 1 WHERE facet = 'status' AND value = old.status;
+    DELETE FROM task_counts WHERE facet = 'status' AND value = old.status AND n <= 0;
+    INSERT INTO task_counts (facet, value, n) SELECT 'status', new.status, 1
+      WHERE new.status IS NOT NULL AND new.status <> ''
+      ON CONFLICT (facet, value) DO UPDATE SET n = n + 1;
+  END;
+  CREATE TRIGGER IF NOT EXISTS task_counts_repository AFTER UPDATE OF owner, repo ON tasks
+  WHEN old.repository IS NOT new.repository
+  BEGIN
+    UPDATE task_counts SET n = n - 1 WHERE facet = 'repository' AND value = old.repository;
+    DELETE FROM task_counts WHERE facet = 'repository' AND value = old.repository AND n <= 0;
+    INSERT INTO task_counts (facet, value, n) SELECT 'repository', new.repository, 1
+      WHERE new.repository IS NOT NULL AND new.repository <> ''
+      ON CONFLICT (facet, value) DO UPDATE SET n = n + 1;
+  END;
+  CREATE TRIGGER IF NOT EXISTS task_counts_user AFTER UPDATE OF user ON tasks
+  WHEN old.user IS NOT new.user
+  BEGIN
+    UPDATE task_counts SET n = n - 1 WHERE facet = 'user' AND value = old.user;
+    DELETE FROM task_counts WHERE facet = 'user' AND value = old.user AND n <= 0;
+    INSERT INTO task_counts (facet, value, n) SELECT 'user', new.user, 1
+      WHERE new.user IS NOT NULL AND new.user <> ''
+      ON CONFLICT (facet, value) DO UPDATE SET n = n + 1;
+  END;
+  CREATE TRIGGER IF NOT EXISTS task_counts_model AFTER UPDATE OF model ON tasks
+  WHEN old.model IS NOT new.model
+  BEGIN
+    UPDATE task_counts SET n = n - 1 WHERE facet = 'model' AND value = old.model;
+    DELETE FROM task_counts WHERE facet = 'model' AND value = old.model AND n <= 0;
+    INSERT INTO task_counts (facet, value, n) SELECT 'model', new.model, 1
+      WHERE new.model IS NOT NULL AND new.model <> ''
+      ON CONFLICT (facet, value) DO UPDATE SET n = n + 1;
+  END;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

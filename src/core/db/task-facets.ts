@@ -2,6 +2,7 @@ import type { FacetValue, TaskFacets } from '../../shared/api/tasks-api';
 import { TASK_STATUSES, type TaskStatus } from '../../shared/task-types';
 import type { Db } from './open-database';
 import { taskWhere, type TaskFilter } from './task-filter';
+import { searchIndexReady } from './task-search';
 
 /** Distinct values listed per facet: enough for a picker, bounded for 100,000 tasks. */
 export const MAX_FACET_VALUES = 200;
@@ -10,19 +11,39 @@ export type FacetValues = Pick<TaskFacets, 'repos' | 'users' | 'models'>;
 
 /**
  * Counts per status for the task table's filter chips, answered by SQLite. Every filter
- * applies except the status one, so each chip says what choosing it would show.
+ * applies except the status one, so each chip says what choosing it would show. With no
+ * other filter (the first view) the counts are read from task_counts, kept by triggers.
  */
 export function taskStatusCounts(db: Db, filter: TaskFilter): Record<TaskStatus, number> {
-  const { sql, params } = taskWhere({ ...filter, status: undefined });
   const status = Object.fromEntries(TASK_STATUSES.map((s) => [s, 0])) as Record<TaskStatus, number>;
-  const counted = db
-    .prepare(`SELECT status, COUNT(*) AS n FROM tasks ${sql} GROUP BY status`)
-    .all(params) as { status: TaskStatus; n: number }[];
-  for (const row of counted) if (row.status in status) status[row.status] = row.n;
+  const others: TaskFilter = { ...filter, status: undefined };
+  const filtered = OTHER_FILTERS.some((key) => Boolean(filter[key]));
+  for (const row of filtered ? countByStatus(db, others) : countedStatuses(db)) {
+    if (row.status in status) status[row.status] = row.n;
+  }
   return status;
 }
 
-/** The distinct repositories, users and models of all tasks, most used first. */
+/** The filters besides status (a query also carries sort and paging, which count for nothing). */
+const OTHER_FILTERS = ['repo', 'user', 'model', 'search', 'createdFrom', 'createdTo'] as const;
+
+function countByStatus(db: Db, filter: TaskFilter): { status: TaskStatus; n: number }[] {
+  const { sql, params } = taskWhere(filter, {
+    searchIndex: filter.search !== undefined && searchIndexReady(db),
+  });
+  return db
+    .prepare(`SELECT status, COUNT(*) AS n FROM tasks ${sql} GROUP BY status`)
+    .all(params) as { status: TaskStatus; n: number }[];
+}
+
+function countedStatuses(db: Db): { status: TaskStatus; n: number }[] {
+  return db.prepare("SELECT value AS status, n FROM task_counts WHERE facet = 'status'").all() as {
+    status: TaskStatus;
+    n: number;
+  }[];
+}
+
+/** The distinct repositories, users and models of all tasks, most used first (from task_counts). */
 export function taskFacetValues(db: Db, maxValues = MAX_FACET_VALUES): FacetValues {
   return {
     repos: distinct(db, 'repository', maxValues),
@@ -42,19 +63,22 @@ export function taskFacets(db: Db, filter: TaskFilter, maxValues = MAX_FACET_VAL
  */
 export function tasksTableStamp(db: Db): string {
   const version = db.pragma('data_version', { simple: true }) as number;
-  const row = db.prepare('SELECT MAX(rowid) AS r, MAX(updated_at) AS u FROM tasks').get() as {
+  // Two subqueries: SQLite answers a lone MAX from an index end, but MAX(a), MAX(b) in
+  // one SELECT scans the whole table.
+  const row = db
+    .prepare('SELECT (SELECT MAX(rowid) FROM tasks) AS r, (SELECT MAX(updated_at) FROM tasks) AS u')
+    .get() as {
     r: number | null;
     u: string | null;
   };
   return `${version}|${row.r ?? 0}|${row.u ?? ''}`;
 }
 
-function distinct(db: Db, column: 'repository' | 'user' | 'model', max: number): FacetValue[] {
+function distinct(db: Db, facet: 'repository' | 'user' | 'model', max: number): FacetValue[] {
   return db
     .prepare(
-      `SELECT ${column} AS value, COUNT(*) AS count FROM tasks
-       WHERE ${column} IS NOT NULL AND ${column} <> ''
-       GROUP BY ${column} ORDER BY count DESC, value LIMIT ?`,
+      `SELECT value, n AS count FROM task_counts WHERE facet = ? AND n > 0
+       ORDER BY count DESC, value LIMIT ?`,
     )
-    .all(max) as FacetValue[];
+    .all(facet, max) as FacetValue[];
 }

@@ -1,4 +1,5 @@
 import { TASK_STATUSES, type TaskStatus } from '../../shared/task-types';
+import { likePattern, trigramQuery } from './task-search';
 
 /** The filters of the task table (everything but sort and paging). */
 export interface TaskFilter {
@@ -12,15 +13,45 @@ export interface TaskFilter {
 }
 
 /**
+ * Which index a search through the trigram index should be driven by (SQLite's planner
+ * has no statistics here and often guesses wrong, so the query says it):
+ * - 'search': the trigram candidates, each then read and checked (few candidates);
+ * - 'filters': the repo, user or model index, the candidates only looked up per row;
+ * - 'order': the sort column's index, walked in order until the page is full (many
+ *   candidates, so a page comes after a few of the index's entries).
+ */
+export type SearchDriver = 'search' | 'filters' | 'order';
+
+/** The driver for counting a filter that searches: its equality filters when it has any. */
+export function searchDriver(q: TaskFilter): 'search' | 'filters' {
+  return q.repo || q.user || q.model ? 'filters' : 'search';
+}
+
+/** Whether a search of `q` goes through the trigram index once the index is complete. */
+export function usesSearchIndex(q: TaskFilter): boolean {
+  return q.search !== undefined && trigramQuery(q.search) !== undefined;
+}
+
+/**
  * The WHERE clause of a filter, with named parameters. Values are always bound, never
  * spliced into the SQL; `search` escapes LIKE's wildcards so a `%` in it is literal.
+ * With `searchIndex` (the trigram index is complete, see task-search.ts) a search first
+ * narrows the rows through the index; LIKE still decides, so the matches are the same.
+ * A leading `+` keeps SQLite from driving the query by that term's index.
  */
-export function taskWhere(q: TaskFilter): { sql: string; params: Record<string, unknown> } {
+export function taskWhere(
+  q: TaskFilter,
+  options: { searchIndex?: boolean; driver?: SearchDriver } = {},
+): { sql: string; params: Record<string, unknown> } {
+  const candidates =
+    options.searchIndex && q.search !== undefined ? trigramQuery(q.search) : undefined;
+  const driver = candidates === undefined ? undefined : (options.driver ?? searchDriver(q));
   const where: string[] = [];
   const params: Record<string, unknown> = {};
   if (q.status?.length) {
     const names = q.status.filter((s) => (TASK_STATUSES as readonly string[]).includes(s));
-    where.push(`status IN (${names.map((_, i) => `@status${i}`).join(', ')})`);
+    const noIndex = driver === 'search' || driver === 'filters' ? '+' : '';
+    where.push(`${noIndex}status IN (${names.map((_, i) => `@status${i}`).join(', ')})`);
     names.forEach((s, i) => (params[`status${i}`] = s));
   }
   if (q.repo) {
@@ -36,8 +67,15 @@ export function taskWhere(q: TaskFilter): { sql: string; params: Record<string, 
     params.model = q.model;
   }
   if (q.search) {
+    if (candidates !== undefined) {
+      const noIndex = driver === 'search' ? '' : '+';
+      where.push(
+        `${noIndex}rowid IN (SELECT rowid FROM tasks_search WHERE tasks_search MATCH @trigrams)`,
+      );
+      params.trigrams = candidates;
+    }
     where.push(`(title LIKE @search ESCAPE '\\' OR prompt LIKE @search ESCAPE '\\')`);
-    params.search = `%${q.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    params.search = likePattern(q.search);
   }
   if (q.createdFrom) {
     where.push('created_at >= @createdFrom');

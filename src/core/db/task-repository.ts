@@ -1,6 +1,8 @@
+import type Database from 'better-sqlite3';
 import type { TaskKey, TaskRow, TaskStatus, TokenUsage } from '../../shared/task-types';
 import { TASK_SORT_COLUMNS } from '../../shared/api/tasks-api';
-import { taskWhere, type TaskFilter } from './task-filter';
+import { searchDriver, taskWhere, usesSearchIndex, type TaskFilter } from './task-filter';
+import { backfillSearchIndex, searchIndexReady } from './task-search';
 import { writeTx, type Db } from './open-database';
 import { notFound } from '../errors';
 
@@ -99,8 +101,39 @@ export function nowIso(): string {
   return new Date().toISOString();
 }
 
+/**
+ * How long a listing may spend indexing tasks for search while the v3 backfill is
+ * unfinished (search works meanwhile, through LIKE alone). Spread over the calls a UI
+ * makes, it finishes without one long wait.
+ */
+const SEARCH_BACKFILL_PER_QUERY_MS = 50;
+
+/**
+ * A search is "dense" when it matches at least this many tasks per row to show (counting
+ * the skipped ones): then one in a few entries of the sort index matches, and walking it
+ * is cheaper than reading and sorting every match.
+ */
+const DENSE_MATCHES_PER_PAGE_ROW = 8;
+
+/** addStats' increments and the counter columns each one adds to. */
+const STAT_COLUMNS = [
+  ['llm', ['llm_call_count']],
+  ['tool', ['tool_call_count', 'total_tool_calls']],
+  ['comp', ['compression_count']],
+  ['summaries', ['total_summaries']],
+  ['messages', ['total_messages']],
+  ['input', ['input_tokens']],
+  ['output', ['output_tokens']],
+  ['cacheCreation', ['cache_creation_tokens']],
+  ['cacheRead', ['cache_read_tokens']],
+  ['total', ['total_tokens']],
+] as const;
+
 /** Every read and write of the tasks table. One instance per process, over one connection. */
 export class TaskRepository {
+  private searchReady = false;
+  private readonly addStatsStatements = new Map<string, Database.Statement>();
+
   constructor(readonly db: Db) {}
 
   insert(row: NewTaskRow): void {
@@ -198,43 +231,40 @@ export class TaskRepository {
     if (info.changes === 0) throw notFound(`no task with id ${uuid}`);
   }
 
-  /** seed 000 update_statistics: counters only ever grow, in one statement. */
+  /**
+   * seed 000 update_statistics: counters only ever grow, in one statement. Only the
+   * counters this event changes are set: SQLite updates an index whenever its column is
+   * assigned, even to the same value, and most counters are indexed for sorting.
+   */
   addStats(uuid: string, inc: StatIncrements): void {
     const u = inc.usage ?? {};
-    const total = u.total_tokens ?? (u.input_tokens ?? 0) + (u.output_tokens ?? 0);
-    this.write(() => {
-      this.db
-        .prepare(
-          `UPDATE tasks SET
-             llm_call_count = llm_call_count + @llm,
-             tool_call_count = tool_call_count + @tool,
-             total_tool_calls = total_tool_calls + @tool,
-             compression_count = compression_count + @comp,
-             total_summaries = total_summaries + @summaries,
-             total_messages = total_messages + @messages,
-             input_tokens = input_tokens + @input,
-             output_tokens = output_tokens + @output,
-             cache_creation_tokens = cache_creation_tokens + @cacheCreation,
-             cache_read_tokens = cache_read_tokens + @cacheRead,
-             total_tokens = total_tokens + @total,
-             updated_at = @now
-           WHERE uuid = @uuid`,
-        )
-        .run({
-          uuid,
-          llm: inc.llm_calls ?? 0,
-          tool: inc.tool_calls ?? 0,
-          comp: inc.compressions ?? 0,
-          summaries: inc.summaries ?? 0,
-          messages: inc.messages ?? 0,
-          input: u.input_tokens ?? 0,
-          output: u.output_tokens ?? 0,
-          cacheCreation: u.cache_creation_tokens ?? 0,
-          cacheRead: u.cache_read_tokens ?? 0,
-          total,
-          now: nowIso(),
-        });
-    });
+    const values: Record<string, number> = {
+      llm: inc.llm_calls ?? 0,
+      tool: inc.tool_calls ?? 0,
+      comp: inc.compressions ?? 0,
+      summaries: inc.summaries ?? 0,
+      messages: inc.messages ?? 0,
+      input: u.input_tokens ?? 0,
+      output: u.output_tokens ?? 0,
+      cacheCreation: u.cache_creation_tokens ?? 0,
+      cacheRead: u.cache_read_tokens ?? 0,
+      total: u.total_tokens ?? (u.input_tokens ?? 0) + (u.output_tokens ?? 0),
+    };
+    const changed = STAT_COLUMNS.filter(([name]) => values[name] !== 0);
+    const key = changed.map(([name]) => name).join(',');
+    let statement = this.addStatsStatements.get(key);
+    if (!statement) {
+      const sets = changed.flatMap(([name, columns]) =>
+        columns.map((c) => `${c} = ${c} + @${name}`),
+      );
+      statement = this.db.prepare(
+        `UPDATE tasks SET ${[...sets, 'updated_at = @now'].join(', ')} WHERE uuid = @uuid`,
+      );
+      this.addStatsStatements.set(key, statement);
+    }
+    const params: Record<string, unknown> = { uuid, now: nowIso() };
+    for (const [name] of changed) params[name] = values[name];
+    this.write(() => statement.run(params));
   }
 
   /**
@@ -316,23 +346,70 @@ export class TaskRepository {
     );
   }
 
-  /** Paged, sorted, filtered listing: every filter is answered by SQLite, never in memory. */
+  /**
+   * Paged, sorted, filtered listing: every filter is answered by SQLite, never in memory.
+   * Ties break on rowid (every index ends with it), so sorting walks the column's index.
+   * The page is a deferred join: the inner query picks the page's rowids from the index
+   * alone, stepping over OFFSET index entries rather than whole rows, and only the page's
+   * rows are read. The total is counted only when the page does not already tell it.
+   */
   query(q: TaskQuery = {}): { rows: TaskRow[]; total: number } {
-    const { sql: whereSql, params } = taskWhere(q);
     const sort: SortColumn =
       q.sort && (SORTABLE_COLUMNS as readonly string[]).includes(q.sort) ? q.sort : 'created_at';
     const order = q.order === 'asc' ? 'ASC' : 'DESC';
     const limit = Math.max(0, Math.min(q.limit ?? 100, 10_000));
     const offset = Math.max(0, q.offset ?? 0);
-    const rows = this.db
-      .prepare(
-        `SELECT * FROM tasks ${whereSql} ORDER BY ${sort} ${order}, uuid ${order} LIMIT ${limit} OFFSET ${offset}`,
-      )
-      .all(params) as TaskRow[];
-    const { n } = this.db.prepare(`SELECT COUNT(*) AS n FROM tasks ${whereSql}`).get(params) as {
-      n: number;
-    };
-    return { rows, total: n };
+    const page = (where: { sql: string; params: Record<string, unknown> }): TaskRow[] =>
+      this.db
+        .prepare(
+          `SELECT t.* FROM
+             (SELECT rowid AS r FROM tasks ${where.sql}
+              ORDER BY ${sort} ${order}, rowid ${order} LIMIT ${limit} OFFSET ${offset}) AS page
+           CROSS JOIN tasks AS t ON t.rowid = page.r
+           ORDER BY t.${sort} ${order}, t.rowid ${order}`,
+        )
+        .all(where.params) as TaskRow[];
+    const count = (where: { sql: string; params: Record<string, unknown> }): number =>
+      (
+        this.db.prepare(`SELECT COUNT(*) AS n FROM tasks ${where.sql}`).get(where.params) as {
+          n: number;
+        }
+      ).n;
+
+    const searchIndex = this.searchIndexReady();
+    if (!(searchIndex && usesSearchIndex(q))) {
+      const where = taskWhere(q);
+      const rows = page(where);
+      // A page short of the limit is the last one: it ends the list, so it gives the total
+      // (unless it is empty past the start, where the end may lie anywhere before).
+      if (rows.length < limit && (rows.length > 0 || offset === 0)) {
+        return { rows, total: offset + rows.length };
+      }
+      return { rows, total: count(where) };
+    }
+    // Every trigram candidate must be read to be checked by LIKE, so the count comes first
+    // (it reads them all anyway) and tells how the page is best found.
+    const driver = searchDriver(q);
+    const total = count(taskWhere(q, { searchIndex, driver }));
+    if (offset >= total) return { rows: [], total };
+    // Many matches: walking the sort index fills the page after a few of its entries.
+    const pageDriver =
+      driver === 'search' && total >= DENSE_MATCHES_PER_PAGE_ROW * (offset + limit)
+        ? 'order'
+        : driver;
+    return { rows: page(taskWhere(q, { searchIndex, driver: pageDriver })), total };
+  }
+
+  /**
+   * Whether search can use the trigram index. While the v3 backfill is unfinished, a
+   * writable connection does a bounded share of it first.
+   */
+  searchIndexReady(): boolean {
+    if (this.searchReady) return true;
+    this.searchReady = this.db.readonly
+      ? searchIndexReady(this.db)
+      : backfillSearchIndex(this.db, SEARCH_BACKFILL_PER_QUERY_MS);
+    return this.searchReady;
   }
 
   /** Completed or failed tasks that ended before `cutoff` (ISO): the cleanup candidates. */

@@ -1,0 +1,93 @@
+import { writeTx, type Db } from './open-database';
+
+/**
+ * Search over task titles and prompts: a case-insensitive (ASCII) substring match, exactly
+ * what `title LIKE '%…%' OR prompt LIKE '%…%'` matches. LIKE alone reads every title and
+ * prompt; the trigram index (tasks_search, schema v3) narrows that to the rows holding
+ * every trigram of the text, and LIKE then decides on those few. The index folds case by
+ * Unicode rules and LIKE by ASCII ones, so the candidates are a superset of the matches
+ * and the LIKE check keeps the answer the same as before.
+ */
+
+/** The trigram tokenizer indexes runs of 3 characters: shorter text cannot use it. */
+export const MIN_INDEXED_SEARCH_CHARS = 3;
+
+/**
+ * Trigrams looked up per search. Any subset still gives a superset of the matches, so a
+ * long search text costs a bounded number of index lookups; LIKE checks the rest.
+ */
+const MAX_TRIGRAMS = 12;
+
+/** Rows tokenized per backfill transaction (~tens of ms), so other writers wait little. */
+const BACKFILL_BATCH = 100;
+
+/** The LIKE pattern for `text`, with LIKE's wildcards (and the escape) made literal. */
+export function likePattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/**
+ * The FTS5 query that finds the candidates for `text`: its distinct trigrams ANDed, each
+ * a quoted string so no character of the user's text is read as query syntax. Undefined
+ * when the text is too short for the index.
+ */
+export function trigramQuery(text: string): string | undefined {
+  const chars = Array.from(text); // code points, as the tokenizer counts them
+  if (chars.length < MIN_INDEXED_SEARCH_CHARS) return undefined;
+  const trigrams = [
+    ...new Set(chars.slice(0, chars.length - 2).map((_, i) => chars.slice(i, i + 3).join(''))),
+  ];
+  // Spread the kept trigrams over the whole text rather than keeping its start only.
+  const kept =
+    trigrams.length <= MAX_TRIGRAMS
+      ? trigrams
+      : Array.from(
+          { length: MAX_TRIGRAMS },
+          (_, i) => trigrams[Math.round((i * (trigrams.length - 1)) / (MAX_TRIGRAMS - 1))]!,
+        );
+  return [...new Set(kept)].map((t) => `"${t.replace(/"/g, '""')}"`).join(' AND ');
+}
+
+/** True once every task is in the trigram index (the migration's backfill is finished). */
+export function searchIndexReady(db: Db): boolean {
+  return db.prepare('SELECT 1 FROM tasks_search_backfill').get() === undefined;
+}
+
+/**
+ * Indexes the tasks the v3 migration left to index, a batch per BEGIN IMMEDIATE
+ * transaction, until done or `budgetMs` has passed; returns whether the index is
+ * complete. Safe from any number of processes at once: each batch reads and advances the
+ * shared cursor under the write lock, so no row is indexed twice, and the triggers index
+ * only the rows the cursor has passed (or that were added after the migration).
+ */
+export function backfillSearchIndex(db: Db, budgetMs: number): boolean {
+  // The usual case, read without taking the write lock.
+  if (searchIndexReady(db)) return true;
+  const started = performance.now();
+  for (;;) {
+    const finished = writeTx(db, () => {
+      const state = db.prepare('SELECT done, upto FROM tasks_search_backfill').get() as
+        { done: number; upto: number } | undefined;
+      if (!state) return true;
+      const { last } = db
+        .prepare(
+          `SELECT MAX(rowid) AS last FROM
+             (SELECT rowid FROM tasks WHERE rowid > ? AND rowid <= ? ORDER BY rowid LIMIT ?)`,
+        )
+        .get(state.done, state.upto, BACKFILL_BATCH) as { last: number | null };
+      const next = last ?? state.upto;
+      db.prepare(
+        `INSERT INTO tasks_search (rowid, title, prompt)
+         SELECT rowid, title, prompt FROM tasks WHERE rowid > ? AND rowid <= ?`,
+      ).run(state.done, next);
+      if (next >= state.upto) {
+        db.prepare('DELETE FROM tasks_search_backfill').run();
+        return true;
+      }
+      db.prepare('UPDATE tasks_search_backfill SET done = ?').run(next);
+      return false;
+    });
+    if (finished) return true;
+    if (performance.now() - started >= budgetMs) return false;
+  }
+}
