@@ -10,7 +10,7 @@ import { loadCorpora, textOfSize } from '../lib/corpus';
 import { count, mb, ms } from '../lib/format';
 import { median, rng } from '../lib/stats';
 import { judge, row, type BenchContext, type BenchGroup, type Row } from '../lib/types';
-import { TASK_COUNT, insertAll, taskRows } from './tasks-db';
+import { TASK_COUNT, buildSearchIndex, insertAll, taskRows } from './tasks-db';
 
 const CHROMIUM = '/usr/bin/chromium';
 const TIMELINE_MESSAGES = 200_000;
@@ -235,6 +235,7 @@ export const uiGroup: BenchGroup = {
     const store = ContextStore.open(root, { recover: false });
     const data = taskRows(ctx.repoRoot);
     insertAll(store, data);
+    buildSearchIndex(store);
     store.close();
     for (const r of data) fs.mkdirSync(path.join(root, statusFolder(r.status), r.uuid));
     const longUuid = await longTask(root, ctx.repoRoot);

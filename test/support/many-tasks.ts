@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ContextStore } from '../../src/core/store/context-store';
 import { SCHEMA_VERSION } from '../../src/core/db/schema';
+import { backfillSearchIndex, withSearchIndexDeferred } from '../../src/core/db/task-search';
 import type { TaskRow, TaskStatus } from '../../src/shared/task-types';
 
 const REPOS = ['acme/parser', 'acme/web', 'globex/billing', 'initech/etl', 'hooli/search'];
@@ -21,7 +22,8 @@ export function generateTasks(root: string, n: number): void {
   try {
     const folder = path.join(store.root, 'completed');
     fs.mkdirSync(folder, { recursive: true });
-    store.repo.write(() => {
+    // Indexed for search by the backfill afterwards, as a bulk import is (insertRows).
+    withSearchIndexDeferred(store.db, () => {
       for (let i = 0; i < n; i++) {
         const uuid = uuidOf(i);
         const created = new Date(start + i * 60_000).toISOString();
@@ -72,6 +74,7 @@ export function generateTasks(root: string, n: number): void {
         fs.mkdirSync(path.join(folder, uuid));
       }
     });
+    while (!backfillSearchIndex(store.db, 60_000));
   } finally {
     store.close();
   }

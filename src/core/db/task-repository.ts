@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import type { TaskKey, TaskRow, TaskStatus, TokenUsage } from '../../shared/task-types';
 import { TASK_SORT_COLUMNS } from '../../shared/api/tasks-api';
 import { searchDriver, taskWhere, usesSearchIndex, type TaskFilter } from './task-filter';
-import { backfillSearchIndex, searchIndexReady } from './task-search';
+import { backfillSearchIndex, searchIndexReady, withSearchIndexDeferred } from './task-search';
 import { writeTx, type Db } from './open-database';
 import { notFound } from '../errors';
 
@@ -181,6 +181,16 @@ export class TaskRepository {
         )
         .run(Object.fromEntries(columns.map((c) => [c, row[c]]))),
     );
+  }
+
+  /**
+   * Many rows at once (a bulk import, generated data): one transaction, and their search
+   * index built afterwards by the backfill instead of row by row under the write lock.
+   */
+  insertRows(rows: Iterable<TaskRow>): void {
+    withSearchIndexDeferred(this.db, () => {
+      for (const row of rows) this.insertRow(row);
+    });
   }
 
   get(uuid: string): TaskRow | undefined {

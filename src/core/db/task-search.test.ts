@@ -125,6 +125,43 @@ describe('task search through the trigram index', () => {
     db.close();
   });
 
+  it('leaves rows inserted in bulk to the backfill; search is right before and after it', () => {
+    const db = openDatabase(path.join(tempDir(), 'tasks.db'));
+    insertTexts(db, TEXTS.slice(0, 3));
+    const repo = new TaskRepository(db);
+    const at = '2026-02-01T00:00:00.000Z';
+    const rows = Array.from({ length: 500 }, (_, i) => ({
+      ...repo.require('task-0'),
+      uuid: `bulk-${i}`,
+      title: `bulk ${i}`,
+      prompt: i % 5 === 0 ? 'a FLAKY one' : 'steady',
+      created_at: at,
+      updated_at: at,
+    }));
+    repo.insertRows(rows);
+    // none tokenized by the trigger: the backfill has all 500 pending
+    expect(searchIndexReady(db)).toBe(false);
+    expect(db.prepare('SELECT COUNT(*) AS n FROM tasks_search').get()).toEqual({ n: 3 });
+    const reader = new Database(db.name, { readonly: true });
+    expect(new TaskRepository(reader).query({ search: 'flaky', limit: 0 }).total).toBe(103);
+    reader.close();
+    while (!backfillSearchIndex(db, 0));
+    expect(db.prepare('SELECT COUNT(*) AS n FROM tasks_search').get()).toEqual({ n: 503 });
+    expect(repo.query({ search: 'flaky', limit: 0 }).total).toBe(103);
+    expect(likeMatches(db, 'flaky')).toHaveLength(103);
+    // A second bulk insert while nothing is pending, then one while rows indexed by the
+    // trigger sit after the pending range: those must never be indexed twice.
+    repo.insertRows([{ ...rows[0]!, uuid: 'bulk-a', prompt: 'flaky a' }]);
+    insertTexts(db, [['one by one', 'flaky b']], 900);
+    repo.insertRows([{ ...rows[0]!, uuid: 'bulk-c', prompt: 'flaky c' }]);
+    while (!backfillSearchIndex(db, 0));
+    expect(db.prepare('SELECT COUNT(*) AS n FROM tasks_search').get()).toEqual(
+      db.prepare('SELECT COUNT(*) AS n FROM tasks').get(),
+    );
+    expect(repo.query({ search: 'flaky', limit: 0 }).total).toBe(106);
+    db.close();
+  });
+
   it('keeps the index in step with inserts, renames and deletes', () => {
     const db = openDatabase(path.join(tempDir(), 'tasks.db'));
     insertTexts(db, TEXTS);

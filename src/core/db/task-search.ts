@@ -91,3 +91,38 @@ export function backfillSearchIndex(db: Db, budgetMs: number): boolean {
     if (performance.now() - started >= budgetMs) return false;
   }
 }
+
+const NO_LIMIT = Number.MAX_SAFE_INTEGER;
+
+/**
+ * Runs `insert` (rows added to tasks) with the search index of those rows left to
+ * backfillSearchIndex. The insert trigger tokenizes a ~1 KiB prompt in about a millisecond,
+ * which is nothing for one new task but minutes for 100,000 imported or generated at once,
+ * all under the write lock; the backfill does the same work in short transactions later,
+ * and search answers through LIKE alone until it is done. Only possible when no indexed row
+ * would fall inside the pending range, i.e. when the pending range (if any) ends at the last
+ * row; otherwise the rows are indexed by the trigger as usual.
+ */
+export function withSearchIndexDeferred<T>(db: Db, insert: () => T): T {
+  return writeTx(db, () => {
+    const last = lastRowid(db);
+    const pending = db.prepare('SELECT done, upto FROM tasks_search_backfill').get() as
+      { done: number; upto: number } | undefined;
+    if (pending && pending.upto !== last) return insert();
+    const done = pending?.done ?? last;
+    // The trigger skips rowids in (done, upto]: open-ended while the rows go in.
+    db.prepare(
+      'INSERT OR REPLACE INTO tasks_search_backfill (id, done, upto) VALUES (1, ?, ?)',
+    ).run(done, NO_LIMIT);
+    const result = insert();
+    const upto = lastRowid(db);
+    if (upto > done) db.prepare('UPDATE tasks_search_backfill SET upto = ?').run(upto);
+    else db.prepare('DELETE FROM tasks_search_backfill').run();
+    return result;
+  });
+}
+
+function lastRowid(db: Db): number {
+  const row = db.prepare('SELECT MAX(rowid) AS last FROM tasks').get() as { last: number | null };
+  return row.last ?? 0;
+}
