@@ -243,3 +243,73 @@ describe('writeRequestFile', () => {
     });
   }
 });
+
+describe('writeRequestFile: lines copied as bytes', () => {
+  it('openai: a tool result loses tool_name and keeps every other byte as it was', async () => {
+    const dir = tempDir();
+    // Escapes JSON.stringify would never write (\u00e9, \/): a re-serialized line would lose
+    // them, a copied one keeps them. The content also mentions "tool_name" and ends in a
+    // backslash, which must not confuse where its members start and end.
+    const tool =
+      '{"role":"tool","content":"caf\\u00e9 \\/ \\"tool_name\\":\\"x\\" 日本 \\\\","tool_name":"read_file","tool_call_id":"c1"}';
+    const first = '{"tool_name":"grep","role":"tool","content":"a","tool_call_id":"c2"}';
+    const currentPath = writeCurrent(dir, [CONVERSATION[0], tool, first]);
+    const requestPath = path.join(dir, 'request.json');
+    await writeRequestFile({
+      currentPath,
+      requestPath,
+      provider: 'openai',
+      model: 'm',
+      stream: true,
+    });
+    const text = fs.readFileSync(requestPath, 'utf8');
+    expect(text).toContain(
+      '{"role":"tool","content":"caf\\u00e9 \\/ \\"tool_name\\":\\"x\\" 日本 \\\\","tool_call_id":"c1"}',
+    );
+    const body = readRequest(requestPath);
+    expect(body.messages).toEqual([
+      toProviderMessage('openai', CONVERSATION[0]),
+      { role: 'tool', content: 'café / "tool_name":"x" 日本 \\', tool_call_id: 'c1' },
+      { role: 'tool', content: 'a', tool_call_id: 'c2' },
+    ]);
+  });
+
+  it('openai: lines that need more than dropping members are still projected', async () => {
+    const dir = tempDir();
+    const currentPath = writeCurrent(dir, [
+      '{"role":"user","content":null,"tool_name":"x"}',
+      '{"role":"assistant","content":null,"tool_calls":[]}',
+      '{"role":"assistant","content":null,"tool_calls":[{"id":"a","function":{"name":"f","arguments":{"p":1}}}]}',
+      '{"role":"tool","content":"r","tool_call_id":"a","tool_name":null,"extra":{"k":[1]}}',
+    ]);
+    const requestPath = path.join(dir, 'request.json');
+    await writeRequestFile({
+      currentPath,
+      requestPath,
+      provider: 'openai',
+      model: 'm',
+      stream: true,
+    });
+    expect(readRequest(requestPath).messages).toEqual([
+      { role: 'user', content: '' },
+      { role: 'assistant', content: '' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'a', type: 'function', function: { name: 'f', arguments: '{"p":1}' } }],
+      },
+      { role: 'tool', content: 'r', tool_call_id: 'a' },
+    ]);
+  });
+
+  it('openai: a malformed line among copied ones is refused, naming the file and line', async () => {
+    const dir = tempDir();
+    const good = JSON.stringify(CONVERSATION[3]);
+    const currentPath = writeCurrent(dir, [good, good, `${good.slice(0, -1)},"tool_name"}`]);
+    const requestPath = path.join(dir, 'request.json');
+    await expect(
+      writeRequestFile({ currentPath, requestPath, provider: 'openai', model: 'm', stream: true }),
+    ).rejects.toThrow(`${currentPath} line 3: malformed JSON`);
+    expect(fs.existsSync(requestPath)).toBe(false);
+  });
+});
