@@ -28,6 +28,7 @@ describe('utilityProcessForkWorker', () => {
     });
     expect(fork).toHaveBeenCalledWith('/app/out/main/worker.js', [], {
       env: { OPENAI_API_KEY: 'k' },
+      execArgv: ['--optimize-for-size'],
       stdio: ['ignore', 'ignore', 'pipe'],
       serviceName: 'Context Workbench task',
     });
