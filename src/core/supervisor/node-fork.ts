@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fs from 'node:fs';
 import type { ForkWorker, WorkerHandle } from './worker-handle';
-import { TASK_PROCESS_V8_FLAGS } from './task-process-flags';
+import { TASK_PROCESS_V8_FLAGS, taskProcessEnv } from './task-process-flags';
 
 /** Where the task process entry is, and how Node must be started to run it. */
 export interface WorkerEntry {
@@ -33,7 +33,7 @@ export function nodeForkWorker(entry: WorkerEntry = resolveWorkerEntry()): ForkW
   return ({ env }) => {
     const child = fork(entry.file, [], {
       execArgv: [...TASK_PROCESS_V8_FLAGS, ...entry.execArgv],
-      env,
+      env: taskProcessEnv(env),
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });
     // A worker's stderr is kept for crash reports but never echoed: it might repeat input.
