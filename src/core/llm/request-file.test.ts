@@ -313,3 +313,41 @@ describe('writeRequestFile: lines copied as bytes', () => {
     expect(fs.existsSync(requestPath)).toBe(false);
   });
 });
+
+describe('writeRequestFile: content strings checked without being parsed', () => {
+  for (const provider of PROVIDERS) {
+    it(`${provider}: every escape JSON knows passes as it was; anything else is refused with its line`, async () => {
+      const dir = tempDir();
+      const requestPath = path.join(dir, 'request.json');
+      const fine = String.raw`{"role":"user","content":"\" \\ \/ \b \f \n \r \t \u00e9\uD83D\uDE00 é 日本"}`;
+      await writeRequestFile({
+        currentPath: writeCurrent(dir, [fine]),
+        requestPath,
+        provider,
+        model: 'm',
+        stream: true,
+      });
+      expect(fs.readFileSync(requestPath, 'utf8')).toContain(fine);
+      expect(readRequest(requestPath).messages).toEqual([
+        { role: 'user', content: '" \\ / \b \f \n \r \t é😀 é 日本' },
+      ]);
+      for (const bad of [
+        '{"role":"user","content":"raw \t tab"}',
+        '{"role":"user","content":"raw \u0001 control"}',
+        String.raw`{"role":"user","content":"unknown \x escape"}`,
+        String.raw`{"role":"user","content":"short \u12 escape"}`,
+        String.raw`{"role":"user","content":"ends in a backslash\"}`,
+        '{"role":"user","content":"fine",}',
+        '{"role":"user" "content":"fine"}',
+        '{"role":"user","content":"fine"} trailing',
+        '{"role":"user","content":"fine","n":01}',
+      ]) {
+        const currentPath = writeCurrent(dir, [fine, bad]);
+        await expect(
+          writeRequestFile({ currentPath, requestPath, provider, model: 'm', stream: true }),
+        ).rejects.toThrow(`${currentPath} line 2: malformed JSON`);
+        expect(fs.existsSync(requestPath)).toBe(false);
+      }
+    });
+  }
+});

@@ -6,7 +6,7 @@ import { badInput } from '../errors';
 import { DEFAULT_MAX_LINE_BYTES } from '../jsonl/constants';
 import { writeAll } from '../jsonl/write-all';
 import { toCurrentMessage } from './current-line';
-import { objectMembers, withoutMembers } from './json-members';
+import { objectMembers, withoutMembers, type JsonMember } from './json-members';
 import { readLineBatches } from './line-batches';
 import { toProviderMessage } from './provider-message';
 import type { ToolDefinition } from './tool-definition';
@@ -126,12 +126,22 @@ function projectLine(
 ): string | Buffer[] | typeof BLANK | typeof UNCHANGED {
   if (isUtf8(bytes)) {
     try {
-      const value: unknown = JSON.parse(bytes.toString('latin1'));
+      const text = bytes.toString('latin1');
+      // Members found and every string checked in one native pass (json-members.ts); the
+      // content, most of a line, is then left out of what JSON.parse sees (an empty string
+      // stands in for it: no projection looks at the text of a content), so it is never
+      // copied. The line is valid JSON exactly when its content string is (checked) and
+      // the line with "" in its place parses.
+      const members = objectMembers(bytes, text);
+      const content = contentMember(members, bytes);
+      const checked = content
+        ? `${text.slice(0, content.valueStart)}""${text.slice(content.end)}`
+        : text;
+      const value: unknown = JSON.parse(checked);
       const projected = toProviderMessage(provider, toCurrentMessage(value, where));
       if (sameJson(value, projected)) return UNCHANGED;
       const dropped = droppedKeys(value as Record<string, unknown>, projected);
       if (dropped) {
-        const members = objectMembers(bytes);
         const drop = new Set<number>();
         members.forEach((member, i) => {
           if (dropped.has(latin1Key(member.rawKey))) drop.add(i);
@@ -213,6 +223,18 @@ function droppedKeys(value: Record<string, unknown>, projected: object): Set<str
   }
   const dropped = new Set(Object.keys(value).filter((key) => !Object.hasOwn(kept, key)));
   return dropped.size > 0 ? dropped : undefined;
+}
+
+/** The one member named content when its value is a string; undefined otherwise. */
+function contentMember(members: JsonMember[], bytes: Buffer): JsonMember | undefined {
+  let found: JsonMember | undefined;
+  for (const member of members) {
+    if (latin1Key(member.rawKey) !== 'content') continue;
+    // Twice: JSON.parse keeps the last one, which only a full parse gets right.
+    if (found) return undefined;
+    found = member;
+  }
+  return found && bytes[found.valueStart] === 0x22 ? found : undefined; // a string: '"'
 }
 
 /** A key's raw bytes read the way the line was parsed (latin1), escapes undone. */
