@@ -351,3 +351,26 @@ describe('writeRequestFile: content strings checked without being parsed', () =>
     });
   }
 });
+
+describe('writeRequestFile: a re-serialized line keeps its content bytes', () => {
+  it('ollama: tool-call arguments become an object, the content goes out as it was written', async () => {
+    const dir = tempDir();
+    const line = String.raw`{"role":"assistant","content":"caf\u00e9 日本 \"q\"","tool_calls":[{"id":"c1","type":"function","function":{"name":"grep","arguments":"{\"pattern\":\"日本\"}"}}]}`;
+    const requestPath = path.join(dir, 'request.json');
+    await writeRequestFile({
+      currentPath: writeCurrent(dir, [line]),
+      requestPath,
+      provider: 'ollama',
+      model: 'm',
+      stream: true,
+    });
+    expect(fs.readFileSync(requestPath, 'utf8')).toContain(String.raw`"caf\u00e9 日本 \"q\""`);
+    expect(readRequest(requestPath).messages).toEqual([
+      {
+        role: 'assistant',
+        content: 'café 日本 "q"',
+        tool_calls: [{ function: { name: 'grep', arguments: { pattern: '日本' } } }],
+      },
+    ]);
+  });
+});

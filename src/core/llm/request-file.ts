@@ -99,6 +99,14 @@ export async function writeRequestFile(options: RequestFileOptions): Promise<Req
   }
 }
 
+/**
+ * What stands in for a line's content while the rest of the line is parsed and projected.
+ * Any string would do for the checks (no projection looks at the text of a content); this
+ * one, NULs and all, is there so it can be found again in the projected JSON.
+ */
+const STAND_IN = '\u0000cwb-content\u0000';
+const STAND_IN_JSON = JSON.stringify(STAND_IN);
+
 const BLANK = Symbol('blank line');
 const UNCHANGED = Symbol('unchanged line');
 
@@ -135,7 +143,7 @@ function projectLine(
       const members = objectMembers(bytes, text);
       const content = contentMember(members, bytes);
       const checked = content
-        ? `${text.slice(0, content.valueStart)}""${text.slice(content.end)}`
+        ? `${text.slice(0, content.valueStart)}${STAND_IN_JSON}${text.slice(content.end)}`
         : text;
       const value: unknown = JSON.parse(checked);
       const projected = toProviderMessage(provider, toCurrentMessage(value, where));
@@ -147,6 +155,19 @@ function projectLine(
           if (dropped.has(latin1Key(member.rawKey))) drop.add(i);
         });
         return withoutMembers(bytes, members, drop);
+      }
+      // Anything else changed (Ollama's tool-call arguments, a null content): the message is
+      // serialized again, but its content still goes out as its own bytes. The serialized
+      // text is latin1 like the parse, so encoding it as latin1 gives back the UTF-8 bytes.
+      const json = JSON.stringify(projected);
+      const at = json.indexOf(STAND_IN_JSON);
+      if (!content) return [Buffer.from(json, 'latin1')];
+      if (at !== -1 && json.indexOf(STAND_IN_JSON, at + 1) === -1) {
+        return [
+          Buffer.from(json.slice(0, at), 'latin1'),
+          bytes.subarray(content.valueStart, content.end),
+          Buffer.from(json.slice(at + STAND_IN_JSON.length), 'latin1'),
+        ];
       }
     } catch {
       // fall through: the UTF-8 reading below reports the problem properly
