@@ -86,6 +86,11 @@ async function chat(): Promise<Message> {
   const req = http.request(`${baseUrl}/chat/completions`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
+    // A fresh connection per call: between two calls this agent reads files synchronously
+    // for many seconds, the server closes the idle keep-alive socket meanwhile (after 5 s),
+    // and a blocked event loop never sees it, so the next call wrote into a closed socket
+    // (EPIPE).
+    agent: false,
   });
   const answer = new Promise<string>((resolve, reject) => {
     req.on('error', reject);

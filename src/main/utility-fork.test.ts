@@ -27,7 +27,8 @@ describe('utilityProcessForkWorker', () => {
       env: { OPENAI_API_KEY: 'k' },
     });
     expect(fork).toHaveBeenCalledWith('/app/out/main/worker.js', [], {
-      env: { OPENAI_API_KEY: 'k' },
+      env: { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072', OPENAI_API_KEY: 'k' },
+      execArgv: ['--optimize-for-size'],
       stdio: ['ignore', 'ignore', 'pipe'],
       serviceName: 'Context Workbench task',
     });

@@ -1,6 +1,7 @@
 import type { UtilityProcess, utilityProcess as UtilityProcessModule } from 'electron';
 import type { HostMessage } from '../shared/worker-protocol';
 import type { ForkWorker, WorkerHandle } from '../core/supervisor/worker-handle';
+import { TASK_PROCESS_V8_FLAGS, taskProcessEnv } from '../core/supervisor/task-process-flags';
 
 type Fork = (typeof UtilityProcessModule)['fork'];
 
@@ -13,7 +14,8 @@ type Fork = (typeof UtilityProcessModule)['fork'];
 export function utilityProcessForkWorker(fork: Fork, entry: string): ForkWorker {
   return ({ env }) => {
     const child: UtilityProcess = fork(entry, [], {
-      env,
+      env: taskProcessEnv(env),
+      execArgv: [...TASK_PROCESS_V8_FLAGS],
       stdio: ['ignore', 'ignore', 'pipe'],
       serviceName: 'Context Workbench task',
     });

@@ -18,6 +18,36 @@ describe('AppendLog', () => {
     expect(fs.readFileSync(file, 'utf8')).toBe('héllo\n{"text":"two\\nlines","n":2}\n');
   });
 
+  it('writes lines of every size and script exactly, one after the other in two files', () => {
+    const dir = tempDir();
+    const a = new AppendLog(path.join(dir, 'a.jsonl'));
+    const b = new AppendLog(path.join(dir, 'b.jsonl'));
+    // Short, multi-byte, past the reused buffer's first size, and past its limit (1 MiB).
+    const lines = [
+      'x',
+      '日本語🙂',
+      'é'.repeat(40_000),
+      'a'.repeat(30_000),
+      '語'.repeat(400_000),
+      'z',
+    ];
+    let offset = 0;
+    for (const line of lines) {
+      const bytes = Buffer.byteLength(line) + 1;
+      expect(a.append(line)).toEqual({ offset, bytes });
+      b.append(line.slice(0, 10));
+      offset += bytes;
+    }
+    a.close();
+    b.close();
+    expect(fs.readFileSync(path.join(dir, 'a.jsonl'), 'utf8')).toBe(
+      lines.map((l) => `${l}\n`).join(''),
+    );
+    expect(fs.readFileSync(path.join(dir, 'b.jsonl'), 'utf8')).toBe(
+      lines.map((l) => `${l.slice(0, 10)}\n`).join(''),
+    );
+  });
+
   it('continues from the existing size', () => {
     const file = path.join(tempDir(), 'log.jsonl');
     fs.writeFileSync(file, 'abc\n');

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -55,6 +56,29 @@ describe('postFile', () => {
     expect(received?.length).toBe(String(content.length));
     expect(received?.auth).toBe('Bearer k');
     expect(received?.body.equals(content)).toBe(true);
+  });
+
+  it('sends a body far larger than its buffers intact to a server that reads it late', async () => {
+    // Random bytes: a buffer reused before the socket was done with it would show.
+    const content = randomBytes(12 * 1024 * 1024);
+    let received: Buffer | undefined;
+    const url = await serve((req, res) => {
+      const parts: Buffer[] = [];
+      // Not reading at first lets the socket fill up, so writes wait for the server.
+      req.pause();
+      setTimeout(() => {
+        req.on('data', (c: Buffer) => parts.push(c));
+        req.resume();
+      }, 200);
+      req.on('end', () => {
+        received = Buffer.concat(parts);
+        res.end('ok');
+      });
+    });
+    const res = await postFile(`${url}/x`, file(content));
+    expect(await readBodyText(res.body)).toBe('ok');
+    expect(received?.length).toBe(content.length);
+    expect(received?.equals(content)).toBe(true);
   });
 
   it('hands back the body as a stream, before the server has finished it', async () => {

@@ -59,7 +59,7 @@ export async function postFile(
     ...options.headers,
     'Content-Length': String(size),
   };
-  return send('POST', url, { ...options, headers }, filePath);
+  return send('POST', url, { ...options, headers }, { path: filePath, size });
 }
 
 /** A GET without a body (model lists for `cwb doctor`). */
@@ -71,7 +71,7 @@ function send(
   method: 'GET' | 'POST',
   url: string,
   options: HttpOptions,
-  filePath: string | null,
+  file: { path: string; size: number } | null,
 ): Promise<HttpResponse> {
   const { signal } = options;
   const responseTimeoutMs = options.responseTimeoutMs ?? DEFAULT_RESPONSE_TIMEOUT_MS;
@@ -123,14 +123,63 @@ function send(
       });
     });
 
-    if (filePath === null) {
+    if (file === null) {
       req.end();
     } else {
-      const file = fs.createReadStream(filePath);
-      file.on('error', fail);
-      file.pipe(req);
+      sendFile(file.path, file.size, req).catch((error: unknown) => {
+        // A failed write has already failed the request ('error' on req); a failed read has not.
+        if (!req.destroyed) fail(error instanceof Error ? error : new Error(String(error)));
+      });
     }
   });
+}
+
+/** Bytes per read of the body; two such buffers are all the memory a body of any size takes. */
+const BODY_CHUNK_BYTES = 256 * 1024;
+
+/**
+ * Writes `size` bytes of the file as the request body through two buffers that take turns:
+ * one is read into while the other is on its way to the socket, and a buffer is read into
+ * again only once the socket is done with it. A read stream would allocate a fresh buffer
+ * per chunk, and a gigabyte body would leave a gigabyte of dead buffers for V8 to collect
+ * at its own pace (it lets up to 64 MiB of them pile up before it does).
+ */
+async function sendFile(filePath: string, size: number, req: http.ClientRequest): Promise<void> {
+  const handle = await fs.promises.open(filePath, 'r');
+  // A request torn down mid-body may never call back for a chunk it held: stop waiting then.
+  const closed = new Promise<void>((_resolve, reject) =>
+    req.once('close', () => reject(new Error('the request was closed while its body was sent'))),
+  );
+  closed.catch(() => undefined);
+  try {
+    const buffers = [Buffer.allocUnsafe(BODY_CHUNK_BYTES), Buffer.allocUnsafe(BODY_CHUNK_BYTES)];
+    let inFlight: Promise<void> = Promise.resolve();
+    let position = 0;
+    for (let turn = 0; position < size; turn = 1 - turn) {
+      const buffer = buffers[turn];
+      const { bytesRead } = await handle.read(
+        buffer,
+        0,
+        Math.min(buffer.length, size - position),
+        position,
+      );
+      if (bytesRead === 0) throw new Error(`${filePath} ended at byte ${position} of ${size}`);
+      position += bytesRead;
+      const written = new Promise<void>((resolve, reject) => {
+        req.write(buffer.subarray(0, bytesRead), (error) => (error ? reject(error) : resolve()));
+      });
+      // Keep an unobserved failure from being reported as unhandled; it is awaited below.
+      written.catch(() => undefined);
+      if (req.destroyed) throw new Error('the request was closed while its body was sent');
+      // The other buffer is read into next: its write must be over.
+      await Promise.race([inFlight, closed]);
+      inFlight = written;
+    }
+    await Promise.race([inFlight, closed]);
+    req.end();
+  } finally {
+    await handle.close();
+  }
 }
 
 /** A pass-through that fails when no chunk arrives for `ms`. */

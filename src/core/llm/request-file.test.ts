@@ -243,3 +243,134 @@ describe('writeRequestFile', () => {
     });
   }
 });
+
+describe('writeRequestFile: lines copied as bytes', () => {
+  it('openai: a tool result loses tool_name and keeps every other byte as it was', async () => {
+    const dir = tempDir();
+    // Escapes JSON.stringify would never write (\u00e9, \/): a re-serialized line would lose
+    // them, a copied one keeps them. The content also mentions "tool_name" and ends in a
+    // backslash, which must not confuse where its members start and end.
+    const tool =
+      '{"role":"tool","content":"caf\\u00e9 \\/ \\"tool_name\\":\\"x\\" 日本 \\\\","tool_name":"read_file","tool_call_id":"c1"}';
+    const first = '{"tool_name":"grep","role":"tool","content":"a","tool_call_id":"c2"}';
+    const currentPath = writeCurrent(dir, [CONVERSATION[0], tool, first]);
+    const requestPath = path.join(dir, 'request.json');
+    await writeRequestFile({
+      currentPath,
+      requestPath,
+      provider: 'openai',
+      model: 'm',
+      stream: true,
+    });
+    const text = fs.readFileSync(requestPath, 'utf8');
+    expect(text).toContain(
+      '{"role":"tool","content":"caf\\u00e9 \\/ \\"tool_name\\":\\"x\\" 日本 \\\\","tool_call_id":"c1"}',
+    );
+    const body = readRequest(requestPath);
+    expect(body.messages).toEqual([
+      toProviderMessage('openai', CONVERSATION[0]),
+      { role: 'tool', content: 'café / "tool_name":"x" 日本 \\', tool_call_id: 'c1' },
+      { role: 'tool', content: 'a', tool_call_id: 'c2' },
+    ]);
+  });
+
+  it('openai: lines that need more than dropping members are still projected', async () => {
+    const dir = tempDir();
+    const currentPath = writeCurrent(dir, [
+      '{"role":"user","content":null,"tool_name":"x"}',
+      '{"role":"assistant","content":null,"tool_calls":[]}',
+      '{"role":"assistant","content":null,"tool_calls":[{"id":"a","function":{"name":"f","arguments":{"p":1}}}]}',
+      '{"role":"tool","content":"r","tool_call_id":"a","tool_name":null,"extra":{"k":[1]}}',
+    ]);
+    const requestPath = path.join(dir, 'request.json');
+    await writeRequestFile({
+      currentPath,
+      requestPath,
+      provider: 'openai',
+      model: 'm',
+      stream: true,
+    });
+    expect(readRequest(requestPath).messages).toEqual([
+      { role: 'user', content: '' },
+      { role: 'assistant', content: '' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'a', type: 'function', function: { name: 'f', arguments: '{"p":1}' } }],
+      },
+      { role: 'tool', content: 'r', tool_call_id: 'a' },
+    ]);
+  });
+
+  it('openai: a malformed line among copied ones is refused, naming the file and line', async () => {
+    const dir = tempDir();
+    const good = JSON.stringify(CONVERSATION[3]);
+    const currentPath = writeCurrent(dir, [good, good, `${good.slice(0, -1)},"tool_name"}`]);
+    const requestPath = path.join(dir, 'request.json');
+    await expect(
+      writeRequestFile({ currentPath, requestPath, provider: 'openai', model: 'm', stream: true }),
+    ).rejects.toThrow(`${currentPath} line 3: malformed JSON`);
+    expect(fs.existsSync(requestPath)).toBe(false);
+  });
+});
+
+describe('writeRequestFile: content strings checked without being parsed', () => {
+  for (const provider of PROVIDERS) {
+    it(`${provider}: every escape JSON knows passes as it was; anything else is refused with its line`, async () => {
+      const dir = tempDir();
+      const requestPath = path.join(dir, 'request.json');
+      const fine = String.raw`{"role":"user","content":"\" \\ \/ \b \f \n \r \t \u00e9\uD83D\uDE00 é 日本"}`;
+      await writeRequestFile({
+        currentPath: writeCurrent(dir, [fine]),
+        requestPath,
+        provider,
+        model: 'm',
+        stream: true,
+      });
+      expect(fs.readFileSync(requestPath, 'utf8')).toContain(fine);
+      expect(readRequest(requestPath).messages).toEqual([
+        { role: 'user', content: '" \\ / \b \f \n \r \t é😀 é 日本' },
+      ]);
+      for (const bad of [
+        '{"role":"user","content":"raw \t tab"}',
+        '{"role":"user","content":"raw \u0001 control"}',
+        String.raw`{"role":"user","content":"unknown \x escape"}`,
+        String.raw`{"role":"user","content":"short \u12 escape"}`,
+        String.raw`{"role":"user","content":"ends in a backslash\"}`,
+        '{"role":"user","content":"fine",}',
+        '{"role":"user" "content":"fine"}',
+        '{"role":"user","content":"fine"} trailing',
+        '{"role":"user","content":"fine","n":01}',
+      ]) {
+        const currentPath = writeCurrent(dir, [fine, bad]);
+        await expect(
+          writeRequestFile({ currentPath, requestPath, provider, model: 'm', stream: true }),
+        ).rejects.toThrow(`${currentPath} line 2: malformed JSON`);
+        expect(fs.existsSync(requestPath)).toBe(false);
+      }
+    });
+  }
+});
+
+describe('writeRequestFile: a re-serialized line keeps its content bytes', () => {
+  it('ollama: tool-call arguments become an object, the content goes out as it was written', async () => {
+    const dir = tempDir();
+    const line = String.raw`{"role":"assistant","content":"caf\u00e9 日本 \"q\"","tool_calls":[{"id":"c1","type":"function","function":{"name":"grep","arguments":"{\"pattern\":\"日本\"}"}}]}`;
+    const requestPath = path.join(dir, 'request.json');
+    await writeRequestFile({
+      currentPath: writeCurrent(dir, [line]),
+      requestPath,
+      provider: 'ollama',
+      model: 'm',
+      stream: true,
+    });
+    expect(fs.readFileSync(requestPath, 'utf8')).toContain(String.raw`"caf\u00e9 日本 \"q\""`);
+    expect(readRequest(requestPath).messages).toEqual([
+      {
+        role: 'assistant',
+        content: 'café 日本 "q"',
+        tool_calls: [{ function: { name: 'grep', arguments: { pattern: '日本' } } }],
+      },
+    ]);
+  });
+});

@@ -6,6 +6,7 @@ import { badInput } from '../errors';
 import { DEFAULT_MAX_LINE_BYTES } from '../jsonl/constants';
 import { writeAll } from '../jsonl/write-all';
 import { toCurrentMessage } from './current-line';
+import { objectMembers, withoutMembers, type JsonMember } from './json-members';
 import { readLineBatches } from './line-batches';
 import { toProviderMessage } from './provider-message';
 import type { ToolDefinition } from './tool-definition';
@@ -46,8 +47,9 @@ const MAX_REASON_CHARS = 200;
  * Writes the request body for `provider` into `requestPath` (seed 000 §3.7): a JSON header,
  * each line of current.jsonl projected for the provider and joined with commas, then a
  * footer. Only one line is in memory at a time; output goes out in 1 MiB writes. Every
- * line is parsed and checked, but a line the projection leaves unchanged is copied as the
- * bytes it was, so most of a context goes through without being decoded or re-serialized.
+ * line is parsed and checked, but a line the projection leaves unchanged (or only strips of
+ * members) is copied as the bytes it was, so most of a context goes through without being
+ * decoded as UTF-8 or re-serialized.
  * A malformed line is an error naming the file and line, and leaves no request file behind.
  */
 export async function writeRequestFile(options: RequestFileOptions): Promise<RequestFileResult> {
@@ -74,7 +76,8 @@ export async function writeRequestFile(options: RequestFileOptions): Promise<Req
           if (projected === BLANK) continue;
           await separator();
           if (projected === UNCHANGED) await out.bytes(line.bytes);
-          else await out.text(projected);
+          else if (typeof projected === 'string') await out.text(projected);
+          else for (const piece of projected) await out.bytes(piece);
         }
       }
     }
@@ -96,14 +99,26 @@ export async function writeRequestFile(options: RequestFileOptions): Promise<Req
   }
 }
 
+/**
+ * What stands in for a line's content while the rest of the line is parsed and projected.
+ * Any string would do for the checks (no projection looks at the text of a content); this
+ * one, NULs and all, is there so it can be found again in the projected JSON.
+ */
+const STAND_IN = '\u0000cwb-content\u0000';
+const STAND_IN_JSON = JSON.stringify(STAND_IN);
+
 const BLANK = Symbol('blank line');
 const UNCHANGED = Symbol('unchanged line');
 
 /**
  * One line of current.jsonl for `provider`: BLANK (skip it), UNCHANGED (send its bytes as
- * they are) or the JSON text to send instead.
+ * they are), pieces of its bytes to send one after the other (the line without some of its
+ * members), or the JSON text to send instead.
  *
- * Most lines need no change, and for those the text is only needed to check the line. The
+ * Every line is parsed and checked. Most lines need no change, or only lose members the
+ * provider does not take (OpenAI has no `tool_name`, which every tool result carries); for
+ * those the bytes go out as they were, minus the dropped members' byte ranges, so a large
+ * tool output is never decoded as UTF-8 nor re-serialized. The
  * check parses a latin1 reading of the bytes: every byte becomes one character, so the
  * structure (all ASCII) parses exactly as it would from UTF-8 while V8 works on a compact
  * one-byte string instead of decoding — about twice as fast on non-ASCII text such as
@@ -116,12 +131,43 @@ function projectLine(
   provider: LlmProvider,
   where: string,
   torn: string,
-): string | typeof BLANK | typeof UNCHANGED {
+): string | Buffer[] | typeof BLANK | typeof UNCHANGED {
   if (isUtf8(bytes)) {
     try {
-      const value: unknown = JSON.parse(bytes.toString('latin1'));
-      if (sameJson(value, toProviderMessage(provider, toCurrentMessage(value, where)))) {
-        return UNCHANGED;
+      const text = bytes.toString('latin1');
+      // Members found and every string checked in one native pass (json-members.ts); the
+      // content, most of a line, is then left out of what JSON.parse sees (an empty string
+      // stands in for it: no projection looks at the text of a content), so it is never
+      // copied. The line is valid JSON exactly when its content string is (checked) and
+      // the line with "" in its place parses.
+      const members = objectMembers(bytes, text);
+      const content = contentMember(members, bytes);
+      const checked = content
+        ? `${text.slice(0, content.valueStart)}${STAND_IN_JSON}${text.slice(content.end)}`
+        : text;
+      const value: unknown = JSON.parse(checked);
+      const projected = toProviderMessage(provider, toCurrentMessage(value, where));
+      if (sameJson(value, projected)) return UNCHANGED;
+      const dropped = droppedKeys(value as Record<string, unknown>, projected);
+      if (dropped) {
+        const drop = new Set<number>();
+        members.forEach((member, i) => {
+          if (dropped.has(latin1Key(member.rawKey))) drop.add(i);
+        });
+        return withoutMembers(bytes, members, drop);
+      }
+      // Anything else changed (Ollama's tool-call arguments, a null content): the message is
+      // serialized again, but its content still goes out as its own bytes. The serialized
+      // text is latin1 like the parse, so encoding it as latin1 gives back the UTF-8 bytes.
+      const json = JSON.stringify(projected);
+      const at = json.indexOf(STAND_IN_JSON);
+      if (!content) return [Buffer.from(json, 'latin1')];
+      if (at !== -1 && json.indexOf(STAND_IN_JSON, at + 1) === -1) {
+        return [
+          Buffer.from(json.slice(0, at), 'latin1'),
+          bytes.subarray(content.valueStart, content.end),
+          Buffer.from(json.slice(at + STAND_IN_JSON.length), 'latin1'),
+        ];
       }
     } catch {
       // fall through: the UTF-8 reading below reports the problem properly
@@ -185,6 +231,37 @@ function sameJson(a: unknown, b: unknown): boolean {
   const recordA = a as Record<string, unknown>;
   const recordB = b as Record<string, unknown>;
   return keysA.every((key) => Object.hasOwn(recordB, key) && sameJson(recordA[key], recordB[key]));
+}
+
+/**
+ * The keys of `value` the projection left out, when leaving them out is its only change
+ * (every other member is the same); undefined when it changed anything else.
+ */
+function droppedKeys(value: Record<string, unknown>, projected: object): Set<string> | undefined {
+  const kept = projected as Record<string, unknown>;
+  for (const key of Object.keys(kept)) {
+    if (!Object.hasOwn(value, key) || !sameJson(value[key], kept[key])) return undefined;
+  }
+  const dropped = new Set(Object.keys(value).filter((key) => !Object.hasOwn(kept, key)));
+  return dropped.size > 0 ? dropped : undefined;
+}
+
+/** The one member named content when its value is a string; undefined otherwise. */
+function contentMember(members: JsonMember[], bytes: Buffer): JsonMember | undefined {
+  let found: JsonMember | undefined;
+  for (const member of members) {
+    if (latin1Key(member.rawKey) !== 'content') continue;
+    // Twice: JSON.parse keeps the last one, which only a full parse gets right.
+    if (found) return undefined;
+    found = member;
+  }
+  return found && bytes[found.valueStart] === 0x22 ? found : undefined; // a string: '"'
+}
+
+/** A key's raw bytes read the way the line was parsed (latin1), escapes undone. */
+function latin1Key(raw: Buffer): string {
+  const text = raw.toString('latin1');
+  return text.includes('\\') ? (JSON.parse(`"${text}"`) as string) : text;
 }
 
 function reason(error: unknown): string {

@@ -97,6 +97,26 @@ describe('MessageStore', () => {
     second.close();
   });
 
+  it('counts the lines of current.jsonl across appends and a replaced file, like a reader would', () => {
+    const dir = tempDir();
+    const store = MessageStore.open(dir);
+    expect(store.currentCount()).toBe(0);
+    for (let i = 0; i < 3; i++) store.append({ role: 'user', content: `m${i}\nline` });
+    expect(store.currentCount()).toBe(3);
+    store.append({ role: 'assistant', content: 'x', historyOnly: true });
+    store.append({ role: 'assistant', content: 'y' });
+    expect(store.currentCount()).toBe(4);
+    // A compaction replaces the file; a line still being written is not counted yet.
+    fs.writeFileSync(store.currentPath, '{"role":"user","content":"a"}\n{"role":"user","con');
+    store.currentReplaced();
+    expect(store.currentCount()).toBe(1);
+    const reader = MessageStore.open(dir, { readonly: true });
+    expect(reader.currentCount()).toBe(1);
+    reader.close();
+    expect(store.readCurrent(1, 10).total).toBe(1);
+    store.close();
+  });
+
   it('reads windows by seq, tails and current lines; a malformed line is reported with its line number', () => {
     const dir = tempDir();
     const store = MessageStore.open(dir);

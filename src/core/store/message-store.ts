@@ -10,6 +10,7 @@ import type {
 import { AppendLog } from '../jsonl/append-log';
 import { OffsetIndex } from '../jsonl/offset-index';
 import { readLinesSync } from '../jsonl/line-reader';
+import { countCompleteLines } from '../jsonl/count-lines';
 import {
   readCurrentWindow,
   readMessageWindow,
@@ -50,6 +51,8 @@ export class MessageStore {
   private readonly logs: { messages: AppendLog; current: AppendLog } | undefined;
   private readonly index: OffsetIndex;
   private currentTokens: number | undefined;
+  /** Lines of current.jsonl, counted once and then kept like currentTokens (writer only). */
+  private currentLines: number | undefined;
 
   private constructor(
     readonly dir: string,
@@ -124,7 +127,10 @@ export class MessageStore {
       this.rollBack(offset, indexed);
       throw error;
     }
-    if (!input.historyOnly && this.currentTokens !== undefined) this.currentTokens += record.tokens;
+    if (!input.historyOnly) {
+      if (this.currentTokens !== undefined) this.currentTokens += record.tokens;
+      if (this.currentLines !== undefined) this.currentLines++;
+    }
     return record;
   }
 
@@ -175,14 +181,22 @@ export class MessageStore {
     return this.currentTokens;
   }
 
-  /** Number of lines in current.jsonl. */
+  /**
+   * Number of lines in current.jsonl. Compaction checks ask after every step, so it is
+   * counted on the bytes once and then kept as a running total by the writer; a read-only
+   * store (beside a running writer) counts each time.
+   */
   currentCount(): number {
-    return readCurrentWindow(this.currentPath, 1, 0).total;
+    if (this.currentLines !== undefined) return this.currentLines;
+    const lines = countCompleteLines(this.currentPath);
+    if (this.logs) this.currentLines = lines;
+    return lines;
   }
 
   /** Call after current.jsonl was replaced (compaction, undo): the running total is recomputed lazily. */
   currentReplaced(): void {
     this.currentTokens = undefined;
+    this.currentLines = undefined;
     this.logs?.current.reopen();
   }
 

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fs from 'node:fs';
 import type { ForkWorker, WorkerHandle } from './worker-handle';
+import { TASK_PROCESS_V8_FLAGS, taskProcessEnv } from './task-process-flags';
 
 /** Where the task process entry is, and how Node must be started to run it. */
 export interface WorkerEntry {
@@ -31,8 +32,8 @@ export function resolveWorkerEntry(fromUrl: string = import.meta.url): WorkerEnt
 export function nodeForkWorker(entry: WorkerEntry = resolveWorkerEntry()): ForkWorker {
   return ({ env }) => {
     const child = fork(entry.file, [], {
-      execArgv: entry.execArgv,
-      env,
+      execArgv: [...TASK_PROCESS_V8_FLAGS, ...entry.execArgv],
+      env: taskProcessEnv(env),
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });
     // A worker's stderr is kept for crash reports but never echoed: it might repeat input.
