@@ -90,11 +90,13 @@ describe.skipIf(!hasChromium())('the task browser', () => {
     await page.locator('.task-filters .link-button').click();
     await expect.poll(() => rows(page).count()).toBe(total);
 
-    // filter by a status chip and by a repository facet
+    // filter by a status chip and by a repository facet (once the counts are this query's)
+    await page.locator('.status-chips[aria-busy="false"]').waitFor();
     const failed = await page.locator('.chip[data-status="completed"] .chip-count').textContent();
     await page.locator('.chip[data-status="completed"]').click();
     await expect.poll(() => rows(page).count()).toBe(Number(failed));
     await page.locator('.chip[data-status="completed"]').click();
+    await page.locator('.status-chips[aria-busy="false"]').waitFor();
     const repoOptions = await page.locator('select[name="repo"] option').allTextContents();
     expect(repoOptions.length).toBeGreaterThan(1);
     await page.locator('select[name="repo"]').selectOption({ index: 1 });

@@ -15,7 +15,13 @@ export const TASK_PAGE_SIZE = 200;
 export type TaskPagesState =
   | { kind: 'loading' }
   | { kind: 'error'; message: string }
-  | { kind: 'ready'; total: number; facets: TaskFacets | null };
+  | {
+      kind: 'ready';
+      total: number;
+      facets: TaskFacets | null;
+      /** False while the facets shown are an earlier query's (this one's are on their way). */
+      facetsCurrent: boolean;
+    };
 
 /** Events after which the loaded pages are read again (debounced: a running task sends many). */
 const REFRESHING: ReadonlySet<WorkbenchEvent['type']> = new Set([
@@ -49,6 +55,8 @@ export function useTaskPages(query: TaskQuery): TaskPages {
   const inFlight = useRef(new Set<number>());
   const generation = useRef(0);
   const lastFacets = useRef<TaskFacets | null>(null);
+  /** The query generation the facets in lastFacets answer. */
+  const facetsGen = useRef(-1);
   const queryKey = JSON.stringify(query);
   const queryRef = useRef(query);
   queryRef.current = query;
@@ -62,7 +70,10 @@ export function useTaskPages(query: TaskQuery): TaskPages {
           if (gen !== generation.current || !result.facets) return;
           const facets = result.facets;
           lastFacets.current = facets;
-          setState((prev) => (prev.kind === 'ready' ? { ...prev, facets } : prev));
+          facetsGen.current = gen;
+          setState((prev) =>
+            prev.kind === 'ready' ? { ...prev, facets, facetsCurrent: true } : prev,
+          );
         },
         () => undefined, // the filters keep the counts they had; the next refresh retries
       );
@@ -91,6 +102,8 @@ export function useTaskPages(query: TaskQuery): TaskPages {
               // Until this query's facets come, the last ones (the value lists cover every
               // task anyway) rather than none.
               facets: prev.kind === 'ready' ? prev.facets : lastFacets.current,
+              // A refresh of the same query keeps its counts current until the new ones come.
+              facetsCurrent: facetsGen.current === gen,
             }));
             setVersion((v) => v + 1);
             if (page === 0) fetchFacets(gen);

@@ -11,12 +11,14 @@ import { browserStrings } from './strings';
 interface Props {
   values: FilterValues;
   facets: TaskFacets | null;
+  /** False while the counts shown are the previous query's. */
+  facetsCurrent: boolean;
   onChange(values: FilterValues): void;
 }
 
 /** Search, status chips (with counts) and the facet pickers; the store answers all of them. */
 export const TaskFilters = forwardRef<HTMLInputElement, Props>(function TaskFilters(
-  { values, facets, onChange },
+  { values, facets, facetsCurrent, onChange },
   searchRef,
 ) {
   const t = useT(browserStrings);
@@ -50,7 +52,12 @@ export const TaskFilters = forwardRef<HTMLInputElement, Props>(function TaskFilt
           grid.focus();
         }}
       />
-      <div className="status-chips" role="group" aria-label={t('colStatus')}>
+      <div
+        className={facetsCurrent ? 'status-chips' : 'status-chips status-chips-stale'}
+        role="group"
+        aria-label={t('colStatus')}
+        aria-busy={!facetsCurrent}
+      >
         {TASK_STATUSES.map((s) => (
           <button
             key={s}

@@ -119,6 +119,7 @@ export function TasksPage() {
         ref={searchRef}
         values={filters}
         facets={state.kind === 'ready' ? state.facets : null}
+        facetsCurrent={state.kind === 'ready' && state.facetsCurrent}
         onChange={setFilters}
       />
       {state.kind === 'loading' && <StatePanel tone="loading" title={t('loading')} />}

@@ -1,6 +1,7 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { ContextUsageSeries } from '../../../../shared/api/task-view-api';
 import { useApi } from '../../api/api-context';
+import { notFoundRetryDelay } from './not-found-retry';
 
 export type UsageState =
   | { kind: 'loading' }
@@ -13,16 +14,34 @@ const MAX_POINTS = 1500;
 export function useContextUsage(uuid: string, revision: number): UsageState {
   const api = useApi();
   const [state, setState] = useState<UsageState>({ kind: 'loading' });
+  const shown = useRef(false);
+  useEffect(() => {
+    shown.current = false;
+  }, [uuid]);
   useEffect(() => {
     let live = true;
-    api.contextUsage({ uuid, maxPoints: MAX_POINTS }).then(
-      (series) => live && setState({ kind: 'ready', series }),
-      (err: unknown) =>
-        live &&
-        setState({ kind: 'error', message: err instanceof Error ? err.message : String(err) }),
-    );
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const attempt = (n: number): void => {
+      api.contextUsage({ uuid, maxPoints: MAX_POINTS }).then(
+        (series) => {
+          if (!live) return;
+          shown.current = true;
+          setState({ kind: 'ready', series });
+        },
+        (err: unknown) => {
+          if (!live) return;
+          // A task opened as it is being started or imported: as the header does.
+          const delay = notFoundRetryDelay(err, n, shown.current);
+          if (delay !== null) timer = setTimeout(() => attempt(n + 1), delay);
+          else
+            setState({ kind: 'error', message: err instanceof Error ? err.message : String(err) });
+        },
+      );
+    };
+    attempt(0);
     return () => {
       live = false;
+      clearTimeout(timer);
     };
   }, [api, uuid, revision]);
   return state;

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
 import type { CurrentLine } from '../../../../shared/api/messages-api';
 import type { MessageRecord } from '../../../../shared/task-types';
 import { useApi } from '../../api/api-context';
+import { notFoundRetryDelay } from './not-found-retry';
 
 /** A timeline row: a history message (by seq) or a line of current.jsonl (by index). */
 export type TimelineMessage = MessageRecord | CurrentLine;
@@ -51,6 +52,8 @@ export function useMessageWindows(
   const calls = useRef(new Map<string, KnownCall>());
   const results = useRef(new Map<string, number>());
   const generation = useRef(0);
+  /** Whether any window of this task and view came back (not_found is retried until then). */
+  const received = useRef(false);
   const firstWindow = useRef(0);
   firstWindow.current =
     opensAt !== undefined && opensAt > 0 ? Math.floor((opensAt - 1) / WINDOW_SIZE) : 0;
@@ -73,7 +76,7 @@ export function useMessageWindows(
   }, []);
 
   const fetchWindow = useCallback(
-    (windowIndex: number) => {
+    (windowIndex: number, attempt = 0) => {
       if (pending.current.has(windowIndex)) return;
       pending.current.add(windowIndex);
       const gen = generation.current;
@@ -85,12 +88,19 @@ export function useMessageWindows(
             // A window past the end (a deep link beyond the last message) is not kept: the
             // task may still grow into it.
             if (windowIndex * WINDOW_SIZE < page.total) store(windowIndex, page.messages);
+            received.current = true;
             setTotal(page.total);
             bump();
           },
           (err: unknown) => {
-            if (gen === generation.current)
-              setError(err instanceof Error ? err.message : String(err));
+            if (gen !== generation.current) return;
+            // A task opened as it is being started or imported: as the header does.
+            const delay = notFoundRetryDelay(err, attempt, received.current);
+            if (delay === null) setError(err instanceof Error ? err.message : String(err));
+            else
+              setTimeout(() => {
+                if (gen === generation.current) fetchWindow(windowIndex, attempt + 1);
+              }, delay);
           },
         )
         .finally(() => pending.current.delete(windowIndex));
@@ -103,6 +113,7 @@ export function useMessageWindows(
     generation.current++;
     cache.current.clear();
     pending.current.clear();
+    received.current = false;
     setTotal(null);
     setError(null);
     // Any window answers with the total; one past the end comes back empty, and the
