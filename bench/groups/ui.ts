@@ -341,7 +341,7 @@ export const uiGroup: BenchGroup = {
     const messagesBytes = fs.statSync(path.join(root, 'paused', longUuid, 'messages.jsonl')).size;
     notes.push(
       `\`cwb serve\` took ${ms(serveMs)} from start to printing its URL on this folder (it opens tasks.db and reconciles ${count(TASK_COUNT + 1)} rows with their folders first). The long task's messages.jsonl is ${mb(messagesBytes)}.`,
-      'The UI is being built beside this bench; these figures measure the renderer in out/renderer at the time of the run (see "code measured" above).',
+      'What the first view waits for: the page and its first script (minified; the chart, compaction, settings and export code load later), then one call each — the first page of tasks (the facets follow it), or the task header and the first window of messages (the usage chart fills in when it comes, never before the rows). The figures measure the renderer in out/renderer at the time of the run (see "code measured" above); on a loaded machine most of the time is Chromium parsing and running that script.',
     );
     if (errors.length > 0)
       notes.push(`The page reported errors: ${[...new Set(errors)].slice(0, 3).join('; ')}`);
