@@ -313,7 +313,7 @@ describe('the built sandboxed preload', () => {
   const bundle = path.join(REPO_ROOT, 'out', 'preload', 'index.cjs');
 
   it.skipIf(!fs.existsSync(bundle))(
-    'requires nothing but electron and exposes one object, window.api',
+    'requires nothing but electron and exposes two objects: window.api and window.desktop (the two pickers)',
     () => {
       const code = fs.readFileSync(bundle, 'utf8');
       const required = [...code.matchAll(/require\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1]);
@@ -321,7 +321,7 @@ describe('the built sandboxed preload', () => {
       const exposed = [...code.matchAll(/exposeInMainWorld\(\s*["']([^"']+)["']/g)].map(
         (m) => m[1],
       );
-      expect(exposed).toEqual(['api']);
+      expect(exposed).toEqual(['api', 'desktop']);
       // ipcRenderer itself never crosses the bridge, only closures around it.
       expect(code).not.toMatch(
         /exposeInMainWorld\(\s*["'][^"']+["']\s*,\s*(electron\.)?ipcRenderer\s*\)/,
