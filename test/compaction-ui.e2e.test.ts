@@ -1,9 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasChromium, launchChromium } from './support/chromium';
-import { ensureRendererBuilt } from './support/renderer-build';
+import type { Page } from 'playwright-core';
+import { afterAll, describe, expect, it } from 'vitest';
+import { hasChromium, useChromium } from './support/chromium';
 import { REPO_ROOT, runCwb } from './support/run-ts';
 import { REAL_FIXTURES } from './support/real-fixtures';
 import { startServe, type ServeProcess } from './support/serve-process';
@@ -18,16 +17,11 @@ import { useTempDir } from './support/temp-dir';
 const FIXTURES = REAL_FIXTURES;
 const RESULTS = path.join(REPO_ROOT, 'test-results');
 const tempDir = useTempDir();
-let browser: Browser;
+const browser = useChromium();
 let serve: ServeProcess | undefined;
 
-beforeAll(async () => {
-  ensureRendererBuilt();
-  browser = await launchChromium();
-}, 300_000);
 afterAll(async () => {
   await serve?.stop();
-  await browser?.close();
 });
 
 /** Calls the workbench API from the page, with the session the UI holds. */
@@ -79,7 +73,7 @@ describe.skipIf(!hasChromium())('compaction in the web workbench', () => {
     ]);
     expect(imported.status, imported.stderr).toBe(0);
     serve = await startServe(['--contexts', root]);
-    const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
+    const page = await browser().newPage({ viewport: { width: 1360, height: 900 } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(serve.url);

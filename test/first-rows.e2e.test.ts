@@ -1,10 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page, Route } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page, Route } from 'playwright-core';
+import { afterEach, describe, expect, it } from 'vitest';
 import { ContextStore } from '../src/core/store/context-store';
-import { hasChromium, launchChromium } from './support/chromium';
-import { ensureRendererBuilt } from './support/renderer-build';
+import { hasChromium, useChromium } from './support/chromium';
 import { startServe } from './support/serve-process';
 import { useTempDir } from './support/temp-dir';
 
@@ -16,16 +15,9 @@ import { useTempDir } from './support/temp-dir';
  */
 
 const tempDir = useTempDir();
-let browser: Browser;
+const browser = useChromium();
 const cleanups: (() => Promise<unknown>)[] = [];
 
-beforeAll(async () => {
-  ensureRendererBuilt();
-  browser = await launchChromium();
-}, 300_000);
-afterAll(async () => {
-  await browser?.close();
-});
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
@@ -77,7 +69,7 @@ async function hold(
 }
 
 async function open(): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const page = await browser().newPage({ viewport: { width: 1280, height: 900 } });
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
   cleanups.push(() => page.close());

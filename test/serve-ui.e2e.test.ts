@@ -1,9 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { hasChromium, launchChromium } from './support/chromium';
-import { ensureRendererBuilt } from './support/renderer-build';
+import type {} from 'playwright-core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { hasChromium, useChromium } from './support/chromium';
 import { REPO_ROOT, runCwb } from './support/run-ts';
 import { REAL_FIXTURES } from './support/real-fixtures';
 import { startServe, type ServeProcess } from './support/serve-process';
@@ -17,16 +16,9 @@ import { useTempDir } from './support/temp-dir';
 const FIXTURES = REAL_FIXTURES;
 const RESULTS = path.join(REPO_ROOT, 'test-results');
 const tempDir = useTempDir();
-let browser: Browser;
+const browser = useChromium();
 const serves: ServeProcess[] = [];
 
-beforeAll(async () => {
-  ensureRendererBuilt();
-  browser = await launchChromium();
-}, 300_000);
-afterAll(async () => {
-  await browser?.close();
-});
 afterEach(async () => {
   for (const s of serves.splice(0)) await s.stop();
 });
@@ -51,7 +43,7 @@ describe.skipIf(!hasChromium())('the web workbench in Chromium', () => {
       'codex/rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl',
     );
     const s = await serve(root);
-    const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+    const page = await browser().newPage({ viewport: { width: 1280, height: 720 } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
@@ -105,13 +97,13 @@ describe.skipIf(!hasChromium())('the web workbench in Chromium', () => {
 
   it('shows the empty state for an empty contexts folder, and refuses a page without the token', async () => {
     const s = await serve(path.join(tempDir(), 'contexts'));
-    const stranger = await browser.newPage();
+    const stranger = await browser().newPage();
     const refused = await stranger.goto(s.url.replace(/\?token=.*$/, ''));
     expect(refused?.status()).toBe(401);
     expect(await stranger.locator('h1').textContent()).toBe('Access refused');
     await stranger.close();
 
-    const page = await browser.newPage({ viewport: { width: 1100, height: 560 } });
+    const page = await browser().newPage({ viewport: { width: 1100, height: 560 } });
     await page.goto(s.url);
     await page.getByText('No tasks yet').waitFor({ timeout: 30_000 });
     fs.mkdirSync(RESULTS, { recursive: true });

@@ -1,11 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { afterEach, describe, expect, it } from 'vitest';
 import { ContextStore } from '../src/core/store/context-store';
 import { rawRequest } from '../src/core/web/test-support/raw-http';
-import { hasChromium, launchChromium } from './support/chromium';
-import { ensureRendererBuilt } from './support/renderer-build';
+import { hasChromium, useChromium } from './support/chromium';
 import { REPO_ROOT, runCwb } from './support/run-ts';
 import { REAL_FIXTURES } from './support/real-fixtures';
 import { startScriptedLlm, type RecordedRequest } from './support/scripted-llm-server';
@@ -22,16 +21,9 @@ import { useTempDir } from './support/temp-dir';
 const FIXTURES = REAL_FIXTURES;
 const RESULTS = path.join(REPO_ROOT, 'test-results');
 const tempDir = useTempDir();
-let browser: Browser;
+const browser = useChromium();
 const cleanups: (() => Promise<unknown>)[] = [];
 
-beforeAll(async () => {
-  ensureRendererBuilt();
-  browser = await launchChromium();
-}, 300_000);
-afterAll(async () => {
-  await browser?.close();
-});
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
@@ -59,7 +51,7 @@ async function openPage(
   hash: string,
   theme?: 'light' | 'dark',
 ): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage({
+  const page = await browser().newPage({
     viewport: { width: 1360, height: 900 },
     ...(theme && { colorScheme: theme }),
   });
@@ -183,7 +175,7 @@ describe.skipIf(!hasChromium())('the task view in Chromium', () => {
     expect(exported.status, exported.stderr).toBe(0);
 
     const s = await serve(['--contexts', path.join(tempDir(), 'contexts')]);
-    const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
+    const page = await browser().newPage({ viewport: { width: 1360, height: 900 } });
     cleanups.push(() => page.close());
     // Records whether the error state was ever on screen, even for one frame.
     await page.addInitScript(`

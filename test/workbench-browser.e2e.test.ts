@@ -1,10 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { hasChromium, launchChromium } from './support/chromium';
+import type { Page } from 'playwright-core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { hasChromium, useChromium } from './support/chromium';
 import { cachedGeneratedRoot } from './support/many-tasks';
-import { ensureRendererBuilt } from './support/renderer-build';
 import { REPO_ROOT, runCwb } from './support/run-ts';
 import { REAL_FIXTURES } from './support/real-fixtures';
 import { startServe, type ServeProcess } from './support/serve-process';
@@ -15,16 +14,9 @@ import { useTempDir } from './support/temp-dir';
 const FIXTURES = REAL_FIXTURES;
 const RESULTS = path.join(REPO_ROOT, 'test-results');
 const tempDir = useTempDir();
-let browser: Browser;
+const browser = useChromium();
 const serves: ServeProcess[] = [];
 
-beforeAll(async () => {
-  ensureRendererBuilt();
-  browser = await launchChromium();
-}, 300_000);
-afterAll(async () => {
-  await browser?.close();
-});
 afterEach(async () => {
   for (const s of serves.splice(0)) await s.stop();
 });
@@ -55,7 +47,7 @@ describe.skipIf(!hasChromium())('the task browser', () => {
       expect(r.status, r.stderr).toBe(0);
     }
     const s = await serve(root);
-    const page = await browser.newPage({ viewport: { width: 1440, height: 800 } });
+    const page = await browser().newPage({ viewport: { width: 1440, height: 800 } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
@@ -139,7 +131,7 @@ describe.skipIf(!hasChromium())('the task browser', () => {
   it('stays fluid with 100,000 tasks: first rows at once, the last page on scrolling to the end', async () => {
     const root = cachedGeneratedRoot(100_000);
     const s = await serve(root);
-    const page = await browser.newPage({ viewport: { width: 1440, height: 800 } });
+    const page = await browser().newPage({ viewport: { width: 1440, height: 800 } });
     await page.goto(s.url);
     await rows(page).first().waitFor({ timeout: 30_000 });
     expect(await page.getByTestId('task-count').textContent()).toContain('100,000');

@@ -1,9 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { hasChromium, launchChromium } from './support/chromium';
-import { ensureRendererBuilt } from './support/renderer-build';
+import type { Page } from 'playwright-core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { hasChromium, useChromium } from './support/chromium';
 import { REPO_ROOT } from './support/run-ts';
 import { REAL_FIXTURES } from './support/real-fixtures';
 import { startScriptedLlm } from './support/scripted-llm-server';
@@ -20,16 +19,9 @@ const FIXTURES = REAL_FIXTURES;
 const RESULTS = path.join(REPO_ROOT, 'test-results');
 const API_KEY = 'sk-dialog-test';
 const tempDir = useTempDir();
-let browser: Browser;
+const browser = useChromium();
 const cleanups: (() => Promise<unknown>)[] = [];
 
-beforeAll(async () => {
-  ensureRendererBuilt();
-  browser = await launchChromium();
-}, 300_000);
-afterAll(async () => {
-  await browser?.close();
-});
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
@@ -60,7 +52,7 @@ async function setup() {
     OPENAI_API_KEY: API_KEY,
   });
   cleanups.push(() => serve.stop());
-  const page = await browser.newPage({
+  const page = await browser().newPage({
     viewport: { width: 1440, height: 860 },
     acceptDownloads: true,
   });
