@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { writeFileAtomic, writeFileAtomicFrom } from './atomic-write';
+import { writeFileAtomic, writeFileAtomicChunks, writeFileAtomicFrom } from './atomic-write';
 import { useTempDir } from './test-support/temp-dir';
 
 const tempDir = useTempDir();
@@ -47,5 +47,21 @@ describe('writeFileAtomicFrom', () => {
     await expect(writeFileAtomicFrom(file, failing())).rejects.toThrow('source broke');
     expect(fs.readFileSync(file, 'utf8')).toBe('old\n');
     expect(fs.readdirSync(tempDir())).toEqual(['current.jsonl']);
+  });
+});
+
+describe('writeFileAtomicChunks', () => {
+  it('writes the pieces in order without joining them; a piece that throws leaves the old file', () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'current.jsonl');
+    writeFileAtomicChunks(file, ['{"a":1}\n', Buffer.from('{"b":"日本"}\n')]);
+    expect(fs.readFileSync(file, 'utf8')).toBe('{"a":1}\n{"b":"日本"}\n');
+    function* failing(): Generator<string> {
+      yield 'partial\n';
+      throw new Error('view unreadable');
+    }
+    expect(() => writeFileAtomicChunks(file, failing())).toThrow('view unreadable');
+    expect(fs.readFileSync(file, 'utf8')).toBe('{"a":1}\n{"b":"日本"}\n');
+    expect(fs.readdirSync(dir)).toEqual(['current.jsonl']);
   });
 });

@@ -13,12 +13,24 @@ export function writeFileAtomic(
   data: string | Buffer,
   options: { mode?: number } = {},
 ): void {
+  writeFileAtomicChunks(target, [data], options);
+}
+
+/**
+ * writeFileAtomic for content produced piece by piece, synchronously: the pieces are never
+ * joined, so a file larger than a string can hold (V8 stops at 512 MiB) can be written.
+ */
+export function writeFileAtomicChunks(
+  target: string,
+  chunks: Iterable<string | Buffer>,
+  options: { mode?: number } = {},
+): void {
   const temp = tempPathFor(target);
   try {
     // The mode is set when the temp file is created, so the file is never readable more widely.
     const fd = fs.openSync(temp, 'wx', options.mode ?? 0o666);
     try {
-      writeAllSync(fd, toBuffer(data));
+      for (const chunk of chunks) writeAllSync(fd, toBuffer(chunk));
       fs.fsyncSync(fd);
     } finally {
       fs.closeSync(fd);

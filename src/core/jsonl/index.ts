@@ -8,7 +8,7 @@
  */
 export { AppendLog, appendJsonLine } from './append-log';
 export type { AppendLogOptions, AppendResult } from './append-log';
-export { writeFileAtomic, writeFileAtomicFrom } from './atomic-write';
+export { writeFileAtomic, writeFileAtomicChunks, writeFileAtomicFrom } from './atomic-write';
 export { CHUNK_BYTES, DEFAULT_MAX_LINE_BYTES } from './constants';
 export { readJsonl, readJsonlSync } from './jsonl-reader';
 export type { JsonlEntry, ReadJsonlOptions } from './jsonl-reader';

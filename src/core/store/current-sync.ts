@@ -3,12 +3,13 @@ import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { CurrentMessage, MessageRecord } from '../../shared/task-types';
 import { AppendLog } from '../jsonl/append-log';
-import { writeFileAtomic } from '../jsonl/atomic-write';
+import { writeFileAtomicChunks } from '../jsonl/atomic-write';
 import { OffsetIndex } from '../jsonl/offset-index';
 import { readLastLine } from '../jsonl/tail';
 import { activeRecords } from '../compaction/compaction-record';
 import { LineAtOffset } from '../compaction/line-at-offset';
 import { planEntries, readView } from '../compaction/read-view';
+import type { ViewEntry } from '../compaction/view';
 import { TASK_FILES } from './contexts-layout';
 import { asCurrentMessage, asMessageRecord } from './message-shape';
 import { toCurrent } from './message-store';
@@ -93,8 +94,12 @@ export function removeDeadTempFiles(dir: string): string[] {
 /** current.jsonl rewritten atomically from the view (what the next compaction would start from). */
 function rebuildCurrent(dir: string): void {
   const { view } = readView(dir, { readonly: false });
-  const text = view.map((entry) => `${JSON.stringify(entry.message)}\n`).join('');
-  writeFileAtomic(path.join(dir, TASK_FILES.current), text);
+  // Line by line: a long task's context can be larger than one string may be.
+  writeFileAtomicChunks(path.join(dir, TASK_FILES.current), currentLines(view));
+}
+
+function* currentLines(view: readonly ViewEntry[]): Generator<string> {
+  for (const entry of view) yield `${JSON.stringify(entry.message)}\n`;
 }
 
 /**
