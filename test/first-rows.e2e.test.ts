@@ -3,7 +3,8 @@ import path from 'node:path';
 import type { Page, Route } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ContextStore } from '../src/core/store/context-store';
-import { hasChromium, useChromium } from './support/chromium';
+import { hasChromium } from './support/chromium';
+import { useChromium } from './support/use-chromium';
 import { startServe } from './support/serve-process';
 import { useTempDir } from './support/temp-dir';
 

@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
 import { ContextStore } from '../../src/core/store/context-store';
 import { statusFolder } from '../../src/core/store/contexts-layout';
 import { estimateTokens } from '../../src/core/tokens';
@@ -11,30 +10,14 @@ import { count, mb, ms } from '../lib/format';
 import { median, rng } from '../lib/stats';
 import { judge, row, type BenchContext, type BenchGroup, type Row } from '../lib/types';
 import { TASK_COUNT, buildSearchIndex, insertAll, taskRows } from './tasks-db';
+import { CHROMIUM, launchChromium } from '../../test/support/chromium';
 
-const CHROMIUM = '/usr/bin/chromium';
 const TIMELINE_MESSAGES = 200_000;
 /** A row of the task table: the grid's rows carry their task's uuid (older builds: a table). */
 const TASK_ROW = '[role="grid"] [role="row"][data-uuid], table.task-table tbody tr';
 /** A message of the timeline, loaded (placeholders have no seq). */
 const MESSAGE_ROW = '.tv-timeline [data-seq]';
 const BUDGET_MS = 1000;
-
-function launch(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
-}
 
 interface Served {
   child: ChildProcess;
@@ -248,7 +231,7 @@ export const uiGroup: BenchGroup = {
     const startedServe = performance.now();
     const server = await serve(cli, root, configFile);
     const serveMs = performance.now() - startedServe;
-    const browser = await launch();
+    const browser = await launchChromium();
     const errors: string[] = [];
     try {
       const firstRows = async (
