@@ -282,6 +282,66 @@ describe.skipIf(!hasChromium())('the task view in Chromium', () => {
     await expect.poll(() => page.url()).toContain(`/task/${uuid}/compaction/${first.id}`);
   });
 
+  it('follows a running task from its end without blanking rows it already showed', async () => {
+    const base = tempDir();
+    const TURNS = 6;
+    const llm = await startScriptedLlm({
+      flavor: 'ollama',
+      script: (request: RecordedRequest, index: number) =>
+        index < TURNS
+          ? {
+              tool_calls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }],
+              delayMs: 700,
+            }
+          : { content: 'Read it six times.', delayMs: 700 },
+    });
+    cleanups.push(() => llm.close());
+    const env = makeTaskEnv(base, { provider: 'ollama', url: llm.url });
+    const s = await serve(['--contexts', env.root, '--config', env.configFile]);
+    const { uuid } = await call<{ uuid: string }>(s, 'startTask', {
+      prompt: 'Read notes.txt six times',
+      workdir: env.workdir,
+    });
+    const page = await browser().newPage({ viewport: { width: 1360, height: 900 } });
+    cleanups.push(() => page.close());
+    // A row once shown with its message must never fall back to the loading placeholder
+    // while the task grows (each live event re-reads the newest window).
+    await page.addInitScript(`
+      window.maxShown = -1;
+      window.blanked = [];
+      new MutationObserver(() => {
+        for (const slot of document.querySelectorAll('.tv-slot')) {
+          const index = Number(slot.dataset.index);
+          if (slot.querySelector('.tv-row-loading')) {
+            if (index <= window.maxShown) window.blanked.push(index);
+          } else if (index > window.maxShown) window.maxShown = index;
+        }
+      }).observe(document, { childList: true, subtree: true });
+    `);
+    await page.goto(s.url);
+    await page.evaluate(`window.location.hash = '#/task/${uuid}/timeline'`);
+    // The reader goes to the end while the task runs: new messages keep it there.
+    const timeline = page.locator('.tv-timeline');
+    const total = async (): Promise<number> => Number(await timeline.getAttribute('data-total'));
+    const fromEnd = (): Promise<number> =>
+      timeline.evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight);
+    await expect.poll(total, { timeout: 30_000 }).toBeGreaterThanOrEqual(4);
+    await timeline.evaluate((el) => el.scrollTo(0, el.scrollHeight));
+    await expect
+      .poll(async () => (await total()) >= 10 && (await fromEnd()) < 48, { timeout: 30_000 })
+      .toBe(true);
+    // Scrolled back up, the reader stays where they are as the task finishes.
+    await timeline.evaluate((el) => el.scrollTo(0, 0));
+    await page.locator('.tv-status[data-status="completed"]').waitFor({ timeout: 60_000 });
+    await expect.poll(total).toBe(3 + 2 * TURNS);
+    expect(await timeline.evaluate((el) => el.scrollTop)).toBe(0);
+    await timeline.evaluate((el) => el.scrollTo(0, el.scrollHeight));
+    await page.getByText('Read it six times.').waitFor({ timeout: 15_000 });
+    // system, user, 6 × (assistant call + tool result), the final answer: 15 rows.
+    expect(await page.evaluate('window.maxShown')).toBe(2 + 2 * TURNS);
+    expect(await page.evaluate('window.blanked')).toEqual([]);
+  }, 120_000);
+
   it('opens a generated 200,000-message task at once and jumps to seq 150000', async () => {
     const root = path.join(tempDir(), 'contexts');
     const store = ContextStore.open(root);

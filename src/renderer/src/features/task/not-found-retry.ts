@@ -17,3 +17,32 @@ export function notFoundRetryDelay(
   if (shownBefore || !(err instanceof ApiError) || err.code !== 'not_found') return null;
   return delays[attempt] ?? null;
 }
+
+export interface NotFoundRetryOptions {
+  /** Whether the view has shown this task before: then not_found means it is gone. */
+  shownBefore(): boolean;
+  /** Whether the caller has moved on (another task, an unmounted view): stop retrying. */
+  cancelled(): boolean;
+  delays?: readonly number[];
+}
+
+/**
+ * `call`, retried while it fails with not_found as `notFoundRetryDelay` allows. Rejects with
+ * the last error when retries run out, the error is another one, or the caller cancelled;
+ * callers ignore what arrives after they cancelled.
+ */
+export async function retryWhileNotFound<T>(
+  call: () => Promise<T>,
+  options: NotFoundRetryOptions,
+): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await call();
+    } catch (err) {
+      const delay = notFoundRetryDelay(err, attempt, options.shownBefore(), options.delays);
+      if (delay === null || options.cancelled()) throw err;
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      if (options.cancelled()) throw err;
+    }
+  }
+}

@@ -8,6 +8,8 @@ import { taskStrings } from './strings';
 import { useMessageWindows, WINDOW_SIZE } from './use-message-windows';
 
 const ESTIMATED_ROW_PX = 110;
+/** How close to the bottom counts as "at the end" for following new messages. */
+const FOLLOW_SLACK_PX = 48;
 
 export interface TimelineProps {
   uuid: string;
@@ -36,6 +38,20 @@ export function Timeline({ uuid, view, target, revision, compactions, onJump }: 
   const items = virtualizer.getVirtualItems();
   const first = items[0]?.index ?? 0;
   const last = items.at(-1)?.index ?? 0;
+
+  // Follow a growing task while the reader sits at its end, as a terminal does. Where the
+  // reader was is measured after each render, so a growth compares with the view before it.
+  const wasAtEnd = useRef(false);
+  const shownCount = useRef(0);
+  useEffect(() => {
+    if (shownCount.current > 0 && count > shownCount.current && wasAtEnd.current)
+      virtualizer.scrollToIndex(count - 1, { align: 'end' });
+    shownCount.current = count;
+  }, [count, virtualizer]);
+  useEffect(() => {
+    const el = scroller.current;
+    if (el) wasAtEnd.current = el.scrollHeight - el.scrollTop - el.clientHeight < FOLLOW_SLACK_PX;
+  });
 
   const { ensure } = data;
   // After every render: a live refresh or an eviction can empty a visible window, and ensure

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { ContextUsageSeries } from '../../../../shared/api/task-view-api';
 import { useApi } from '../../api/api-context';
-import { notFoundRetryDelay } from './not-found-retry';
+import { retryWhileNotFound } from './not-found-retry';
 
 export type UsageState =
   | { kind: 'loading' }
@@ -20,28 +20,22 @@ export function useContextUsage(uuid: string, revision: number): UsageState {
   }, [uuid]);
   useEffect(() => {
     let live = true;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const attempt = (n: number): void => {
-      api.contextUsage({ uuid, maxPoints: MAX_POINTS }).then(
-        (series) => {
-          if (!live) return;
-          shown.current = true;
-          setState({ kind: 'ready', series });
-        },
-        (err: unknown) => {
-          if (!live) return;
-          // A task opened as it is being started or imported: as the header does.
-          const delay = notFoundRetryDelay(err, n, shown.current);
-          if (delay !== null) timer = setTimeout(() => attempt(n + 1), delay);
-          else
-            setState({ kind: 'error', message: err instanceof Error ? err.message : String(err) });
-        },
-      );
-    };
-    attempt(0);
+    retryWhileNotFound(() => api.contextUsage({ uuid, maxPoints: MAX_POINTS }), {
+      shownBefore: () => shown.current,
+      cancelled: () => !live,
+    }).then(
+      (series) => {
+        if (!live) return;
+        shown.current = true;
+        setState({ kind: 'ready', series });
+      },
+      (err: unknown) => {
+        if (live)
+          setState({ kind: 'error', message: err instanceof Error ? err.message : String(err) });
+      },
+    );
     return () => {
       live = false;
-      clearTimeout(timer);
     };
   }, [api, uuid, revision]);
   return state;

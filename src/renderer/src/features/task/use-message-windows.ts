@@ -1,8 +1,8 @@
 import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
-import type { CurrentLine } from '../../../../shared/api/messages-api';
+import type { CurrentLine, MessagesPage } from '../../../../shared/api/messages-api';
 import type { MessageRecord } from '../../../../shared/task-types';
 import { useApi } from '../../api/api-context';
-import { notFoundRetryDelay } from './not-found-retry';
+import { retryWhileNotFound } from './not-found-retry';
 
 /** A timeline row: a history message (by seq) or a line of current.jsonl (by index). */
 export type TimelineMessage = MessageRecord | CurrentLine;
@@ -49,6 +49,8 @@ export function useMessageWindows(
   const [, bump] = useReducer((x: number) => x + 1, 0);
   const cache = useRef(new Map<number, TimelineMessage[]>());
   const pending = useRef(new Set<number>());
+  /** Windows a live change may have altered: still shown (no flicker) until read again. */
+  const stale = useRef(new Set<number>());
   const calls = useRef(new Map<string, KnownCall>());
   const results = useRef(new Map<string, number>());
   const generation = useRef(0);
@@ -76,31 +78,32 @@ export function useMessageWindows(
   }, []);
 
   const fetchWindow = useCallback(
-    (windowIndex: number, attempt = 0) => {
+    (windowIndex: number) => {
       if (pending.current.has(windowIndex)) return;
       pending.current.add(windowIndex);
       const gen = generation.current;
-      api
-        .readMessages({ uuid, view, from: windowIndex * WINDOW_SIZE + 1, limit: WINDOW_SIZE })
+      const read = (): Promise<MessagesPage> =>
+        api.readMessages({ uuid, view, from: windowIndex * WINDOW_SIZE + 1, limit: WINDOW_SIZE });
+      // A task opened as it is being started or imported: as the header does.
+      retryWhileNotFound(read, {
+        shownBefore: () => received.current,
+        cancelled: () => gen !== generation.current,
+      })
         .then(
           (page) => {
             if (gen !== generation.current) return;
+            stale.current.delete(windowIndex);
             // A window past the end (a deep link beyond the last message) is not kept: the
             // task may still grow into it.
             if (windowIndex * WINDOW_SIZE < page.total) store(windowIndex, page.messages);
+            else cache.current.delete(windowIndex);
             received.current = true;
             setTotal(page.total);
             bump();
           },
           (err: unknown) => {
-            if (gen !== generation.current) return;
-            // A task opened as it is being started or imported: as the header does.
-            const delay = notFoundRetryDelay(err, attempt, received.current);
-            if (delay === null) setError(err instanceof Error ? err.message : String(err));
-            else
-              setTimeout(() => {
-                if (gen === generation.current) fetchWindow(windowIndex, attempt + 1);
-              }, delay);
+            if (gen === generation.current)
+              setError(err instanceof Error ? err.message : String(err));
           },
         )
         .finally(() => pending.current.delete(windowIndex));
@@ -113,6 +116,7 @@ export function useMessageWindows(
     generation.current++;
     cache.current.clear();
     pending.current.clear();
+    stale.current.clear();
     received.current = false;
     setTotal(null);
     setError(null);
@@ -128,8 +132,10 @@ export function useMessageWindows(
     api.readMessages({ uuid, view, from: 1, limit: 0 }).then(
       (page) => {
         if (gen !== generation.current) return;
-        if (view === 'current') cache.current.clear();
-        else cache.current.delete(Math.floor(Math.max(0, page.total - 1) / WINDOW_SIZE));
+        const newest = Math.floor(Math.max(0, page.total - 1) / WINDOW_SIZE);
+        // Compaction rewrites all of current.jsonl; history only grows at its end.
+        const changed = view === 'current' ? [...cache.current.keys()] : [newest];
+        for (const w of changed) stale.current.add(w);
         setTotal(page.total);
         bump();
       },
@@ -140,7 +146,7 @@ export function useMessageWindows(
   const ensure = useCallback(
     (first: number, last: number) => {
       for (let w = Math.floor(first / WINDOW_SIZE); w <= Math.floor(last / WINDOW_SIZE); w++) {
-        if (!cache.current.has(w)) fetchWindow(w);
+        if (!cache.current.has(w) || stale.current.has(w)) fetchWindow(w);
       }
     },
     [fetchWindow],

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import type { TaskDetail } from '../../../../shared/api/tasks-api';
 import type { WorkbenchEvent } from '../../../../shared/api/events';
 import { useApi } from '../../api/api-context';
-import { notFoundRetryDelay } from './not-found-retry';
+import { retryWhileNotFound } from './not-found-retry';
 
 export type DetailState =
   { kind: 'loading' } | { kind: 'ready'; detail: TaskDetail } | { kind: 'error'; message: string };
@@ -29,30 +29,24 @@ export function useTaskDetail(uuid: string): {
   const [revision, setRevision] = useState(0);
   const request = useRef(0);
   const shown = useRef(false);
-  const retryTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
 
   const load = useCallback(() => {
     const id = ++request.current;
-    clearTimeout(retryTimer.current);
-    const attempt = (n: number): void => {
-      api.getTask({ uuid }).then(
-        (detail) => {
-          if (id !== request.current) return;
-          shown.current = true;
-          setState({ kind: 'ready', detail });
-        },
-        (err: unknown) => {
-          if (id !== request.current) return;
-          const delay = notFoundRetryDelay(err, n, shown.current);
-          if (delay !== null) {
-            retryTimer.current = setTimeout(() => attempt(n + 1), delay);
-            return;
-          }
-          setState({ kind: 'error', message: err instanceof Error ? err.message : String(err) });
-        },
-      );
-    };
-    attempt(0);
+    const stale = (): boolean => id !== request.current;
+    retryWhileNotFound(() => api.getTask({ uuid }), {
+      shownBefore: () => shown.current,
+      cancelled: stale,
+    }).then(
+      (detail) => {
+        if (stale()) return;
+        shown.current = true;
+        setState({ kind: 'ready', detail });
+      },
+      (err: unknown) => {
+        if (stale()) return;
+        setState({ kind: 'error', message: err instanceof Error ? err.message : String(err) });
+      },
+    );
   }, [api, uuid]);
 
   useEffect(() => {
@@ -70,7 +64,6 @@ export function useTaskDetail(uuid: string): {
     });
     return () => {
       clearTimeout(timer);
-      clearTimeout(retryTimer.current);
       request.current++;
       unsubscribe();
     };
