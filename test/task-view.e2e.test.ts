@@ -287,7 +287,7 @@ describe.skipIf(!hasChromium())('the task view in Chromium', () => {
     const TURNS = 6;
     const llm = await startScriptedLlm({
       flavor: 'ollama',
-      script: (request: RecordedRequest, index: number) =>
+      script: (_request: RecordedRequest, index: number) =>
         index < TURNS
           ? {
               tool_calls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }],
