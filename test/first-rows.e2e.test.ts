@@ -134,4 +134,40 @@ describe.skipIf(!hasChromium())('first rows in Chromium', () => {
     expect(counts.map(Number).reduce((a, b) => a + b, 0)).toBe(1);
     expect(errors).toEqual([]);
   }, 120_000);
+
+  it('starts the first view’s calls as the script loads, before React renders, and makes each once', async () => {
+    const root = path.join(tempDir(), 'contexts');
+    const uuid = taskWithMessages(root, 1000);
+    const s = await startServe(['--contexts', root]);
+    cleanups.push(() => s.stop());
+    for (const hash of ['', `#/task/${uuid}/timeline?seq=700`]) {
+      const { page, errors } = await open();
+      const bodies: string[] = [];
+      page.on('request', (r) => {
+        const op = /\/api\/(\w+)$/.exec(r.url())?.[1];
+        if (op) bodies.push(`${op} ${r.postData() ?? ''}`);
+      });
+      await page.goto(`${s.url}${hash}`);
+      const firstRow = hash
+        ? '.tv-target .tv-row[data-seq="700"]'
+        : '[role="grid"] [role="row"][data-uuid]';
+      await page.locator(firstRow).first().waitFor({ timeout: 30_000 });
+      // Module scripts run before DOMContentLoaded; React's first render and effects after it.
+      const timing = (await page.evaluate(`(() => {
+        const nav = performance.getEntriesByType('navigation')[0];
+        const api = performance.getEntriesByType('resource').filter((e) => e.name.includes('/api/'));
+        return { dcl: nav.domContentLoadedEventStart, api: api.map((e) => [e.name.split('/').pop(), e.startTime]) };
+      })()`)) as { dcl: number; api: [string, number][] };
+      const early = hash
+        ? ['appInfo', 'getTask', 'listCompactions', 'contextUsage', 'readMessages']
+        : ['appInfo', 'queryTasks'];
+      for (const op of early) {
+        const started = timing.api.find(([name]) => name === op)?.[1];
+        expect(started, `${op} in ${JSON.stringify(timing)}`).toBeLessThan(timing.dcl);
+      }
+      // The hooks claimed the early answers: no call was made twice with the same input.
+      expect(bodies.length, bodies.join('\n')).toBe(new Set(bodies).size);
+      expect(errors).toEqual([]);
+    }
+  }, 120_000);
 });

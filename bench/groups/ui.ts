@@ -9,7 +9,7 @@ import { loadCorpora, textOfSize } from '../lib/corpus';
 import { count, mb, ms } from '../lib/format';
 import { median, rng } from '../lib/stats';
 import { judge, row, type BenchContext, type BenchGroup, type Row } from '../lib/types';
-import { TASK_COUNT, buildSearchIndex, insertAll, taskRows } from './tasks-db';
+import { TASK_COUNT, copyOfSharedTaskDb, taskRows } from './tasks-db';
 import { CHROMIUM, launchChromium } from '../../test/support/chromium';
 
 const TIMELINE_MESSAGES = 200_000;
@@ -215,11 +215,8 @@ export const uiGroup: BenchGroup = {
       return { rows, notes };
     }
     const root = path.join(ctx.tmp, 'contexts');
-    const store = ContextStore.open(root, { recover: false });
+    await copyOfSharedTaskDb(ctx, root);
     const data = taskRows(ctx.repoRoot);
-    insertAll(store, data);
-    buildSearchIndex(store);
-    store.close();
     for (const r of data) fs.mkdirSync(path.join(root, statusFolder(r.status), r.uuid));
     const longUuid = await longTask(root, ctx.repoRoot);
     ctx.log('  100,000 tasks and the 200,000-message task are ready');

@@ -5,7 +5,7 @@ import crypto from 'node:crypto';
 import type { TaskKey, TaskRow, TaskStatus } from '../../shared/task-types';
 import { openDatabase, type Db } from '../db/open-database';
 import { TaskRepository, type FinalStats, type TaskQuery } from '../db/task-repository';
-import { STATUS_FOLDERS, assertTaskUuid, statusFolder, taskDir } from './contexts-layout';
+import { DATABASE_FILE, STATUS_FOLDERS, assertTaskUuid, statusFolder, taskDir } from './contexts-layout';
 import { buildMetadata, writeMetadata } from './task-metadata';
 import { TaskContextManager, type FinalSummarizer, type TaskHost } from './task-context-manager';
 import { recoverTaskFiles, reconcile, type RecoveryReport } from './recovery';
@@ -64,7 +64,7 @@ export class ContextStore implements TaskHost {
     options: ContextStoreOptions,
   ) {
     for (const folder of STATUS_FOLDERS) fs.mkdirSync(path.join(root, folder), { recursive: true });
-    this.db = openDatabase(path.join(root, 'tasks.db'));
+    this.db = openDatabase(path.join(root, DATABASE_FILE));
     this.repo = new TaskRepository(this.db);
     this.fsync = options.fsync ?? false;
     this.summarizer = options.summarizer ?? basicFinalSummary;

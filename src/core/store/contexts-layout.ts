@@ -4,6 +4,9 @@ import type { StatusFolder, TaskStatus } from '../../shared/task-types';
 import { isTaskUuid } from '../../shared/uuid';
 import { badInput } from '../errors';
 
+/** The index of every task, at the top of the contexts root. */
+export const DATABASE_FILE = 'tasks.db';
+
 export const STATUS_FOLDERS: readonly StatusFolder[] = ['running', 'paused', 'completed'];
 
 /** Failed tasks are kept beside completed ones (seed 000 §6.4). */

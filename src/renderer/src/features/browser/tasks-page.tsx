@@ -1,13 +1,13 @@
 import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { TaskSortColumn } from '../../../../shared/api/tasks-api';
 import { StatePanel } from '../../components/state-panel';
-import { dayEndIso, dayStartIso } from '../../format/dates';
 import { useDebounced } from '../../hooks/use-debounced';
-import { useTaskPages, type TaskQuery } from '../../hooks/use-task-pages';
+import { useTaskPages } from '../../hooks/use-task-pages';
+import { toQuery } from './task-query';
 import { useT } from '../../i18n/use-t';
 import { browserStrings } from './strings';
 import { useBrowserStore } from './browser-store';
-import { NO_FILTERS, type FilterValues } from './filter-values';
+import { NO_FILTERS } from './filter-values';
 import { TaskFilters } from './task-filters';
 import { TaskGrid } from './task-grid';
 
@@ -26,24 +26,6 @@ const ASCENDING_FIRST: ReadonlySet<TaskSortColumn> = new Set([
   'model',
   'status',
 ]);
-
-function toQuery(f: FilterValues, sort: TaskSortColumn, order: 'asc' | 'desc'): TaskQuery {
-  const search = f.search.trim();
-  const from = dayStartIso(f.from);
-  const to = dayEndIso(f.to);
-  return {
-    sort,
-    order,
-    ...(search && { search }),
-    ...(f.status.length > 0 && { status: f.status }),
-    ...(f.repo && { repo: f.repo }),
-    ...(f.user && { user: f.user }),
-    ...(f.model && { model: f.model }),
-    // The days are local calendar days; the store compares UTC instants.
-    ...(from && { createdFrom: from }),
-    ...(to && { createdTo: to }),
-  };
-}
 
 /** The task browser: filters on top, the virtualized table below (issue 6). */
 export function TasksPage() {

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import type { ContextUsageSeries } from '../../../../shared/api/task-view-api';
+import type { WorkbenchApi } from '../../../../shared/api/workbench-api';
 import { useApi } from '../../api/api-context';
 import { retryWhileNotFound } from './not-found-retry';
 
@@ -9,6 +10,11 @@ export type UsageState =
   | { kind: 'error'; message: string };
 
 const MAX_POINTS = 1500;
+
+/** The input of the usage call (also started early: first-view-calls.ts). */
+export function usageInput(uuid: string): Parameters<WorkbenchApi['contextUsage']>[0] {
+  return { uuid, maxPoints: MAX_POINTS };
+}
 
 /** The host's downsampled usage series; recomputed when `revision` moves (a live task). */
 export function useContextUsage(uuid: string, revision: number): UsageState {
@@ -20,7 +26,7 @@ export function useContextUsage(uuid: string, revision: number): UsageState {
   }, [uuid]);
   useEffect(() => {
     let live = true;
-    retryWhileNotFound(() => api.contextUsage({ uuid, maxPoints: MAX_POINTS }), {
+    retryWhileNotFound(() => api.contextUsage(usageInput(uuid)), {
       shownBefore: () => shown.current,
       cancelled: () => !live,
     }).then(

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
 import type { CurrentLine, MessagesPage } from '../../../../shared/api/messages-api';
 import type { MessageRecord } from '../../../../shared/task-types';
+import type { WorkbenchApi } from '../../../../shared/api/workbench-api';
 import { useApi } from '../../api/api-context';
 import { retryWhileNotFound } from './not-found-retry';
 
@@ -8,6 +9,20 @@ import { retryWhileNotFound } from './not-found-retry';
 export type TimelineMessage = MessageRecord | CurrentLine;
 
 export const WINDOW_SIZE = 200;
+
+/** The window holding a 1-based position the view opens at (the first one when none). */
+export function windowOf(opensAt: number | undefined): number {
+  return opensAt !== undefined && opensAt > 0 ? Math.floor((opensAt - 1) / WINDOW_SIZE) : 0;
+}
+
+/** The input of the call for one window (also started early: first-view-calls.ts). */
+export function windowInput(
+  uuid: string,
+  view: 'history' | 'current',
+  windowIndex: number,
+): Parameters<WorkbenchApi['readMessages']>[0] {
+  return { uuid, view, from: windowIndex * WINDOW_SIZE + 1, limit: WINDOW_SIZE };
+}
 /** Windows kept at once: ~2,400 messages, whatever the task's length. */
 const MAX_WINDOWS = 12;
 const MAX_KNOWN_CALLS = 5000;
@@ -57,8 +72,7 @@ export function useMessageWindows(
   /** Whether any window of this task and view came back (not_found is retried until then). */
   const received = useRef(false);
   const firstWindow = useRef(0);
-  firstWindow.current =
-    opensAt !== undefined && opensAt > 0 ? Math.floor((opensAt - 1) / WINDOW_SIZE) : 0;
+  firstWindow.current = windowOf(opensAt);
 
   const store = useCallback((windowIndex: number, messages: TimelineMessage[]) => {
     const windows = cache.current;
@@ -83,7 +97,7 @@ export function useMessageWindows(
       pending.current.add(windowIndex);
       const gen = generation.current;
       const read = (): Promise<MessagesPage> =>
-        api.readMessages({ uuid, view, from: windowIndex * WINDOW_SIZE + 1, limit: WINDOW_SIZE });
+        api.readMessages(windowInput(uuid, view, windowIndex));
       // A task opened as it is being started or imported: as the header does.
       retryWhileNotFound(read, {
         shownBefore: () => received.current,
