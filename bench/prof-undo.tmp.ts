@@ -13,7 +13,14 @@ const config = parseConfigText('', { file: 'x', baseDir: tmp, env: {} });
 const store = ContextStore.open(big.root, { recover: false });
 for (let i = 0; i < 2; i++) {
   const task = store.openForMaintenance(big.uuid);
-  const run = await runCompaction(task, { steps: buildPipeline(config, 128000, ['truncate']), reason: 'manual', dryRun: false, summarizer: extractiveSummarizer, contextWindow: 128000, maxOutputTokens: 16384 });
+  const run = await runCompaction(task, {
+    steps: buildPipeline(config, 128000, ['truncate']),
+    reason: 'manual',
+    dryRun: false,
+    summarizer: extractiveSummarizer,
+    contextWindow: 128000,
+    maxOutputTokens: 16384,
+  });
   const t = performance.now();
   await undoCompaction(task, run.steps[0]!.recordId!, 'bench');
   console.log('undo ms', performance.now() - t);

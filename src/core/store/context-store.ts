@@ -5,7 +5,13 @@ import crypto from 'node:crypto';
 import type { TaskKey, TaskRow, TaskStatus } from '../../shared/task-types';
 import { openDatabase, type Db } from '../db/open-database';
 import { TaskRepository, type FinalStats, type TaskQuery } from '../db/task-repository';
-import { DATABASE_FILE, STATUS_FOLDERS, assertTaskUuid, statusFolder, taskDir } from './contexts-layout';
+import {
+  DATABASE_FILE,
+  STATUS_FOLDERS,
+  assertTaskUuid,
+  statusFolder,
+  taskDir,
+} from './contexts-layout';
 import { buildMetadata, writeMetadata } from './task-metadata';
 import { TaskContextManager, type FinalSummarizer, type TaskHost } from './task-context-manager';
 import { recoverTaskFiles, reconcile, type RecoveryReport } from './recovery';
