@@ -245,6 +245,7 @@ export async function copyOfSharedTaskDb(ctx: BenchContext, root: string): Promi
   const fixture = await sharedTaskDb(ctx);
   fs.mkdirSync(root, { recursive: true });
   fs.copyFileSync(fixture.file, path.join(root, DATABASE_FILE));
+  ContextStore.open(root, { recover: false }).close(); // the status folders beside it
   return fixture;
 }
 

@@ -1,4 +1,5 @@
 import { writeFileAtomicFrom } from '../jsonl/atomic-write';
+import { lineChunks } from '../jsonl/line-chunks';
 import type { ViewEntry } from './view';
 
 /**
@@ -6,8 +7,9 @@ import type { ViewEntry } from './view';
  * reader or a crash sees the old context or the new one, never a mix.
  */
 export async function writeCurrent(currentPath: string, view: readonly ViewEntry[]): Promise<void> {
-  async function* lines(): AsyncGenerator<string> {
-    for (const entry of view) yield `${JSON.stringify(entry.message)}\n`;
-  }
-  await writeFileAtomicFrom(currentPath, lines());
+  await writeFileAtomicFrom(currentPath, lineChunks(currentLines(view)));
+}
+
+export function* currentLines(view: readonly ViewEntry[]): Generator<string> {
+  for (const entry of view) yield `${JSON.stringify(entry.message)}\n`;
 }

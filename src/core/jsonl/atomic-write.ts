@@ -46,7 +46,7 @@ export function writeFileAtomicChunks(
 /** writeFileAtomic for content produced piece by piece, so it never sits whole in memory. */
 export async function writeFileAtomicFrom(
   target: string,
-  chunks: AsyncIterable<string | Buffer>,
+  chunks: AsyncIterable<string | Buffer> | Iterable<string | Buffer>,
 ): Promise<void> {
   const temp = tempPathFor(target);
   try {

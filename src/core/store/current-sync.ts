@@ -4,12 +4,13 @@ import { isDeepStrictEqual } from 'node:util';
 import type { CurrentMessage, MessageRecord } from '../../shared/task-types';
 import { AppendLog } from '../jsonl/append-log';
 import { writeFileAtomicChunks } from '../jsonl/atomic-write';
+import { lineChunks } from '../jsonl/line-chunks';
+import { currentLines } from '../compaction/materialize';
 import { OffsetIndex } from '../jsonl/offset-index';
 import { readLastLine } from '../jsonl/tail';
 import { activeRecords } from '../compaction/compaction-record';
 import { LineAtOffset } from '../compaction/line-at-offset';
 import { planEntries, readView } from '../compaction/read-view';
-import type { ViewEntry } from '../compaction/view';
 import { TASK_FILES } from './contexts-layout';
 import { asCurrentMessage, asMessageRecord } from './message-shape';
 import { toCurrent } from './message-store';
@@ -95,11 +96,7 @@ export function removeDeadTempFiles(dir: string): string[] {
 function rebuildCurrent(dir: string): void {
   const { view } = readView(dir, { readonly: false });
   // Line by line: a long task's context can be larger than one string may be.
-  writeFileAtomicChunks(path.join(dir, TASK_FILES.current), currentLines(view));
-}
-
-function* currentLines(view: readonly ViewEntry[]): Generator<string> {
-  for (const entry of view) yield `${JSON.stringify(entry.message)}\n`;
+  writeFileAtomicChunks(path.join(dir, TASK_FILES.current), lineChunks(currentLines(view)));
 }
 
 /**
