@@ -98,6 +98,18 @@ export async function writeArchive(
   }
 }
 
+/**
+ * Files are read in pieces of this size: every piece is one trip through the hash, the CRC
+ * and zlib's thread pool, and with Node's default 64 KiB the trips cost more than deflate.
+ */
+const READ_CHUNK_BYTES = 1 << 20;
+
+/**
+ * zlib level 3, not the default 6: on task folders (JSONL of code and prose) it writes a
+ * 100 MB task about 1.5× as fast for an archive ~9 % larger (measured on the bench's task).
+ */
+const COMPRESSION_LEVEL = 3;
+
 /** Queues one file; resolves with its manifest entry once the zip writer has read it. */
 function addFile(zip: ZipFile, row: TaskRow, file: TaskFile): Promise<ManifestFile> {
   return new Promise<ManifestFile>((resolve, reject) => {
@@ -110,30 +122,38 @@ function addFile(zip: ZipFile, row: TaskRow, file: TaskFile): Promise<ManifestFi
       reject(new CwbError('io', `${name}: ${(err as Error).message}`));
       return;
     }
-    zip.addReadStreamLazy(name, { size, mtime, mode: 0o100644 }, (cb) => {
-      const hash = crypto.createHash('sha256');
-      let bytes = 0;
-      const source: Readable =
-        size === 0
-          ? Readable.from([])
-          : fs.createReadStream(file.absolute, { start: 0, end: size - 1 });
-      const tap = new Transform({
-        transform(chunk: Buffer, _enc, done) {
-          hash.update(chunk);
-          bytes += chunk.length;
-          done(null, chunk);
-        },
-        flush(done) {
-          resolve({ path: file.relative, bytes, sha256: hash.digest('hex') });
-          done();
-        },
-      });
-      source.on('error', (err) => {
-        tap.destroy(err);
-        reject(new CwbError('io', `${name}: ${err.message}`));
-      });
-      cb(null, source.pipe(tap));
-    });
+    zip.addReadStreamLazy(
+      name,
+      { size, mtime, mode: 0o100644, compressionLevel: COMPRESSION_LEVEL },
+      (cb) => {
+        const hash = crypto.createHash('sha256');
+        let bytes = 0;
+        const source: Readable =
+          size === 0
+            ? Readable.from([])
+            : fs.createReadStream(file.absolute, {
+                start: 0,
+                end: size - 1,
+                highWaterMark: READ_CHUNK_BYTES,
+              });
+        const tap = new Transform({
+          transform(chunk: Buffer, _enc, done) {
+            hash.update(chunk);
+            bytes += chunk.length;
+            done(null, chunk);
+          },
+          flush(done) {
+            resolve({ path: file.relative, bytes, sha256: hash.digest('hex') });
+            done();
+          },
+        });
+        source.on('error', (err) => {
+          tap.destroy(err);
+          reject(new CwbError('io', `${name}: ${err.message}`));
+        });
+        cb(null, source.pipe(tap));
+      },
+    );
   });
 }
 
