@@ -1,4 +1,4 @@
-import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { TaskSortColumn } from '../../../../shared/api/tasks-api';
 import { StatePanel } from '../../components/state-panel';
 import { useDebounced } from '../../hooks/use-debounced';
@@ -10,11 +10,7 @@ import { useBrowserStore } from './browser-store';
 import { NO_FILTERS } from './filter-values';
 import { TaskFilters } from './task-filters';
 import { TaskGrid } from './task-grid';
-
-// Carries the transfer API's schemas (zod): loaded when the dialog opens, not with the table.
-const ExportDialog = lazy(() =>
-  import('../transfer/export-dialog').then((m) => ({ default: m.ExportDialog })),
-);
+import { LazyExportDialog } from '../transfer/lazy-export-dialog';
 
 /** Text columns read best A→Z first; dates and counts newest/largest first. */
 const ASCENDING_FIRST: ReadonlySet<TaskSortColumn> = new Set([
@@ -92,9 +88,7 @@ export function TasksPage() {
           {t('export')}
         </button>
         {exporting && activeUuid && (
-          <Suspense fallback={null}>
-            <ExportDialog uuids={[activeUuid]} onClose={() => setExporting(false)} />
-          </Suspense>
+          <LazyExportDialog uuids={[activeUuid]} onClose={() => setExporting(false)} />
         )}
       </div>
       <TaskFilters

@@ -4,7 +4,7 @@ import { useApi } from '../../api/api-context';
 import { useFormat } from '../../i18n/use-format';
 import { useT } from '../../i18n/use-t';
 import { navigate } from '../../router/use-route';
-import { ExportDialog } from '../transfer/export-dialog';
+import { LazyExportDialog } from '../transfer/lazy-export-dialog';
 import { taskStrings, type TaskStringKey } from './strings';
 
 type Action = 'pause' | 'resume' | 'stop';
@@ -124,7 +124,9 @@ export function TaskHeader({ detail, onChanged }: { detail: TaskDetail; onChange
           <button type="button" onClick={() => setExporting(true)}>
             {t('export')}
           </button>
-          {exporting && <ExportDialog uuids={[task.uuid]} onClose={() => setExporting(false)} />}
+          {exporting && (
+            <LazyExportDialog uuids={[task.uuid]} onClose={() => setExporting(false)} />
+          )}
         </div>
       </div>
       <div className="tv-key">

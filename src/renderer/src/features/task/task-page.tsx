@@ -7,7 +7,6 @@ import { PlanningTab } from './planning-tab';
 import { taskStrings, type TaskStringKey } from './strings';
 import { TaskHeader } from './task-header';
 import { TimelineTab } from './timeline-tab';
-import { ToolsTab } from './tools-tab';
 import { UsageChart } from './usage-chart';
 import { useCompactions } from './use-compactions';
 import { useTaskDetail } from './use-task-detail';
@@ -18,6 +17,9 @@ import './task-view.css';
 const CompactionControls = lazy(() =>
   import('../compaction/compaction-controls').then((m) => ({ default: m.CompactionControls })),
 );
+
+// The tool-call table brings @tanstack/react-table: loaded with its tab, like the above.
+const ToolsTab = lazy(() => import('./tools-tab').then((m) => ({ default: m.ToolsTab })));
 
 type TaskRoute = Extract<Route, { page: 'task' }>;
 
@@ -110,7 +112,11 @@ export function TaskPage({ route }: { route: TaskRoute }) {
             <StatePanel tone="loading" title={t('loading')} />
           ))}
         {route.tab === 'planning' && <PlanningTab uuid={uuid} revision={revision} />}
-        {route.tab === 'tools' && <ToolsTab uuid={uuid} revision={revision} onJump={jump} />}
+        {route.tab === 'tools' && (
+          <Suspense fallback={<StatePanel tone="loading" title={t('loading')} />}>
+            <ToolsTab uuid={uuid} revision={revision} onJump={jump} />
+          </Suspense>
+        )}
       </div>
     </div>
   );
