@@ -11,16 +11,18 @@ import type { Route } from './router/route';
  * build, started before React runs so the answers are on their way while the page sets up.
  */
 export function startFirstViewCalls(start: EarlyCalls['start'], route: Route): void {
-  start('appInfo', undefined);
+  // In the order they are needed: a server answers one call at a time, and the rows come
+  // first; the usage chart (a scan of the task's history when not cached) comes last.
   if (route.page === 'tasks') {
     const { filters, sort } = useBrowserStore.getState();
     start('queryTasks', taskPageInput(toQuery(filters, sort.column, sort.order), 0));
   } else if (route.page === 'task') {
     const { uuid } = route;
+    if (route.tab === 'timeline')
+      start('readMessages', windowInput(uuid, route.view ?? 'history', windowOf(route.seq)));
     start('getTask', { uuid });
     start('listCompactions', { uuid });
     start('contextUsage', usageInput(uuid));
-    if (route.tab === 'timeline')
-      start('readMessages', windowInput(uuid, route.view ?? 'history', windowOf(route.seq)));
   }
+  start('appInfo', undefined);
 }
