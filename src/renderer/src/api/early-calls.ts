@@ -1,8 +1,11 @@
 import { OPERATION_NAMES, type OperationName } from '../../../shared/api/operation-names';
 import type { WorkbenchApi } from '../../../shared/api/workbench-api';
 
-/** An early answer unused for this long is dropped: the UI asks again and gets fresh data. */
-const KEEP_MS = 10_000;
+/**
+ * An early answer unclaimed for this long is dropped and the UI asks again: the view mounts
+ * well within it, and a change made meanwhile is not shown as current for long.
+ */
+const KEEP_MS = 5_000;
 
 export interface EarlyCalls {
   /** The API the UI uses: a call identical to one started early gets that call's answer. */
