@@ -152,15 +152,23 @@ describe.skipIf(!hasChromium())('first rows in Chromium', () => {
         ? '.tv-target .tv-row[data-seq="700"]'
         : '[role="grid"] [role="row"][data-uuid]';
       await page.locator(firstRow).first().waitFor({ timeout: 30_000 });
-      // Module scripts run before DOMContentLoaded; React's first render and effects after it.
-      const timing = (await page.evaluate(`(() => {
-        const nav = performance.getEntriesByType('navigation')[0];
-        const api = performance.getEntriesByType('resource').filter((e) => e.name.includes('/api/'));
-        return { dcl: nav.domContentLoadedEventStart, api: api.map((e) => [e.name.split('/').pop(), e.startTime]) };
-      })()`)) as { dcl: number; api: [string, number][] };
       const early = hash
         ? ['appInfo', 'getTask', 'listCompactions', 'contextUsage', 'readMessages']
         : ['appInfo', 'queryTasks'];
+      // Module scripts run before DOMContentLoaded; React's first render and effects after it.
+      // A call's resource entry appears once it has answered (the chart's may come later).
+      const readTiming = async () =>
+        (await page.evaluate(`(() => {
+          const nav = performance.getEntriesByType('navigation')[0];
+          const api = performance.getEntriesByType('resource').filter((e) => e.name.includes('/api/'));
+          return { dcl: nav.domContentLoadedEventStart, api: api.map((e) => [e.name.split('/').pop(), e.startTime]) };
+        })()`)) as { dcl: number; api: [string, number][] };
+      const answered = async (): Promise<boolean> => {
+        const { api } = await readTiming();
+        return early.every((op) => api.some(([name]) => name === op));
+      };
+      await expect.poll(answered, { timeout: 30_000 }).toBe(true);
+      const timing = await readTiming();
       for (const op of early) {
         const started = timing.api.find(([name]) => name === op)?.[1];
         expect(started, `${op} in ${JSON.stringify(timing)}`).toBeLessThan(timing.dcl);

@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect } from 'react';
+import { lazy, Suspense } from 'react';
 import type { ContextUsageSeries } from '../../../../shared/api/task-view-api';
 import { useFormat } from '../../i18n/use-format';
 import { useT } from '../../i18n/use-t';
@@ -6,17 +6,16 @@ import { taskStrings } from './strings';
 import { splitEstimate } from './usage-estimate';
 import { useContextUsage } from './use-context-usage';
 
-// uPlot is a sixth of the UI's code and only draws once the series is here: it loads beside
-// the first requests instead of before the first view.
-const loadCanvas = () => import('./usage-chart-canvas');
-const ChartCanvas = lazy(() => loadCanvas().then((m) => ({ default: m.ChartCanvas })));
+// uPlot is a sixth of the UI's code and only draws once the series is here, which the server
+// sends after the first rows: loaded then, so compiling it never delays the timeline's rows.
+const ChartCanvas = lazy(() =>
+  import('./usage-chart-canvas').then((m) => ({ default: m.ChartCanvas })),
+);
 
 /** Tokens in the model's context over the task, the threshold, and clickable compaction marks. */
 export function UsageChart({ uuid, revision }: { uuid: string; revision: number }) {
   const t = useT(taskStrings);
   const state = useContextUsage(uuid, revision);
-  // Fetch the chart's code while the series is being computed, not after.
-  useEffect(() => void loadCanvas(), []);
   return (
     <section className="tv-chart-panel" aria-label={t('chartTitle')}>
       <div className="tv-chart-head">
