@@ -137,7 +137,8 @@ describe.skipIf(!hasChromium())('the task view in Chromium', () => {
     expect(await page.locator('.tv-row .tv-seq').first().textContent()).toMatch(/^line 1$/);
 
     await page.getByRole('tab', { name: 'Tool calls' }).click();
-    await page.locator('.tv-tools, .state-panel').first().waitFor();
+    // The tab's code loads when it opens: its rows, not the loading panel, are the picture.
+    await page.locator('.tv-tools tbody tr').first().waitFor();
     await shot(page, 'task-view-tools.png');
     await page.getByRole('tab', { name: 'Planning' }).click();
     await page.locator('.tv-planning, .state-panel').first().waitFor();

@@ -4,6 +4,7 @@ import { defineStrings, plural } from '../../i18n/use-t';
 export const taskStrings = defineStrings({
   en: {
     loading: 'Loading task…',
+    loadingTab: 'Loading…',
     loadError: 'Could not load this task',
     retry: 'Retry',
     back: '← All tasks',
@@ -120,6 +121,7 @@ export const taskStrings = defineStrings({
   },
   ja: {
     loading: 'タスクを読み込み中…',
+    loadingTab: '読み込み中…',
     loadError: 'このタスクを読み込めませんでした',
     retry: '再試行',
     back: '← タスク一覧',

@@ -101,7 +101,7 @@ export function TaskPage({ route }: { route: TaskRoute }) {
         )}
         {route.tab === 'compactions' &&
           (state.kind === 'ready' ? (
-            <Suspense fallback={<StatePanel tone="loading" title={t('loading')} />}>
+            <Suspense fallback={<StatePanel tone="loading" title={t('loadingTab')} />}>
               <CompactionControls
                 uuid={uuid}
                 status={state.detail.task.status}
@@ -113,7 +113,7 @@ export function TaskPage({ route }: { route: TaskRoute }) {
           ))}
         {route.tab === 'planning' && <PlanningTab uuid={uuid} revision={revision} />}
         {route.tab === 'tools' && (
-          <Suspense fallback={<StatePanel tone="loading" title={t('loading')} />}>
+          <Suspense fallback={<StatePanel tone="loading" title={t('loadingTab')} />}>
             <ToolsTab uuid={uuid} revision={revision} onJump={jump} />
           </Suspense>
         )}
