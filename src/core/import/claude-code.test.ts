@@ -155,6 +155,9 @@ describe('importClaudeCode', () => {
       ['Bash', 'error', 'toolu_3'], // never answered
     ]);
     expect(tools[0]!.args).toEqual({ file_path: 'a.ts' });
+    // When the transcript says the call ended, not when it was imported.
+    expect(tools[0]!.timestamp).toBe(messages[3]!.timestamp);
+    expect(tools.map((t) => t.timestamp.slice(0, 10))).toEqual(Array(3).fill('2025-01-01'));
     expect(tools[2]!.error).toBe('no result in the transcript');
     // reasoning stays out of what the model is shown
     const current = store.readTask(row.uuid).current(1, 10).messages;

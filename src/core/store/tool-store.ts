@@ -11,6 +11,8 @@ export interface NewToolCall {
   error?: string | null;
   duration_ms: number;
   tool_call_id?: string;
+  /** When the call ended, for calls read from a transcript; now otherwise. */
+  timestamp?: string;
 }
 
 /** tools.jsonl: one record per tool execution, written with both seeds' field names. */
@@ -32,7 +34,7 @@ export class ToolStore {
       status: input.status,
       error: input.error ?? null,
       duration_ms: Math.round(input.duration_ms),
-      timestamp: new Date().toISOString(),
+      timestamp: input.timestamp ?? new Date().toISOString(),
       ...(input.tool_call_id !== undefined && { tool_call_id: input.tool_call_id }),
     }));
   }
