@@ -27,6 +27,22 @@ export function windowInput(
 const MAX_WINDOWS = 12;
 const MAX_KNOWN_CALLS = 5000;
 
+/**
+ * The loaded windows a live change may have altered: after a compaction, every window of
+ * current.jsonl; in the history, which only grows at its end, the newest window and any
+ * loaded one that was not full (the task grew past it since it was read).
+ */
+export function changedWindows(
+  loaded: ReadonlyMap<number, readonly unknown[]>,
+  view: 'history' | 'current',
+  total: number,
+): number[] {
+  if (view === 'current') return [...loaded.keys()];
+  const newest = Math.floor(Math.max(0, total - 1) / WINDOW_SIZE);
+  const short = [...loaded].filter(([, messages]) => messages.length < WINDOW_SIZE);
+  return [...new Set([newest, ...short.map(([w]) => w)])];
+}
+
 export interface KnownCall {
   name: string;
   seq: number;
@@ -146,10 +162,7 @@ export function useMessageWindows(
     api.readMessages({ uuid, view, from: 1, limit: 0 }).then(
       (page) => {
         if (gen !== generation.current) return;
-        const newest = Math.floor(Math.max(0, page.total - 1) / WINDOW_SIZE);
-        // Compaction rewrites all of current.jsonl; history only grows at its end.
-        const changed = view === 'current' ? [...cache.current.keys()] : [newest];
-        for (const w of changed) stale.current.add(w);
+        for (const w of changedWindows(cache.current, view, page.total)) stale.current.add(w);
         setTotal(page.total);
         bump();
       },
