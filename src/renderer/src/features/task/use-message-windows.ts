@@ -80,8 +80,12 @@ export function useMessageWindows(
   const [, bump] = useReducer((x: number) => x + 1, 0);
   const cache = useRef(new Map<number, TimelineMessage[]>());
   const pending = useRef(new Set<number>());
-  /** Windows a live change may have altered: still shown (no flicker) until read again. */
-  const stale = useRef(new Set<number>());
+  /**
+   * Windows a live change may have altered, with the number of that change: still shown (no
+   * flicker) until a read started after it answers. A read already on its way is older.
+   */
+  const stale = useRef(new Map<number, number>());
+  const changes = useRef(0);
   const calls = useRef(new Map<string, KnownCall>());
   const results = useRef(new Map<string, number>());
   const generation = useRef(0);
@@ -112,6 +116,7 @@ export function useMessageWindows(
       if (pending.current.has(windowIndex)) return;
       pending.current.add(windowIndex);
       const gen = generation.current;
+      const startedAfter = changes.current;
       const read = (): Promise<MessagesPage> =>
         api.readMessages(windowInput(uuid, view, windowIndex));
       // A task opened as it is being started or imported: as the header does.
@@ -122,7 +127,8 @@ export function useMessageWindows(
         .then(
           (page) => {
             if (gen !== generation.current) return;
-            stale.current.delete(windowIndex);
+            if ((stale.current.get(windowIndex) ?? Infinity) <= startedAfter)
+              stale.current.delete(windowIndex);
             // A window past the end (a deep link beyond the last message) is not kept: the
             // task may still grow into it.
             if (windowIndex * WINDOW_SIZE < page.total) store(windowIndex, page.messages);
@@ -162,7 +168,9 @@ export function useMessageWindows(
     api.readMessages({ uuid, view, from: 1, limit: 0 }).then(
       (page) => {
         if (gen !== generation.current) return;
-        for (const w of changedWindows(cache.current, view, page.total)) stale.current.add(w);
+        const change = ++changes.current;
+        for (const w of changedWindows(cache.current, view, page.total))
+          stale.current.set(w, change);
         setTotal(page.total);
         bump();
       },
