@@ -86,7 +86,7 @@ export class TranscriptWriter {
       error: isError ? clip(result.content ?? 'error', ERROR_CHARS) : null,
       duration_ms: durationBetween(call?.timestamp, result.timestamp),
       tool_call_id: result.id,
-      ...endedAt(result.timestamp ?? call?.timestamp),
+      timestamp: result.timestamp ?? call?.timestamp,
     });
     return call?.name;
   }
@@ -157,7 +157,7 @@ export class TranscriptWriter {
           error: 'no result in the transcript',
           duration_ms: 0,
           tool_call_id: call.id,
-          ...endedAt(call.timestamp),
+          timestamp: call.timestamp,
         });
       }
     }
@@ -179,9 +179,4 @@ export function usageWithTotal(usage: Omit<TokenUsage, 'total_tokens'>): TokenUs
       usage.cache_creation_tokens +
       usage.cache_read_tokens,
   };
-}
-
-/** The transcript's time for a tool record (normalized ISO), when it has one. */
-function endedAt(timestamp: string | undefined): { timestamp?: string } {
-  return timestamp !== undefined ? { timestamp } : {};
 }

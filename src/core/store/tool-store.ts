@@ -11,7 +11,7 @@ export interface NewToolCall {
   error?: string | null;
   duration_ms: number;
   tool_call_id?: string;
-  /** When the call ended, for calls read from a transcript; now otherwise. */
+  /** When the call ended, for calls read from a transcript; now when absent. */
   timestamp?: string;
 }
 
