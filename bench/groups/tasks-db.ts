@@ -217,11 +217,15 @@ export function insertAll(store: ContextStore, rows: readonly TaskRow[]): number
   return performance.now() - started;
 }
 
+const SAMPLE_ROWS = 5_000;
+
 export interface TaskDbFixture {
   /** A closed tasks.db (no WAL left) holding the rows and their search index. */
   file: string;
   insertMs: number;
   indexMs: number;
+  /** The first rows inserted (generating all of them again takes ~2 s). */
+  sample: TaskRow[];
 }
 
 /**
@@ -232,11 +236,13 @@ export function sharedTaskDb(ctx: BenchContext): Promise<TaskDbFixture> {
   return ctx.shared('tasks-db-100k', (dir) => {
     const root = path.join(dir, 'contexts');
     const store = ContextStore.open(root, { recover: false });
-    const insertMs = insertAll(store, taskRows(ctx.repoRoot));
+    const data = taskRows(ctx.repoRoot);
+    const insertMs = insertAll(store, data);
     const indexMs = buildSearchIndex(store);
     // The last connection to close checkpoints the WAL into the file: one file to copy.
     store.close();
-    return Promise.resolve({ file: path.join(root, DATABASE_FILE), insertMs, indexMs });
+    const file = path.join(root, DATABASE_FILE);
+    return Promise.resolve({ file, insertMs, indexMs, sample: data.slice(0, SAMPLE_ROWS) });
   });
 }
 
@@ -350,12 +356,10 @@ export const tasksDbGroup: BenchGroup = {
     const rows: Row[] = [];
     const notes: string[] = [];
     const root = path.join(ctx.tmp, 'contexts');
-    const { insertMs, indexMs } = await copyOfSharedTaskDb(ctx, root);
+    const { insertMs, indexMs, sample } = await copyOfSharedTaskDb(ctx, root);
     const store = ContextStore.open(root, { recover: false });
-    const data = taskRows(ctx.repoRoot);
     // TaskRepository.insertRows on a sample, into a second database, for comparison.
     const sampleStore = ContextStore.open(path.join(ctx.tmp, 'sample'), { recover: false });
-    const sample = data.slice(0, 5_000);
     const repoMs = insertThroughRepository(sampleStore, sample);
     sampleStore.close();
     rows.push(
@@ -401,7 +405,7 @@ export const tasksDbGroup: BenchGroup = {
       );
     }
     // Concurrent writers: 4 processes at once vs 1 alone, same updates per process.
-    const uuids = data.slice(0, 2000).map((r) => r.uuid);
+    const uuids = sample.slice(0, 2000).map((r) => r.uuid);
     const uuidFile = path.join(ctx.tmp, 'uuids.txt');
     fs.writeFileSync(uuidFile, uuids.join('\n'));
     const four: number[] = [];

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { TaskRow } from '../../src/shared/task-types';
 import { ContextStore } from '../../src/core/store/context-store';
 import { statusFolder } from '../../src/core/store/contexts-layout';
 import { estimateTokens } from '../../src/core/tokens';
@@ -9,7 +10,7 @@ import { loadCorpora, textOfSize } from '../lib/corpus';
 import { count, mb, ms } from '../lib/format';
 import { median, rng } from '../lib/stats';
 import { judge, row, type BenchContext, type BenchGroup, type Row } from '../lib/types';
-import { TASK_COUNT, copyOfSharedTaskDb, taskRows } from './tasks-db';
+import { TASK_COUNT, copyOfSharedTaskDb } from './tasks-db';
 import { CHROMIUM, launchChromium } from '../../test/support/chromium';
 
 const TIMELINE_MESSAGES = 200_000;
@@ -18,6 +19,8 @@ const TASK_ROW = '[role="grid"] [role="row"][data-uuid], table.task-table tbody 
 /** A message of the timeline, loaded (placeholders have no seq). */
 const MESSAGE_ROW = '.tv-timeline [data-seq]';
 const BUDGET_MS = 1000;
+
+type TaskStatusRow = Pick<TaskRow, 'uuid' | 'status'>;
 
 interface Served {
   child: ChildProcess;
@@ -216,8 +219,11 @@ export const uiGroup: BenchGroup = {
     }
     const root = path.join(ctx.tmp, 'contexts');
     await copyOfSharedTaskDb(ctx, root);
-    const data = taskRows(ctx.repoRoot);
-    for (const r of data) fs.mkdirSync(path.join(root, statusFolder(r.status), r.uuid));
+    // A folder for every row, so that recovery keeps them all.
+    const store = ContextStore.open(root, { recover: false });
+    const tasks = store.db.prepare('SELECT uuid, status FROM tasks').all() as TaskStatusRow[];
+    store.close();
+    for (const t of tasks) fs.mkdirSync(path.join(root, statusFolder(t.status), t.uuid));
     const longUuid = await longTask(root, ctx.repoRoot);
     ctx.log('  100,000 tasks and the 200,000-message task are ready');
     const configFile = path.join(ctx.tmp, 'config.yaml');
