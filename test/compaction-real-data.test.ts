@@ -17,9 +17,10 @@ import type { Summarizer } from '../src/core/compaction/strategy';
 import type { CurrentMessage } from '../src/shared/task-types';
 import { startScriptedLlm, type ScriptedLlm } from './support/scripted-llm-server';
 import { useTempDir } from './support/temp-dir';
+import { REAL_FIXTURES } from './support/real-fixtures';
 
 const tempDir = useTempDir();
-const FIXTURES = path.resolve(import.meta.dirname, '..', '..', 'shared', 'fixtures', 'real');
+const FIXTURES = REAL_FIXTURES;
 const WINDOW = 8000;
 
 // LLM summaries come from a scripted OpenAI-compatible server on 127.0.0.1, through the real client.

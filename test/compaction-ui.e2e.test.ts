@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
-import { hasChromium } from './support/chromium';
 import { useChromium } from './support/use-chromium';
 import { REPO_ROOT, runCwb } from './support/run-ts';
 import { REAL_FIXTURES } from './support/real-fixtures';
@@ -63,7 +62,7 @@ async function shot(page: Page, name: string, at?: string): Promise<void> {
   await page.screenshot({ path: path.join(RESULTS, name) });
 }
 
-describe.skipIf(!hasChromium())('compaction in the web workbench', () => {
+describe('compaction in the web workbench', () => {
   it('previews, runs, shows the summary diff with lost facts, and undoes', async () => {
     const root = path.join(tempDir(), 'contexts');
     const imported = runCwb([

@@ -3,7 +3,6 @@ import path from 'node:path';
 import type { Page, Route } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ContextStore } from '../src/core/store/context-store';
-import { hasChromium } from './support/chromium';
 import { useChromium } from './support/use-chromium';
 import { startServe } from './support/serve-process';
 import { useTempDir } from './support/temp-dir';
@@ -77,7 +76,7 @@ async function open(): Promise<{ page: Page; errors: string[] }> {
   return { page, errors };
 }
 
-describe.skipIf(!hasChromium())('first rows in Chromium', () => {
+describe('first rows in Chromium', () => {
   it('shows the timeline at a deep link while the header and the usage chart are still on their way', async () => {
     const root = path.join(tempDir(), 'contexts');
     const uuid = taskWithMessages(root, 1000);

@@ -15,15 +15,12 @@ import { exportTasks } from '../src/core/export';
 import { importFile } from '../src/core/import';
 import type { Manifest } from '../src/core/export';
 import type { TaskRow } from '../src/shared/task-types';
-import { REPO_ROOT } from './support/run-ts';
 import { rawZip } from './support/raw-zip';
 import { useTempDir } from './support/temp-dir';
+import { realFixture } from './support/real-fixtures';
 
 const tempDir = useTempDir();
-const CLAUDE = path.resolve(
-  REPO_ROOT,
-  '../shared/fixtures/real/claude-code/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl',
-);
+const CLAUDE = realFixture('claude-code', '5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl');
 
 /** A root with native tasks of every shape (tool outputs, summaries, plan, final summary, failed, child) and an imported session with subagents. */
 async function seed(root: string): Promise<{ store: ContextStore; uuids: string[] }> {

@@ -3,11 +3,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT, runCwb } from './support/run-ts';
+import { runCwb } from './support/run-ts';
 import { useTempDir } from './support/temp-dir';
+import { REAL_FIXTURES } from './support/real-fixtures';
 
 const tempDir = useTempDir();
-const FIXTURES = path.resolve(REPO_ROOT, '../shared/fixtures/real');
+const FIXTURES = REAL_FIXTURES;
 
 interface ImportJson {
   imported: {

@@ -1,5 +1,5 @@
 /**
- * Every real transcript in ../shared/fixtures/real imports, and the counts tasks.db holds
+ * Every real transcript in test/fixtures/real imports, and the counts tasks.db holds
  * for each task equal counts derived here from the source file with plain JSON parsing
  * (independently of the importers' code), per the mapping each importer documents.
  */
@@ -10,9 +10,10 @@ import { ContextStore } from '../src/core/store/context-store';
 import { importFile } from '../src/core/import';
 import type { FileImportResult } from '../src/core/import';
 import type { TaskRow } from '../src/shared/task-types';
-import { REPO_ROOT, runCwb } from './support/run-ts';
+import { runCwb } from './support/run-ts';
+import { REAL_FIXTURES } from './support/real-fixtures';
 
-const FIXTURES = path.resolve(REPO_ROOT, '..', 'shared', 'fixtures', 'real');
+const FIXTURES = REAL_FIXTURES;
 
 interface Counts {
   messages: number;

@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type {} from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { hasChromium } from './support/chromium';
 import { useChromium } from './support/use-chromium';
 import { REPO_ROOT, runCwb } from './support/run-ts';
 import { REAL_FIXTURES } from './support/real-fixtures';
@@ -35,7 +34,7 @@ async function serve(root: string): Promise<ServeProcess> {
   return s;
 }
 
-describe.skipIf(!hasChromium())('the web workbench in Chromium', () => {
+describe('the web workbench in Chromium', () => {
   it('loads the UI from cwb serve, shows imported tasks, and keeps the list live', async () => {
     const root = path.join(tempDir(), 'contexts');
     importFixture(root, 'swe-agent/pydicom__pydicom-1458.traj');

@@ -4,7 +4,6 @@ import type { Page } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ContextStore } from '../src/core/store/context-store';
 import { rawRequest } from '../src/core/web/test-support/raw-http';
-import { hasChromium } from './support/chromium';
 import { useChromium } from './support/use-chromium';
 import { REPO_ROOT, runCwb } from './support/run-ts';
 import { REAL_FIXTURES } from './support/real-fixtures';
@@ -75,7 +74,7 @@ async function shot(page: Page, name: string, fullPage = false): Promise<void> {
   await page.screenshot({ path: path.join(RESULTS, name), fullPage });
 }
 
-describe.skipIf(!hasChromium())('the task view in Chromium', () => {
+describe('the task view in Chromium', () => {
   it('shows an imported Claude Code session: header, chart, timeline with paired tool results, search, planning and tools tabs', async () => {
     const root = path.join(tempDir(), 'contexts');
     const file = path.join(FIXTURES, 'claude-code', 'fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl');

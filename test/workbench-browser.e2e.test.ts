@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { hasChromium } from './support/chromium';
 import { useChromium } from './support/use-chromium';
 import { cachedGeneratedRoot } from './support/many-tasks';
 import { REPO_ROOT, runCwb } from './support/run-ts';
@@ -36,7 +35,7 @@ async function shot(page: Page, name: string): Promise<void> {
 const rows = (page: Page) => page.locator('.task-row[data-uuid]');
 const titles = (page: Page) => page.locator('.task-row[data-uuid] .title').allTextContents();
 
-describe.skipIf(!hasChromium())('the task browser', () => {
+describe('the task browser', () => {
   it('lists imported tasks, sorts, filters, searches and opens a task from the keyboard', async () => {
     const root = path.join(tempDir(), 'contexts');
     for (const f of [

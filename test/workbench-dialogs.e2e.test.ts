@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { hasChromium } from './support/chromium';
 import { useChromium } from './support/use-chromium';
 import { REPO_ROOT } from './support/run-ts';
 import { REAL_FIXTURES } from './support/real-fixtures';
@@ -65,7 +64,7 @@ async function setup() {
   return { env, page, errors, llm };
 }
 
-describe.skipIf(!hasChromium())('dialogs, settings and transfer in Chromium', () => {
+describe('dialogs, settings and transfer in Chromium', () => {
   it('starts a task from the new-task dialog; its row goes live to completed', async () => {
     const { env, page, errors } = await setup();
     await shot(page, 'empty-state.png');

@@ -11,7 +11,7 @@ import { count, mb, ms } from '../lib/format';
 import { median, rng } from '../lib/stats';
 import { judge, row, type BenchContext, type BenchGroup, type Row } from '../lib/types';
 import { TASK_COUNT, copyOfSharedTaskDb } from './tasks-db';
-import { CHROMIUM, launchChromium } from '../../test/support/chromium';
+import { findBrowser, launchChromium } from '../../test/support/chromium';
 
 const TIMELINE_MESSAGES = 200_000;
 /** A row of the task table: the grid's rows carry their task's uuid (older builds: a table). */
@@ -202,7 +202,11 @@ export const uiGroup: BenchGroup = {
     }
     if (!fs.existsSync(BUILT_RENDERER))
       problems.push('the UI is not built (no out/renderer/index.html)');
-    if (!fs.existsSync(CHROMIUM)) problems.push(`no Chromium at ${CHROMIUM}`);
+    try {
+      findBrowser();
+    } catch (error) {
+      problems.push((error as Error).message);
+    }
     const tableWhat = `time to first rows of the task table, ${count(TASK_COUNT)} tasks`;
     const timelineWhat = `time to first rows of the timeline, ${count(TIMELINE_MESSAGES)} messages`;
     const goal = `< ${ms(BUDGET_MS)} ("no visible stall" when a view opens)`;

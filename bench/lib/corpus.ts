@@ -6,12 +6,11 @@ import { pick, rng } from './stats';
 /**
  * Real text to build contexts and token-counting inputs from, so figures are not
  * measured on `'x'.repeat(n)`: this repo's TypeScript (code), its Markdown prose (English)
- * and the Japanese prose lines of the seed specifications.
+ * and Japanese prose lines found in the repository (UI strings, real Claude Code sessions).
  */
 export interface Corpora {
   code: string[];
   english: string[];
-  /** Empty when the seeds are not beside the repo. */
   japanese: string[];
 }
 
@@ -28,18 +27,24 @@ export function loadCorpora(repoRoot: string): Corpora {
     ...listFiles(path.join(repoRoot, 'docs')).filter(
       (f) => f.endsWith('.md') && !f.endsWith('benchmarks.md'),
     ),
-    path.join(repoRoot, '..', 'shared', 'DESIGN.md'),
-  ].filter((f) => fs.existsSync(f));
+  ];
   const english = markdown.flatMap((f) => proseLines(fs.readFileSync(f, 'utf8')));
-  const seeds = path.join(repoRoot, '..', 'shared', 'seeds');
-  const japanese = fs.existsSync(seeds)
-    ? fs
-        .readdirSync(seeds)
-        .flatMap((f) => fs.readFileSync(path.join(seeds, f), 'utf8').split('\n'))
-        .filter((l) => l.trim().length > 8 && japaneseRatio(l) >= 0.5)
-    : [];
+  // Japanese prose from inside the repository: the UI's and prompts' Japanese strings and
+  // the Japanese turns of the real Claude Code sessions in test/fixtures/real.
+  const japaneseSources = [
+    ...listFiles(path.join(repoRoot, 'src')).filter((f) => /\.tsx?$/.test(f)),
+    ...listFiles(path.join(repoRoot, 'test', 'fixtures', 'real', 'claude-code')),
+  ];
+  const japanese = japaneseSources
+    .flatMap((f) => unescapedLines(fs.readFileSync(f, 'utf8')))
+    .filter((l) => l.trim().length > 8 && japaneseRatio(l) >= 0.5);
   cached = { code, english, japanese };
   return cached;
+}
+
+/** Lines of a text, with the `\\n` escapes of JSON strings (JSONL transcripts) as line breaks too. */
+function unescapedLines(text: string): string[] {
+  return text.split(/\n|\\n/);
 }
 
 /** Lines outside code fences and tables: sentences. */

@@ -13,6 +13,7 @@ import {
 } from './extractive-digest';
 import type { ExtractiveParams } from './extractive-digest';
 import type { ContextStats } from './strategy';
+import { realFixture } from '../../../test/support/real-fixtures';
 import { estimateTokens } from '../tokens/estimate';
 import {
   ViewBuilder,
@@ -21,7 +22,7 @@ import {
   strategyContext,
 } from './test-support/synthetic-view';
 
-const TRAJECTORY = '/work/shared/fixtures/real/swe-agent/pydicom__pydicom-1458.traj';
+const TRAJECTORY = realFixture('swe-agent', 'pydicom__pydicom-1458.traj');
 
 /** A session of our own agent: read, search, edit, a failing then passing test run, a plan. */
 function codingSession(): ViewBuilder {

@@ -4,10 +4,10 @@
  * records as an import would.
  */
 import fs from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ToolOutputStore } from '../store/tool-output-store';
 import { estimateTokens } from '../tokens/estimate';
+import { realFixture } from '../../../test/support/real-fixtures';
 import { useTempDir } from '../../../test/support/temp-dir';
 import { SNAPSHOT_HEADER, parseSnapshot } from './context-snapshot';
 import { IMPORTANCE_WINDOW_DEFAULTS, importanceWindow } from './importance-window';
@@ -23,12 +23,7 @@ import {
 } from './tool-output-trim';
 import { entryFromRecord, entrySeq, type ViewEntry } from './view';
 
-const FIXTURE = fileURLToPath(
-  new URL(
-    '../../../../shared/fixtures/real/openai-chat/tau-bench-gpt-4o-airline.json',
-    import.meta.url,
-  ),
-);
+const FIXTURE = realFixture('openai-chat', 'tau-bench-gpt-4o-airline.json');
 
 const tempDir = useTempDir('cwb-real-');
 
