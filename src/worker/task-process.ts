@@ -98,6 +98,7 @@ export async function runTaskProcess(
           workdir,
           toolOutputs: task.toolOutputs,
           planning: task.planning,
+          messages: task.messages,
           allowRunCommand,
           signal,
           secretValues: toolSecrets,

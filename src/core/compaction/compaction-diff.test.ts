@@ -21,6 +21,8 @@ const PARAMS: SummarizeParams = {
   compression_threshold: 0.7,
   token_threshold: null,
   summary_role: 'assistant',
+  // The engine's mechanics, not the ledger (tested in summary-ledger.test.ts).
+  fact_ledger: { max_tokens: 0, share: 0.08 },
 };
 const steps: PipelineStep[] = [{ strategy: summarize as Strategy<never>, params: PARAMS }];
 const base = { reason: 'manual' as const, contextWindow: 10_000, maxOutputTokens: 1000 };

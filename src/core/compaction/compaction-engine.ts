@@ -8,6 +8,7 @@ import { repairToolPairs } from './tool-pairing';
 import { splitSystem } from './format-messages';
 import { entryFromRecord, entrySeq, viewTokens, viewTokensO200k, type ViewEntry } from './view';
 import type { RunReason, Strategy, StrategyContext, Summarizer } from './strategy';
+import { compactionQuality, storedQuality, type CompactionQuality } from './compaction-quality';
 
 /**
  * What a compaction works on: a task opened for writing, or — for a dry run, which writes
@@ -56,6 +57,8 @@ export interface StepReport {
   durationMs?: number;
   /** Token usage of the model calls the step made (its summary). */
   llmUsage?: TokenUsage;
+  /** Tokens saved on the span the step replaced and the span's facts that survived. */
+  quality?: CompactionQuality;
 }
 
 export interface CompactionRun {
@@ -67,6 +70,8 @@ export interface CompactionRun {
   steps: StepReport[];
   /** The context the run produced (what the model would see next). */
   view: ViewEntry[];
+  /** The whole run measured on everything it replaced (undefined when no step applied). */
+  quality?: CompactionQuality;
 }
 
 /**
@@ -85,6 +90,7 @@ export async function runCompaction(
     throw new Error('a compaction that writes needs the task opened for writing');
   const runId = crypto.randomUUID();
   let view = repairToolPairs(readView(target.dir).view);
+  const initial = view;
   const tokensBefore = viewTokens(view);
   const steps: StepReport[] = [];
   for (const step of options.steps) {
@@ -140,6 +146,7 @@ export async function runCompaction(
     );
     report.durationMs = Math.round(performance.now() - started);
     if (llmUsage) report.llmUsage = llmUsage;
+    report.quality = compactionQuality(before, after);
     if (task && !options.dryRun) {
       // The record about to be appended names the outputs this step copied aside.
       await target.toolOutputs.sync();
@@ -163,6 +170,7 @@ export async function runCompaction(
     tokensAfter: viewTokens(view),
     steps,
     view,
+    ...(steps.some((s) => s.applied) && { quality: compactionQuality(initial, view) }),
   };
 }
 
@@ -296,6 +304,7 @@ function persistStep(
       tokens_after_o200k: viewTokensO200k(stored),
       duration_ms: report.durationMs ?? 0,
       llm_usage: report.llmUsage ?? null,
+      ...(report.quality && { quality: storedQuality(report.quality) }),
       ...(report.estimated && { estimated: true }),
     },
   });

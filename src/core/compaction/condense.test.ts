@@ -46,6 +46,8 @@ function stats(tokens: number, overrides: Partial<ContextStats> = {}): ContextSt
 
 const params = (overrides: Partial<CondenseParams> = {}): CondenseParams => ({
   ...CONDENSE_DEFAULTS,
+  // The strategy's own output; the ledger appended to it is tested in summary-ledger.test.ts.
+  fact_ledger: { max_tokens: 0, share: 0.08 },
   ...overrides,
 });
 

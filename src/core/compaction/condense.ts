@@ -1,3 +1,5 @@
+import { LEDGER_DEFAULTS, type LedgerBudget } from '../facts/fact-ledger-budget';
+import { ledgerPart, withFactLedger } from './summary-ledger';
 import type { ContextStats, Strategy, StrategyContext, StrategyResult } from './strategy';
 import { triggerTokens } from './strategy';
 import type { ViewEntry } from './view';
@@ -23,6 +25,8 @@ export interface CondenseParams {
   token_buffer_ratio: number;
   /** A prompt with `{messages}`; null for the default. */
   summary_prompt: string | null;
+  /** How large the fact ledger appended to the summary may grow. */
+  fact_ledger: LedgerBudget;
 }
 
 export const CONDENSE_DEFAULTS: CondenseParams = {
@@ -30,6 +34,7 @@ export const CONDENSE_DEFAULTS: CondenseParams = {
   keep_messages: 3,
   token_buffer_ratio: 0.1,
   summary_prompt: null,
+  fact_ledger: LEDGER_DEFAULTS,
 };
 
 export const MIN_CONDENSE_THRESHOLD = 5;
@@ -94,9 +99,11 @@ export const condense: Strategy<CondenseParams> = {
     }
     const olderTokens = viewTokens(older);
     if (ctx.dryRun && ctx.summarizer.kind === 'llm') {
-      const content = `(the model would summarize ${older.length} messages, ~${olderTokens} tokens, here)`;
+      const placeholder = `(the model would summarize ${older.length} messages, ~${olderTokens} tokens, here)`;
+      const content = withFactLedger(placeholder, older, rest.slice(cut), params.fact_ledger);
       const summary = createdEntry({ role: 'assistant', content }, 'summary');
-      summary.tokens = estimatedSummaryTokens(olderTokens, ctx.maxOutputTokens);
+      summary.tokens =
+        estimatedSummaryTokens(olderTokens, ctx.maxOutputTokens) + ledgerPart(content, placeholder);
       return {
         applied: true,
         view: [...system, summary, ...rest.slice(cut)],
@@ -106,14 +113,15 @@ export const condense: Strategy<CondenseParams> = {
     }
     const outcome = await summarizeOlder(ctx, older, params);
     if ('failed' in outcome) return fallBack(ctx.view, outcome.failed);
-    const summary = createdEntry({ role: 'assistant', content: outcome.text }, 'summary');
+    const text = withFactLedger(outcome.text, older, rest.slice(cut), params.fact_ledger);
+    const summary = createdEntry({ role: 'assistant', content: text }, 'summary');
     if (summary.tokens >= olderTokens) {
       return fallBack(
         ctx.view,
         `the summary (~${summary.tokens} tokens) is not smaller than the ${older.length} messages it replaces (~${olderTokens} tokens)`,
       );
     }
-    return { applied: true, view: [...system, summary, ...rest.slice(cut)], summary: outcome.text };
+    return { applied: true, view: [...system, summary, ...rest.slice(cut)], summary: text };
   },
 };
 

@@ -6,6 +6,27 @@ import { splitSystem } from './format-messages';
 import { safeCut } from './tool-pairing';
 import { statsOfContext } from './truncate';
 import { estimateTokens } from '../tokens/estimate';
+import { LEDGER_DEFAULTS, type LedgerBudget } from '../facts/fact-ledger-budget';
+import { splitLedger } from '../facts/fact-ledger-text';
+import { withFactLedger } from './summary-ledger';
+import {
+  TEXT_READ,
+  TEXT_WRITE,
+  actionKind,
+  argPaths,
+  clip,
+  commandOf,
+  exitStatus,
+  fencedCommand,
+  firstLine,
+  isReaderCommand,
+  normalizeToolName,
+  parseArgs,
+  patchPaths,
+  patchText,
+  shellPatch,
+  textActionKind,
+} from '../facts/tool-actions';
 
 /**
  * The no-LLM structured digest (DESIGN.md §5.6): what an agent needs to keep working after
@@ -172,118 +193,29 @@ export function extractiveDigest(
 /** The extractive Summarizer: the offline default; it ignores the prompt and has no `complete`. */
 export const extractiveSummarizer: Summarizer = {
   kind: 'extractive',
-  summarize: (entries) => Promise.resolve(extractiveDigest(entries)),
+  summarize: (entries) =>
+    Promise.resolve(extractiveDigest(entries, { maxTokens: digestTokens(viewTokens(entries)) })),
 };
 
 // ---------------------------------------------------------------- actions
-
-const READ_TOOLS = new Set([
-  'readfile',
-  'read',
-  'view',
-  'viewfile',
-  'open',
-  'openfile',
-  'cat',
-  'readfiles',
-  'readmanyfiles',
-]);
-const SEARCH_TOOLS = new Set([
-  'grep',
-  'listdir',
-  'ls',
-  'listfiles',
-  'searchfiles',
-  'findfile',
-  'glob',
-  'codebasesearch',
-]);
-const WRITE_TOOLS = new Set([
-  'writefile',
-  'write',
-  'writetofile',
-  'edit',
-  'editfile',
-  'multiedit',
-  'create',
-  'createfile',
-  'strreplace',
-  'strreplaceeditor',
-  'strreplacebasededittool',
-  'applydiff',
-  'insertcontent',
-  'searchandreplace',
-  'replaceinfile',
-  'notebookedit',
-]);
-const PATCH_TOOLS = new Set(['applypatch', 'patch']);
-const COMMAND_TOOLS = new Set([
-  'runcommand',
-  'bash',
-  'shell',
-  'exec',
-  'execcommand',
-  'executecommand',
-  'runterminalcmd',
-  'terminal',
-  'localshell',
-  'containerexec',
-  'shellcommand',
-]);
-/** Text-protocol commands (SWE-agent's file viewer and the usual shell readers/writers). */
-const TEXT_READ = new Set(['open', 'cat', 'head', 'tail', 'less', 'more', 'nl', 'view']);
-const TEXT_WRITE = new Set(['create', 'touch', 'edit']);
-const TEXT_SEARCH = new Set([
-  'find_file',
-  'search_dir',
-  'search_file',
-  'grep',
-  'rg',
-  'find',
-  'ls',
-  'goto',
-  'scroll_up',
-  'scroll_down',
-]);
-const PATH_KEYS = [
-  'path',
-  'file_path',
-  'filename',
-  'filepath',
-  'file',
-  'notebook_path',
-  'target_file',
-];
-const SHELLS = new Set(['bash', 'sh', 'zsh', 'powershell', 'pwsh', 'cmd', 'cmd.exe']);
-
-function normalizeName(name: string): string {
-  return name.toLowerCase().replace(/[^a-z0-9]/g, '');
-}
 
 function noteAction(digest: Digest, action: Action): void {
   const { lists } = digest;
   if (action.text !== undefined) {
     noteTextCommand(digest, action.text, action.result ?? '');
   } else {
-    const name = normalizeName(action.name);
+    const kind = actionKind(action.name, action.args);
     const paths = argPaths(action.args);
-    if (name === 'strreplaceeditor' || name === 'strreplacebasededittool') {
-      // One tool for both: `view` reads, every other command writes.
-      const target = action.args?.command === 'view' ? lists.read : lists.written;
-      for (const p of paths) target.add(p);
-    } else if (READ_TOOLS.has(name) || SEARCH_TOOLS.has(name)) {
+    if (kind === 'read' || kind === 'search') {
       for (const p of paths) if (p !== '.' && p !== './') lists.read.add(p);
-    } else if (WRITE_TOOLS.has(name)) {
+    } else if (kind === 'write') {
       for (const p of paths) lists.written.add(p);
-    } else if (PATCH_TOOLS.has(name)) {
-      for (const p of patchPaths(patchText(action))) lists.written.add(p);
-    } else if (COMMAND_TOOLS.has(name)) {
-      const argv =
-        action.args?.command ?? action.args?.cmd ?? action.args?.script ?? action.rawArgs;
-      if (Array.isArray(argv) && argv[0] === 'apply_patch') {
-        for (const p of patchPaths(String(argv[1] ?? ''))) lists.written.add(p);
-      }
-      noteCommand(lists.commands, commandText(argv), action.result);
+    } else if (kind === 'patch') {
+      for (const p of patchPaths(patchText(action.args, action.rawArgs))) lists.written.add(p);
+    } else if (kind === 'command') {
+      const patch = shellPatch(action.args);
+      if (patch !== undefined) for (const p of patchPaths(patch)) lists.written.add(p);
+      else noteCommand(lists.commands, commandOf(action.args, action.rawArgs), action.result);
     }
   }
   const source = action.text !== undefined ? firstLine(action.text) : action.name;
@@ -298,15 +230,12 @@ function noteAction(digest: Digest, action: Action): void {
  */
 function showsFileContent(action: Action): boolean {
   if (action.text !== undefined) {
-    const verb = firstLine(action.text).split(/\s+/)[0] ?? '';
-    return TEXT_READ.has(verb) || TEXT_SEARCH.has(verb);
+    const kind = textActionKind(action.text);
+    return kind === 'read' || kind === 'search';
   }
-  const name = normalizeName(action.name);
-  return (
-    READ_TOOLS.has(name) ||
-    SEARCH_TOOLS.has(name) ||
-    (name.startsWith('strreplace') && action.args?.command === 'view')
-  );
+  const kind = actionKind(action.name, action.args);
+  if (kind === 'read' || kind === 'search') return true;
+  return kind === 'command' && isReaderCommand(commandOf(action.args, action.rawArgs));
 }
 
 /** SWE-agent style: `open path [line]`, `create path`, `edit a:b` (on the open file). */
@@ -337,69 +266,6 @@ function noteCommand(commands: Items, command: string, result: string | undefine
   commands.add(text, `\`${text}\`${status ? ` → ${status}` : ''}`);
 }
 
-/** `exit code 1` (our run_command), `Exit code: 1`, `exited with code 1`, `"exit_code": 1`. */
-export function exitStatus(result: string): string | undefined {
-  const re = /\bexit(?:ed)?(?:\s+with)?[\s_-]*(?:code|status)["']?\s*[:=]?\s*(-?\d+)/gi;
-  let last: string | undefined;
-  for (let m = re.exec(result); m; m = re.exec(result)) last = m[1];
-  if (last !== undefined) return `exit ${last}`;
-  if (/\bkilled by (?:timeout|signal)|\btimed out\b/i.test(result)) return 'killed';
-  return undefined;
-}
-
-function commandText(argv: unknown): string {
-  if (typeof argv === 'string') return argv;
-  if (Array.isArray(argv)) {
-    const words = argv.map(String);
-    // ["bash", "-lc", "npm test"]: the script is what was run.
-    if (words.length >= 3 && SHELLS.has(words[0]!) && /^-\w*c$/.test(words[1]!))
-      return words.slice(2).join(' ');
-    return words.join(' ');
-  }
-  return '';
-}
-
-function argPaths(args: Record<string, unknown> | undefined): string[] {
-  if (!args) return [];
-  const out: string[] = [];
-  for (const key of PATH_KEYS) {
-    const value = args[key];
-    if (typeof value === 'string' && value.trim()) out.push(value.trim());
-  }
-  if (Array.isArray(args.paths))
-    for (const p of args.paths) if (typeof p === 'string' && p.trim()) out.push(p.trim());
-  return out;
-}
-
-function patchText(action: Action): string {
-  const a = action.args;
-  for (const key of ['input', 'patch', 'diff', 'content'])
-    if (typeof a?.[key] === 'string') return a[key] as string;
-  return action.rawArgs;
-}
-
-/** Files a patch touches: Codex `*** Update File: x` headers, or unified-diff `+++ b/x`. */
-function patchPaths(patch: string): string[] {
-  const out: string[] = [];
-  const re = /^(?:\*\*\* (?:Add|Update|Delete) File: |\*\*\* Move to: |\+\+\+ (?:b\/)?)(.+)$/gm;
-  for (let m = re.exec(patch); m; m = re.exec(patch)) {
-    const p = m[1]!.trim();
-    if (p && p !== '/dev/null') out.push(p);
-  }
-  return out;
-}
-
-function parseArgs(raw: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(raw);
-    return value && typeof value === 'object' && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 function resultsById(entries: readonly ViewEntry[]): Map<string, string> {
   const out = new Map<string, string>();
   for (const e of entries) {
@@ -408,29 +274,6 @@ function resultsById(entries: readonly ViewEntry[]): Map<string, string> {
   }
   return out;
 }
-
-/**
- * A text-protocol agent's action: its message ends with a code fence holding one command
- * (SWE-agent). A fence followed by more prose is an example, not an action.
- */
-function fencedCommand(content: string): string | undefined {
-  // Index arithmetic rather than a regex: assistant messages can be long, and a lazy match
-  // anchored at the end would rescan the text from every fence.
-  const text = content.trimEnd();
-  if (!text.endsWith('```')) return undefined;
-  const close = text.length - 3;
-  const open = text.lastIndexOf('```', close - 1);
-  if (open < 0) return undefined;
-  const inner = text.slice(open + 3, close);
-  const newline = inner.indexOf('\n');
-  if (newline < 0) return undefined;
-  const language = inner.slice(0, newline).trim();
-  if (language && !SHELL_FENCES.has(language)) return undefined;
-  const command = inner.slice(newline + 1).trim();
-  return command || undefined;
-}
-
-const SHELL_FENCES = new Set(['bash', 'sh', 'shell', 'console', 'zsh']);
 
 // ---------------------------------------------------------------- prose
 
@@ -518,7 +361,7 @@ function openItems(texts: readonly string[]): string[] {
 function openPlanItems(entries: readonly ViewEntry[]): string[] {
   for (let i = entries.length - 1; i >= 0; i--) {
     for (const call of [...(entries[i]!.message.tool_calls ?? [])].reverse()) {
-      const name = normalizeName(call.function.name);
+      const name = normalizeToolName(call.function.name);
       if (name !== 'updateplan' && name !== 'todowrite') continue;
       const args = parseArgs(call.function.arguments);
       const plan = args?.plan ?? args?.todos;
@@ -594,7 +437,9 @@ const TITLE_TO_SECTION = new Map<string, ListSection>(
 );
 
 /** Reads back a digest this module wrote (possibly behind a header line), else undefined. */
-export function parseDigest(content: string): ParsedDigest | undefined {
+export function parseDigest(text: string): ParsedDigest | undefined {
+  // The ledger under a digest is read by the fact extractor, not here.
+  const content = splitLedger(text).body;
   const start = content.indexOf(`## ${GOAL_TITLE}\n`);
   if (start < 0 || (start > 0 && !content.slice(0, start).includes('extractive digest')))
     return undefined;
@@ -628,17 +473,6 @@ function mergeDigest(digest: Digest, previous: ParsedDigest): void {
   }
 }
 
-function firstLine(text: string): string {
-  const trimmed = text.trim();
-  const nl = trimmed.indexOf('\n');
-  return nl < 0 ? trimmed : trimmed.slice(0, nl).trim();
-}
-
-function clip(text: string, max: number): string {
-  const flat = text.trim().replace(/\s+/g, ' ');
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
-
 // ---------------------------------------------------------------- the strategy
 
 export interface ExtractiveParams {
@@ -646,6 +480,8 @@ export interface ExtractiveParams {
   min_to_compress: number;
   /** The trigger, passed through by the engine like the summarize strategy's (seed 000/001). */
   threshold_tokens: number;
+  /** How large the fact ledger under the digest may grow (config `compaction.fact_ledger`). */
+  fact_ledger: LedgerBudget;
 }
 
 /** seed 000 keep_recent_messages 5, seed 001 min_to_compress 5 and token_threshold 8000. */
@@ -653,7 +489,22 @@ export const EXTRACTIVE_DEFAULTS: ExtractiveParams = {
   keep_recent_messages: 5,
   min_to_compress: 5,
   threshold_tokens: 8000,
+  fact_ledger: LEDGER_DEFAULTS,
 };
+
+/**
+ * The digest's own sections get at most this share of the span (and DIGEST_MAX_TOKENS), so
+ * that with its ledger the summary stays a small fraction of what it replaces.
+ */
+const DIGEST_SHARE = 0.03;
+const DIGEST_MIN_TOKENS = 150;
+
+export function digestTokens(spanTokens: number): number {
+  return Math.max(
+    DIGEST_MIN_TOKENS,
+    Math.min(DIGEST_MAX_TOKENS, Math.floor(spanTokens * DIGEST_SHARE)),
+  );
+}
 
 export const extractive: Strategy<ExtractiveParams> = {
   name: 'extractive',
@@ -677,7 +528,9 @@ export const extractive: Strategy<ExtractiveParams> = {
       );
     }
     const replacedTokens = viewTokens(older);
-    const content = `${EXTRACTIVE_HEADER} ${older.length} messages (~${replacedTokens} tokens) condensed.\n\n${extractiveDigest(older)}`;
+    const digest = extractiveDigest(older, { maxTokens: digestTokens(replacedTokens) });
+    const withLedger = withFactLedger(digest, older, rest.slice(cut), params.fact_ledger);
+    const content = `${EXTRACTIVE_HEADER} ${older.length} messages (~${replacedTokens} tokens) condensed.\n\n${withLedger}`;
     const summary = createdEntry({ role: 'user', content }, 'summary');
     if (summary.tokens >= replacedTokens) {
       return declined(

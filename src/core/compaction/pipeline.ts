@@ -76,12 +76,14 @@ export function defaultParams(
         compression_threshold: s.compression_threshold,
         token_threshold: s.token_threshold,
         summary_role: 'assistant',
+        fact_ledger: { ...c.fact_ledger },
       };
     case 'extractive':
       return {
         keep_recent_messages: s.keep_recent_messages,
         min_to_compress: s.min_to_compress,
         threshold_tokens: s.token_threshold ?? Math.floor(contextWindow * s.compression_threshold),
+        fact_ledger: { ...c.fact_ledger },
       };
     case 'retain-summary':
       return {
@@ -92,6 +94,7 @@ export function defaultParams(
         retain_prompt: c.retain_prompt,
         retain_directives: c.retain_directives,
         retain_last_turns: c.retain_last_turns,
+        fact_ledger: { ...c.fact_ledger },
       };
     case 'tool-output-trim':
       return {
@@ -102,7 +105,7 @@ export function defaultParams(
     case 'importance-window':
       return { ...c.importance_window };
     case 'condense':
-      return { ...c.condense, summary_prompt: null };
+      return { ...c.condense, summary_prompt: null, fact_ledger: { ...c.fact_ledger } };
     case 'truncate':
       return { ...c.truncate };
   }

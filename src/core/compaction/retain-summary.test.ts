@@ -25,6 +25,8 @@ import {
 
 const params = (overrides: Partial<RetainSummaryParams> = {}): RetainSummaryParams => ({
   ...RETAIN_SUMMARY_DEFAULTS,
+  // The strategy's own output; the ledger appended to it is tested in summary-ledger.test.ts.
+  fact_ledger: { max_tokens: 0, share: 0.08 },
   ...overrides,
 });
 

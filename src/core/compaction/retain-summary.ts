@@ -1,3 +1,5 @@
+import { LEDGER_DEFAULTS, type LedgerBudget } from '../facts/fact-ledger-budget';
+import { ledgerPart, withFactLedger } from './summary-ledger';
 import type { CurrentMessage } from '../../shared/task-types';
 import type { ContextStats, Strategy, StrategyContext, StrategyResult } from './strategy';
 import { triggerTokens } from './strategy';
@@ -24,6 +26,8 @@ export interface RetainSummaryParams {
   retain_prompt: string | null;
   retain_directives: string[];
   retain_last_turns: number;
+  /** How large the fact ledger appended to the summary may grow (config `compaction.fact_ledger`). */
+  fact_ledger: LedgerBudget;
 }
 
 export const RETAIN_SUMMARY_DEFAULTS: RetainSummaryParams = {
@@ -34,6 +38,7 @@ export const RETAIN_SUMMARY_DEFAULTS: RetainSummaryParams = {
   retain_prompt: null,
   retain_directives: [],
   retain_last_turns: 1,
+  fact_ledger: LEDGER_DEFAULTS,
 };
 
 /** In the spirit of the Python version: a continuation summary inside <summary> tags. */
@@ -194,17 +199,27 @@ export const retainSummary: Strategy<RetainSummaryParams> = {
     const created: ViewEntry[] = [];
     if (outcome.retain)
       created.push(createdEntry({ role: 'user', content: outcome.retain }, 'summary'));
-    const summaryEntry = createdEntry({ role: 'user', content: outcome.summary }, 'summary');
+    // Facts the <retain> list already states are not repeated in the ledger.
+    const stated = outcome.retain ? `${outcome.summary}\n\n${outcome.retain}` : outcome.summary;
+    const withLedger = withFactLedger(
+      stated,
+      toSummarize,
+      rest.slice(keepFrom),
+      params.fact_ledger,
+    );
+    const ledger = withLedger.slice(stated.length);
+    const summaryText = outcome.summary + ledger;
+    const summaryEntry = createdEntry({ role: 'user', content: summaryText }, 'summary');
     if (outcome.estimated) {
-      summaryEntry.tokens = estimatedSummaryTokens(viewTokens(toSummarize), ctx.maxOutputTokens);
+      summaryEntry.tokens =
+        estimatedSummaryTokens(viewTokens(toSummarize), ctx.maxOutputTokens) +
+        ledgerPart(summaryText, outcome.summary);
     }
     created.push(summaryEntry);
     return {
       applied: true,
       view: [...system, ...created, ...rest.slice(keepFrom)],
-      summary: outcome.retain
-        ? `${outcome.summary}\n\nRetained:\n${outcome.retain}`
-        : outcome.summary,
+      summary: outcome.retain ? `${summaryText}\n\nRetained:\n${outcome.retain}` : summaryText,
       ...(outcome.estimated && { estimated: true }),
     };
   },

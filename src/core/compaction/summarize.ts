@@ -1,3 +1,5 @@
+import type { LedgerBudget } from '../facts/fact-ledger-budget';
+import { ledgerPart, withFactLedger } from './summary-ledger';
 import type { MessageRole } from '../../shared/task-types';
 import type { Strategy } from './strategy';
 import { triggerTokens } from './strategy';
@@ -20,6 +22,8 @@ export interface SummarizeParams {
   token_threshold: number | null;
   /** seed 000 writes the summary as an assistant message, seed 001 as system; assistant by default. */
   summary_role: MessageRole;
+  /** How large the fact ledger appended to the summary may grow (config `compaction.fact_ledger`). */
+  fact_ledger: LedgerBudget;
 }
 
 /**
@@ -51,6 +55,7 @@ export const summarize: Strategy<SummarizeParams> = {
     );
     let summary: string;
     let estimated = false;
+    const later = rest.slice(cut);
     if (ctx.dryRun && ctx.summarizer.kind === 'llm') {
       const tokens = viewTokens(toSummarize);
       summary = `(the model will summarize these ${toSummarize.length} messages, ~${tokens} tokens, here; the prompt asks for 30–40 % of the original length)`;
@@ -63,8 +68,12 @@ export const summarize: Strategy<SummarizeParams> = {
       ).trim();
       if (!summary) return { applied: false, reason: 'the summarizer returned an empty summary' };
     }
+    const placeholder = summary;
+    summary = withFactLedger(summary, toSummarize, later, params.fact_ledger);
     const entry = createdEntry({ role: params.summary_role, content: summary }, 'summary');
-    if (estimated) entry.tokens = Math.ceil(viewTokens(toSummarize) * 0.35);
+    if (estimated) {
+      entry.tokens = Math.ceil(viewTokens(toSummarize) * 0.35) + ledgerPart(summary, placeholder);
+    }
     return { applied: true, view: [...system, entry, ...rest.slice(cut)], summary, estimated };
   },
 };

@@ -1,3 +1,4 @@
+import { LEDGER_DEFAULTS } from '../facts/fact-ledger-budget';
 import { z } from 'zod';
 import { STRATEGY_NAMES } from './strategy-names';
 import { SUMMARY_PROMPT_EN, SUMMARY_PROMPT_JA } from './summary-prompt';
@@ -111,6 +112,11 @@ export const compactionConfigSchema = z.strictObject({
   }),
   /** Seed 004's truncate: hides this share of the messages after the first. */
   truncate: z.strictObject({ fraction: z.number().gt(0).lt(1) }),
+  /**
+   * The fact ledger every summary carries (DESIGN.md §10): at most `max_tokens`, and at most
+   * `share` of the tokens of the messages it replaces. max_tokens 0 turns it off.
+   */
+  fact_ledger: z.strictObject({ max_tokens: wholeAtLeast(0), share: ratio }),
 });
 
 /** Seed 002 §1.3: full tool outputs are cached; the context gets trimmed views. */
@@ -213,6 +219,7 @@ export function defaultConfig(): AppConfig {
       },
       condense: { threshold_percent: 100, keep_messages: 3, token_buffer_ratio: 0.1 },
       truncate: { fraction: 0.5 },
+      fact_ledger: { ...LEDGER_DEFAULTS },
     },
     tool_output_cache: {
       enabled: true,

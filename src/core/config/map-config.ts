@@ -114,6 +114,10 @@ function mapCompaction(config: AppConfig, source: CompactionSource | undefined):
   c.token_buffer_ratio = condense?.token_buffer_ratio ?? c.token_buffer_ratio;
 
   out.truncate.fraction = source?.truncate?.fraction ?? out.truncate.fraction;
+
+  const ledger = source?.fact_ledger ?? undefined;
+  out.fact_ledger.max_tokens = ledger?.max_tokens ?? out.fact_ledger.max_tokens;
+  out.fact_ledger.share = ledger?.share ?? out.fact_ledger.share;
 }
 
 function mapToolOutputCache(config: AppConfig, source: ToolOutputCacheSource | undefined): void {

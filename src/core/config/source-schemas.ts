@@ -297,6 +297,15 @@ const truncateSchema = section(
   { fraction: 'a number greater than 0 and less than 1 (the share of messages hidden)' },
 );
 
+/** The fact ledger of summaries (DESIGN.md §10). */
+const factLedgerSchema = section(
+  { max_tokens: wholeAtLeast(0), share: ratio() },
+  {
+    max_tokens: 'a whole number of tokens ≥ 0 (0 = summaries carry no fact ledger)',
+    share: `${RATIO_ALLOWED} (the share of the replaced messages' tokens the ledger may take)`,
+  },
+);
+
 const STRATEGY_LIST = STRATEGY_NAMES.map((name) => `"${name}"`).join(', ');
 const DIRECTIVE = 'a non-empty text';
 
@@ -319,6 +328,7 @@ export const compactionSchema = section(
     importance_window: importanceWindowSchema,
     condense: condenseSchema,
     truncate: truncateSchema,
+    fact_ledger: factLedgerSchema,
   },
   {
     enabled: BOOL,
@@ -334,6 +344,7 @@ export const compactionSchema = section(
     importance_window: describeSection(importanceWindowSchema),
     condense: describeSection(condenseSchema),
     truncate: describeSection(truncateSchema),
+    fact_ledger: describeSection(factLedgerSchema),
   },
 );
 

@@ -1,7 +1,8 @@
 /**
  * The built-in tools of the coding agent (DESIGN.md §6): read_file, list_dir, grep,
  * write_file, run_command, update_plan, tool_output_cache and tool_output_cache_grep, all
- * confined to the task's working directory.
+ * confined to the task's working directory, and history_recall, which searches and reads
+ * the task's own history (messages.jsonl, compacted spans included).
  */
 export { builtinToolDefinitions, executeTool } from './tool-registry';
 export type { ToolContext, ToolDefinition, ToolResult } from './tool-types';

@@ -14,6 +14,7 @@ const ALL = [
   'update_plan',
   'tool_output_cache',
   'tool_output_cache_grep',
+  'history_recall',
 ];
 
 interface ObjectSchema {

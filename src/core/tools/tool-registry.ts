@@ -4,6 +4,7 @@ import { CwbError } from '../errors';
 import { isInside, toDisplay } from './confine-path';
 import type { BuiltinTool } from './define-tool';
 import { grepTool } from './grep-tool';
+import { historyRecallTool } from './history-recall-tool';
 import { listDirTool } from './list-dir-tool';
 import { fitOutput } from './output-limits';
 import { readFileTool } from './read-file-tool';
@@ -25,6 +26,7 @@ export const BUILTIN_TOOLS: readonly BuiltinTool[] = [
   updatePlanTool,
   toolOutputCacheTool,
   toolOutputCacheGrepTool,
+  historyRecallTool,
 ];
 
 const BY_NAME = new Map(BUILTIN_TOOLS.map((tool) => [tool.name, tool]));

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { MessageStore } from '../store/message-store';
 import type { PlanningStore } from '../store/planning-store';
 import type { ToolOutputStore } from '../store/tool-output-store';
 
@@ -19,6 +20,11 @@ export interface ToolContext {
   workdir: string;
   toolOutputs: ToolOutputStore;
   planning: PlanningStore;
+  /**
+   * The task's history (messages.jsonl), for history_recall. Only its files are used: the
+   * tool reads them through its own read-only index and never appends.
+   */
+  messages: MessageStore;
   /** Config `tools.run_command`: run_command refuses to run when false. */
   allowRunCommand: boolean;
   /** run_command's timeout when the model gives none (default 60 s, at most 10 min). */

@@ -63,6 +63,7 @@ const condense = z.strictObject({
   token_buffer_ratio: z.number(),
 });
 const truncate = z.strictObject({ fraction: z.number() });
+const factLedger = z.strictObject({ max_tokens: count, share: z.number() });
 const compactionFields = {
   enabled: z.boolean(),
   auto: z.boolean(),
@@ -93,6 +94,7 @@ export const settingsSchema = z.strictObject({
     importance_window: importanceWindow,
     condense,
     truncate,
+    fact_ledger: factLedger,
   }),
   tool_output_cache: toolOutputCache,
 });
@@ -144,6 +146,7 @@ export const settingsPatchSchema = z.strictObject({
       importance_window: importanceWindow.partial(),
       condense: condense.partial(),
       truncate: truncate.partial(),
+      fact_ledger: factLedger.partial(),
     })
     .partial()
     .optional(),

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach } from 'vitest';
+import { MessageStore } from '../../store/message-store';
 import { PlanningStore } from '../../store/planning-store';
 import { ToolOutputStore } from '../../store/tool-output-store';
 import { executeTool } from '../tool-registry';
@@ -26,6 +27,7 @@ export function useToolFixture(): () => ToolFixture {
   afterEach(() => {
     if (!fixture) return;
     fixture.ctx.planning.close();
+    fixture.ctx.messages.close();
     fs.rmSync(fixture.base, { recursive: true, force: true });
     fixture = undefined;
   });
@@ -46,6 +48,7 @@ function createFixture(): ToolFixture {
     workdir,
     toolOutputs: new ToolOutputStore(taskDir),
     planning: new PlanningStore(taskDir),
+    messages: MessageStore.open(taskDir),
     allowRunCommand: true,
   };
   return {

@@ -1,0 +1,53 @@
+import type { CurrentMessage } from '../../shared/task-types';
+import { ledgerTokens, withDroppedFacts, type LedgerBudget } from '../facts/fact-ledger';
+import { RECALL_NOTE } from '../facts/fact-ledger';
+import type { SpanMessage } from '../facts/span-facts';
+import { RECALL_TOOL_NAME } from '../tools/history-recall-tool';
+import { estimateTokens } from '../tokens/estimate';
+import { entrySeq, viewTokens, type ViewEntry } from './view';
+
+/** The entries of a span as the fact extractor reads them. */
+export function spanMessages(entries: readonly ViewEntry[]): SpanMessage[] {
+  return entries.map((e) => {
+    const kind = e.record?.kind ?? e.create;
+    return { message: e.message, ...(kind !== undefined && { kind }) };
+  });
+}
+
+/** Everything a context shows, as one text: where a fact is looked for to tell whether it survived. */
+export function contextText(entries: readonly ViewEntry[]): string {
+  return entries.map(messageText).join('\n');
+}
+
+export function messageText(message: { message: CurrentMessage } | CurrentMessage): string {
+  const m = 'message' in message ? message.message : message;
+  const calls = (m.tool_calls ?? []).map((c) => `${c.function.name} ${c.function.arguments}`);
+  return [m.content ?? '', ...calls].join('\n');
+}
+
+/**
+ * A summary of `span` with the facts it does not state appended as a ledger, under the
+ * budget the config sets; `later` (the messages kept after the span) tells which facts are
+ * referred to again. The same for the extractive digest and for a model's summary.
+ */
+export function withFactLedger(
+  summary: string,
+  span: readonly ViewEntry[],
+  later: readonly ViewEntry[],
+  budget: LedgerBudget,
+): string {
+  if (budget.max_tokens <= 0) return summary;
+  const seqs = span.map(entrySeq).filter((s): s is number => s !== undefined);
+  const range = seqs.length > 0 ? ` (#${Math.min(...seqs)}–#${Math.max(...seqs)})` : '';
+  const note = `Facts of the ${span.length} compacted messages${range} that the summary above does not state. ${RECALL_NOTE(RECALL_TOOL_NAME)}`;
+  return withDroppedFacts(summary, spanMessages(span), {
+    maxTokens: ledgerTokens(viewTokens(span), budget),
+    laterText: contextText(later),
+    note,
+  });
+}
+
+/** Tokens the ledger added to a text (for dry runs, whose summary is only an estimate). */
+export function ledgerPart(withLedger: string, without: string): number {
+  return Math.max(0, estimateTokens(withLedger) - estimateTokens(without));
+}

@@ -1,0 +1,101 @@
+import { estimateTokens } from '../tokens/estimate';
+import type { Fact } from './fact-types';
+import { renderLedger, splitLedger } from './fact-ledger-text';
+import { extractSpanFacts, type SpanMessage } from './span-facts';
+import { isKept } from './fact-survival';
+export { LEDGER_DEFAULTS, ledgerTokens, type LedgerBudget } from './fact-ledger-budget';
+
+/**
+ * The fact ledger of a summary: the span's facts, ranked by what matters for carrying on,
+ * as many as fit a token budget. Every summary carries one (the extractive digest builds
+ * it; an LLM summary gets the facts it dropped appended), so compaction keeps the evidence
+ * and not only the conclusions.
+ */
+
+export const RECALL_NOTE = (tool: string): string =>
+  `Nothing compacted is lost: \`${tool}\` searches every earlier message by pattern or reads them by seq range.`;
+
+/** Higher first: what the agent needs to carry on. */
+export function factScore(fact: Fact, laterText: string): number {
+  let base: number;
+  switch (fact.kind) {
+    case 'instruction':
+      base = 40;
+      break;
+    case 'error':
+      base = 10;
+      break;
+    case 'command':
+      base = fact.failed ? 10 : 6;
+      break;
+    case 'path':
+      base = fact.written ? 9 : 4;
+      break;
+    case 'number':
+    case 'url':
+      base = 4;
+      break;
+    case 'identifier':
+      base = 3;
+  }
+  const again = laterText && laterText.includes(fact.text) ? 5 : 0;
+  return base + Math.min(4, fact.mentions - 1) + again + 3 * fact.recency;
+}
+
+export interface RankedLedger {
+  text: string;
+  shown: Fact[];
+  omitted: number;
+}
+
+/**
+ * The best facts that fit `maxTokens`, rendered in the order the span mentioned them. Facts
+ * are chosen by score; one that does not fit is skipped for smaller ones behind it.
+ */
+export function rankedLedger(
+  facts: readonly Fact[],
+  maxTokens: number,
+  options: { laterText?: string; note?: string } = {},
+): RankedLedger {
+  if (facts.length === 0) return { text: '', shown: [], omitted: 0 };
+  const later = options.laterText ?? '';
+  const order = new Map(facts.map((f, i) => [f, i]));
+  const ranked = [...facts].sort((a, b) => factScore(b, later) - factScore(a, later));
+  const overhead = estimateTokens(renderLedger([], { note: options.note ?? '' })) + 40;
+  let used = overhead;
+  const chosen: Fact[] = [];
+  for (const fact of ranked) {
+    const cost = estimateTokens(fact.text) + (fact.detail ? 3 : 0) + 1;
+    if (used + cost > maxTokens) continue;
+    used += cost;
+    chosen.push(fact);
+  }
+  chosen.sort((a, b) => order.get(a)! - order.get(b)!);
+  let text = renderLedger(chosen, { ...(options.note && { note: options.note }) });
+  // The estimate of the parts can be off by a few tokens: drop the weakest until it fits.
+  while (chosen.length > 0 && estimateTokens(text) > maxTokens) {
+    const weakest = chosen.reduce((w, f) => (factScore(f, later) < factScore(w, later) ? f : w));
+    chosen.splice(chosen.indexOf(weakest), 1);
+    text = renderLedger(chosen, { ...(options.note && { note: options.note }) });
+  }
+  return { text, shown: chosen, omitted: facts.length - chosen.length };
+}
+
+/**
+ * An LLM summary with the facts it dropped appended as a ledger (no second call): each fact
+ * of the span is looked for in the summary's own text; what is missing goes into the ledger.
+ * A ledger the model copied from an earlier summary is merged, so there is only ever one.
+ */
+export function withDroppedFacts(
+  summary: string,
+  span: readonly SpanMessage[],
+  options: { maxTokens: number; laterText?: string; note?: string },
+): string {
+  const { body, ledger } = splitLedger(summary);
+  const facts = extractSpanFacts(span);
+  for (const fact of ledger) facts.merge(fact, 1);
+  const dropped = facts.list().filter((f) => !isKept(f, body));
+  if (dropped.length === 0) return body;
+  const { text } = rankedLedger(dropped, options.maxTokens, options);
+  return text ? `${body}\n\n${text}` : body;
+}

@@ -1,0 +1,50 @@
+/**
+ * A fact is a concrete piece of evidence an agent needs to carry on after its older
+ * messages leave the context: the file it wrote, the command that proved something and how
+ * it ended, the error line, the measured number, the name it works with, the URL, the
+ * user's own words. Summaries keep conclusions; facts are what a summary tends to drop.
+ */
+export const FACT_KINDS = [
+  'instruction',
+  'path',
+  'command',
+  'error',
+  'number',
+  'identifier',
+  'url',
+] as const;
+export type FactKind = (typeof FACT_KINDS)[number];
+
+/** The kinds the quality goal counts (instructions and URLs are reported, not scored). */
+export const SCORED_KINDS: readonly FactKind[] = [
+  'path',
+  'command',
+  'error',
+  'number',
+  'identifier',
+];
+
+export interface Fact {
+  kind: FactKind;
+  /** The text that has to survive verbatim for the fact to count as kept. */
+  text: string;
+  /** A short note shown beside it: `exit 1`, `edited 3×`, the command an error came from. */
+  detail?: string;
+  /** How often the span mentions it (re-mentions make it matter for carrying on). */
+  mentions: number;
+  /** Position of its last mention in the span, 0..1 (newer facts describe the current state). */
+  recency: number;
+  /** A file the agent wrote, or a command that failed / an error line. */
+  written?: boolean;
+  failed?: boolean;
+}
+
+export const FACT_KIND_LABELS: Record<FactKind, string> = {
+  instruction: 'instructions',
+  path: 'paths',
+  command: 'commands',
+  error: 'error lines',
+  number: 'numbers',
+  identifier: 'identifiers',
+  url: 'URLs',
+};

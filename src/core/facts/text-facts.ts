@@ -1,0 +1,129 @@
+/**
+ * Facts that can be read off plain text: file paths, identifiers, numbers with units and
+ * versions, URLs and error lines as tools print them. Each finder is tuned on real
+ * transcripts (test/fixtures/real) to leave out what is not evidence: the product's own
+ * markers (`trim_…` refs, the recall and cache tools), percentages, line numbers of file
+ * listings, code that merely names an error.
+ */
+
+const FILE_EXTENSIONS =
+  'tsx?|jsx?|png|jpe?g|gif|svg|mjs|cjs|py|pyi|rb|go|rs|java|kt|c|h|cc|cpp|hpp|cs|swift|php|md|mdx|rst|txt|json|jsonl|ya?ml|toml|ini|cfg|conf|lock|sh|bash|zsh|ps1|html?|css|scss|sql|xml|csv|log|env|traj|dcm|vue|svelte|lua|dart|scala|ex|exs|gradle|proto|ipynb|dockerfile|mod|sum';
+const PATH = new RegExp(
+  String.raw`(?:[A-Za-z]:\\|~\/|\.{1,2}\/|\/)?(?:[\w.@+-]+[/\\])+[\w.@+-]*[\w@+-]|\b[\w-]+(?:\.[\w-]+)*\.(?:${FILE_EXTENSIONS})\b`,
+  'gi',
+);
+const ROOTED = /^(?:[A-Za-z]:\\|~\/|\.{1,2}\/|\/)/;
+const HAS_EXTENSION = new RegExp(String.raw`\.(?:${FILE_EXTENSIONS})$`, 'i');
+/** camelCase, PascalCase with an inner capital, snake_case, dotted names (obj.method, a.b.c). */
+const IDENTIFIER =
+  /\b(?:[a-z_$][\w$]*[A-Z][\w$]*|[A-Z][a-z0-9]+[A-Z][\w$]*|[A-Za-z]\w*_\w+|[A-Za-z_$][\w$]+(?:\.[A-Za-z_$][\w$]+)+)\b/g;
+/**
+ * Versions (v1.2, 3.11.4) and numbers with a unit (250 ms, 4 GB, 12 passed). Plain numbers
+ * are left out (line numbers, timestamps of a transcript, columns of a listing), and so are
+ * percentages: progress and usage figures ("95%") are what the product prints itself.
+ */
+const NUMBER =
+  /\bv\d+\.\d+(?:\.\d+){0,2}(?:[-+][\w.]+)?\b|\b\d+\.\d+\.\d+(?:\.\d+)?(?:[-+][\w.]+)?\b|\b\d+(?:\.\d+)?\s?(?:ms|µs|ns|s|sec|secs|seconds?|min|mins|minutes?|h|hours?|KiB|MiB|GiB|TiB|KB|MB|GB|TB|kB|B|bytes?|tokens?|lines?|files?|tests?|passed|failed|errors?|warnings?|skipped|items?|rows?|requests?|req\/s|ops\/s|fps|MHz|GHz|px|°C)(?![\w/])/g;
+const URL = /\bhttps?:\/\/[^\s<>"'`)\]}]+/g;
+
+/** The product's own words: refs, its tools, its markers. Never facts of the agent's work. */
+const OWN_NOISE =
+  /^(?:trim_[0-9a-f]+|tool_output_cache(?:_grep)?|history_recall|output_ref|compaction_id|condense_id|condense_parent|truncation_parent)$/;
+
+/** Lines that name what went wrong: `ValueError: x`, `E999 SyntaxError`, `FAIL test`, `fatal: x`, `npm ERR!`. */
+const STRONG_ERROR =
+  /\b\w*(?:Error|Exception)(?:\[\w+\])?:\s*\S|^\s*(?:[-*]\s+)?E\d{3,4}\b|\bFAIL(?:ED)?\b|^\s*(?:fatal|panic|error)(?:\[\w+\])?:|^npm ERR!|^\s*ERROR\b/;
+/** Lines that only mention a failure; used when a result has no strong line. */
+const WEAK_ERROR = /\b(?:error|errors|exception|fatal|panic|failed|failure)\b/i;
+const NOT_AN_ERROR =
+  /\b(?:no|0|zero|without)\s+(?:errors?|failures?)\b|^Traceback \(most recent call last\):$/i;
+/** Code that names an error without one happening: handlers, raises, class definitions, imports. */
+const CODE_LINE =
+  /^\s*(?:except|catch|raise|throw|class|def|function|import|from|if|elif|else|return|const|let|var|export|public|private|protected|static|#|\/\/|\/\*|\*)\b|^\s*[@}{]|=>|\bnew \w*Error\(/;
+/** Numbered source lines (`cat -n`, SWE-agent's viewer, grep -n): file content, not output. */
+const LISTING_LINE = /^\s*\d+[:|\t]|^[\w./-]+:\d+:/;
+const MAX_ERROR_LINE = 220;
+const ERRORS_PER_TEXT = 3;
+
+export function findUrls(text: string): string[] {
+  return [...text.matchAll(URL)].map((m) => m[0].replace(/[.,:;!?]+$/, ''));
+}
+
+export function findPaths(text: string): string[] {
+  const out: string[] = [];
+  for (const m of withoutUrls(text).matchAll(PATH)) {
+    const candidate = m[0].replace(/[.,:;)]+$/, '');
+    if (isPath(candidate)) out.push(candidate);
+  }
+  return out;
+}
+
+export function findIdentifiers(text: string): string[] {
+  const stripped = withoutUrls(text);
+  const paths = findPaths(stripped);
+  const out: string[] = [];
+  for (const m of stripped.matchAll(IDENTIFIER)) {
+    const name = m[0];
+    if (OWN_NOISE.test(name) || /^\d/.test(name)) continue;
+    // A file name (README.md) or a piece of a path is a path, not a name.
+    if (paths.some((p) => p === name || (p.includes(name) && /[/\\.]/.test(p)))) continue;
+    out.push(name);
+  }
+  return out;
+}
+
+export function findNumbers(text: string): string[] {
+  return [...withoutUrls(text).matchAll(NUMBER)].map((m) => m[0].replace(/\s+/g, ' '));
+}
+
+/** Folder names that make `a/b/c` a path rather than prose (`red/green/blue`). */
+const CODE_DIRS =
+  /^(?:src|lib|libs|test|tests|spec|docs?|app|apps|bin|pkg|cmd|internal|packages|node_modules|scripts|config|configs|build|dist|out|public|assets|components|pages|api|core|server|client|utils|include|vendor|tmp|var|etc|usr|home|opt)$/;
+
+/**
+ * A path is rooted, names a file (`x.ts`), or has two separators and looks like a folder
+ * tree; fractions, dates, `and/or`, `Red/Green/Blue` and framework names (`Next.js`) are not.
+ */
+export function isPath(text: string): boolean {
+  if (text.length < 3 || /^[\d/.:-]+$/.test(text) || OWN_NOISE.test(text)) return false;
+  if (/^\/+$/.test(text) || /\/\//.test(text)) return false;
+  if (ROOTED.test(text)) return /[\w]/.test(text.slice(1));
+  const segments = text.split(/[/\\]/);
+  const last = segments.at(-1)!;
+  if (segments.length === 1) return HAS_EXTENSION.test(text) && !/^[A-Z][a-z]+\.js$/.test(text);
+  if (HAS_EXTENSION.test(last)) return true;
+  if (segments.length < 3) return false;
+  return segments.some((s) => CODE_DIRS.test(s) || /[_\-\d]/.test(s));
+}
+
+function withoutUrls(text: string): string {
+  return text.includes('://') ? text.replace(URL, ' ') : text;
+}
+
+/**
+ * Error lines of a tool's output: the last few lines that name an error (a stack ends with
+ * what went wrong), else (unless `weak` is false) the last line that mentions a failure. Code that names an error
+ * and listings of file content are skipped.
+ */
+export function findErrorLines(text: string, options: { weak?: boolean } = {}): string[] {
+  if (!text) return [];
+  const strong: string[] = [];
+  const weak: string[] = [];
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (!line || line.length > 2000 || LISTING_LINE.test(raw) || NOT_AN_ERROR.test(line)) continue;
+    if (CODE_LINE.test(raw)) continue;
+    const into = STRONG_ERROR.test(line) ? strong : WEAK_ERROR.test(line) ? weak : undefined;
+    if (!into) continue;
+    const clean = oneLine(line.replace(/^[-*]\s+/, ''), MAX_ERROR_LINE);
+    if (!into.includes(clean)) into.push(clean);
+    if (into.length > ERRORS_PER_TEXT) into.shift();
+  }
+  if (strong.length > 0) return strong;
+  return options.weak === false ? [] : weak.slice(-1);
+}
+
+function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
