@@ -6,6 +6,8 @@ import type { ApiParsedInput, WorkbenchHandlers } from '../../shared/api/workben
 import { runCompaction } from '../compaction/compaction-engine';
 import { activeRecords, allRecords } from '../compaction/compaction-record';
 import { contextAroundRecord } from '../compaction/compaction-diff';
+import { compactionQuality } from '../compaction/compaction-quality';
+import { evaluateTask } from '../compaction/evaluate-compaction';
 import { buildPipeline, defaultParams } from '../compaction/pipeline';
 import { previewRewind } from '../compaction/rewind-preview';
 import { rewindTo, undoCompaction } from '../compaction/undo';
@@ -31,6 +33,7 @@ export function compactionHandlers(
   | 'compactionDefaults'
   | 'cancelCompaction'
   | 'previewRewind'
+  | 'evaluateCompaction'
 > {
   /** Compactions this host is running, by task, so the UI can cancel them. */
   const running = new Map<string, AbortController>();
@@ -146,6 +149,7 @@ export function compactionHandlers(
         previousId: around.previousId,
         before: toDiffSide(around.before, limit),
         after: toDiffSide(around.after, limit),
+        quality: compactionQuality(around.before, around.after),
       };
     },
 
@@ -179,6 +183,13 @@ export function compactionHandlers(
     },
 
     previewRewind: async ({ uuid, seq }) => previewRewind(ctx.store.readTask(uuid).dir, seq),
+
+    evaluateCompaction: async ({ uuid, candidates }) => {
+      const { config } = ctx.loadConfig();
+      // Dry runs only: safe beside a running task's process, which stays the only writer.
+      const points = await evaluateTask(ctx.store, config, uuid, candidates);
+      return { points };
+    },
 
     rewindTask: async ({ uuid, seq }) => {
       refuseRunning(ctx, uuid, 'rewind');

@@ -12,6 +12,7 @@ export function toReport(run: CompactionRun, summarizer: 'llm' | 'extractive'): 
     steps: run.steps,
     contextMessages: run.view.length,
     summarizer,
+    ...(run.quality && { quality: run.quality }),
   };
 }
 

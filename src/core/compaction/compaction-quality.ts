@@ -1,6 +1,6 @@
 import { scoreFacts, type FactScore } from '../facts/fact-survival';
 import { extractSpanFacts } from '../facts/span-facts';
-import type { FactKind } from '../facts/fact-types';
+import type { CompactionQualityInfo } from '../../shared/fact-kinds';
 import { contextText, spanMessages } from './summary-ledger';
 import { entrySeq, type ViewEntry } from './view';
 
@@ -9,25 +9,8 @@ import { entrySeq, type ViewEntry } from './view';
  * the facts of the span still found anywhere in the new context. The same figures for a
  * real run, a dry run, `cwb eval-compaction`, the API and the compaction page.
  */
-export interface CompactionQuality {
-  /** Messages that left the context or are shown with other content. */
-  spanMessages: number;
-  /** Seed-estimate tokens of those messages before, and of what took their place. */
-  spanTokens: number;
-  replacementTokens: number;
-  /** 1 − replacement / span: the share of the span's tokens saved. */
-  savedShare: number;
-  facts: FactScoreSummary;
-}
-
-export interface FactScoreSummary {
-  byKind: Record<FactKind, { total: number; kept: number }>;
-  /** Paths, commands, error lines, numbers and identifiers together (the quality goal's count). */
-  salient: { total: number; kept: number };
-  /** The most important facts that did not survive (at most LOST_LISTED). */
-  lost: { kind: FactKind; text: string; detail?: string }[];
-  lostCount: number;
-}
+export type CompactionQuality = CompactionQualityInfo;
+type FactScoreSummary = CompactionQualityInfo['facts'];
 
 const LOST_LISTED = 200;
 
@@ -84,9 +67,7 @@ function summarize(score: FactScore): FactScoreSummary {
 }
 
 /** What a compaction record keeps of its quality: the figures, not the list of lost facts. */
-export function storedQuality(quality: CompactionQuality): Omit<CompactionQuality, 'facts'> & {
-  facts: Omit<FactScoreSummary, 'lost'>;
-} {
+export function storedQuality(quality: CompactionQuality): CompactionQuality {
   const { lost: _lost, ...facts } = quality.facts;
   void _lost;
   return { ...quality, facts };

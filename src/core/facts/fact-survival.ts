@@ -1,4 +1,4 @@
-import { FACT_KINDS, SCORED_KINDS, type Fact, type FactKind } from './fact-types';
+import { FACT_KINDS, SCORED_KINDS, type Fact, type FactKind, type KindScore } from './fact-types';
 import { factScore } from './fact-ledger';
 
 /**
@@ -6,11 +6,6 @@ import { factScore } from './fact-ledger';
  * when its text is still there, anywhere (a summary may name a path in another sentence);
  * this is what `--dry-run`, `cwb eval-compaction`, the API and the diff page report.
  */
-
-export interface KindScore {
-  total: number;
-  kept: number;
-}
 
 export interface FactScore {
   byKind: Record<FactKind, KindScore>;

@@ -4,25 +4,15 @@
  * it ended, the error line, the measured number, the name it works with, the URL, the
  * user's own words. Summaries keep conclusions; facts are what a summary tends to drop.
  */
-export const FACT_KINDS = [
-  'instruction',
-  'path',
-  'command',
-  'error',
-  'number',
-  'identifier',
-  'url',
-] as const;
-export type FactKind = (typeof FACT_KINDS)[number];
+import type { FactKind } from '../../shared/fact-kinds';
 
-/** The kinds the quality goal counts (instructions and URLs are reported, not scored). */
-export const SCORED_KINDS: readonly FactKind[] = [
-  'path',
-  'command',
-  'error',
-  'number',
-  'identifier',
-];
+export {
+  FACT_KINDS,
+  FACT_KIND_LABELS,
+  SCORED_KINDS,
+  type FactKind,
+  type KindScore,
+} from '../../shared/fact-kinds';
 
 export interface Fact {
   kind: FactKind;
@@ -38,13 +28,3 @@ export interface Fact {
   written?: boolean;
   failed?: boolean;
 }
-
-export const FACT_KIND_LABELS: Record<FactKind, string> = {
-  instruction: 'instructions',
-  path: 'paths',
-  command: 'commands',
-  error: 'error lines',
-  number: 'numbers',
-  identifier: 'identifiers',
-  url: 'URLs',
-};

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { MessageKind } from '../task-types';
+import type { CompactionQualityInfo } from '../fact-kinds';
 import { taskRefInput, taskUuidSchema, type BadLineInfo } from './common-schemas';
 import { operation } from './operation';
 
@@ -66,6 +67,8 @@ export interface CompactionStepReport {
   summary?: string;
   /** A preview's LLM summary is an estimate: no LLM is called. */
   estimated?: boolean;
+  /** Tokens saved on the span the step replaced, and the span's facts that survived. */
+  quality?: CompactionQualityInfo;
 }
 
 export interface CompactionReport {
@@ -80,6 +83,8 @@ export interface CompactionReport {
   summarizer: 'llm' | 'extractive';
   /** The run was cancelled: the steps listed ran, the rest did not. */
   cancelled?: boolean;
+  /** The whole run measured on everything it replaced (absent when no step applied). */
+  quality?: CompactionQualityInfo;
 }
 
 /**
@@ -112,6 +117,8 @@ export interface CompactionRecordInfo {
   run_id?: string;
   params?: Record<string, unknown>;
   estimated?: boolean;
+  /** Its quality when it was written (records from before facts were measured have none). */
+  quality?: CompactionQualityInfo;
   /** Entries in the record's plan (the context it produced); null for records without one. */
   planLength: number | null;
   undone: boolean;
@@ -184,6 +191,11 @@ export interface CompactionDiff {
   previousId: number | null;
   before: DiffSide;
   after: DiffSide;
+  /**
+   * Measured on the two contexts: the span the compaction replaced (the messages of `before`
+   * not in `after` as they were), its tokens, and its facts kept and lost.
+   */
+  quality: CompactionQualityInfo;
 }
 
 /** What the pipeline picker starts from: the configured pipeline and each strategy's parameters. */
@@ -209,6 +221,35 @@ export interface RewindPreview {
   lastSeq: number;
 }
 
+export const evaluateCompactionInput = z.strictObject({
+  uuid: taskUuidSchema,
+  /** Candidates to score, each one strategy or a pipeline; default: every strategy alone and the configured pipeline. */
+  candidates: z
+    .array(z.array(z.enum(COMPACTION_STRATEGIES)).min(1).max(COMPACTION_STRATEGIES.length))
+    .min(1)
+    .max(20)
+    .optional(),
+});
+
+/** One strategy (or pipeline) scored on a task: an offline dry run, measured on its span. */
+export interface CompactionEvalPoint {
+  /** `extractive`, or `tool-output-trim+summarize` for a pipeline. */
+  label: string;
+  strategies: CompactionStrategyName[];
+  /** The configured pipeline. */
+  isDefault: boolean;
+  applied: boolean;
+  /** Why nothing applied. */
+  reason?: string;
+  quality?: CompactionQualityInfo;
+  tokensBefore: number;
+  tokensAfter: number;
+}
+
+export interface CompactionEvaluation {
+  points: CompactionEvalPoint[];
+}
+
 export interface CancelCompactionResult {
   /** False when no compaction of the task was running here. */
   cancelled: boolean;
@@ -224,4 +265,5 @@ export const compactionOperations = {
   compactionDefaults: operation(taskRefInput).returns<CompactionDefaults>(),
   cancelCompaction: operation(taskRefInput).returns<CancelCompactionResult>(),
   previewRewind: operation(rewindInput).returns<RewindPreview>(),
+  evaluateCompaction: operation(evaluateCompactionInput).returns<CompactionEvaluation>(),
 };

@@ -18,6 +18,7 @@ export const OPERATION_NAMES = [
   'compactionDefaults',
   'cancelCompaction',
   'previewRewind',
+  'evaluateCompaction',
   'readToolOutput',
   'startTask',
   'pauseTask',
