@@ -497,7 +497,7 @@ export const EXTRACTIVE_DEFAULTS: ExtractiveParams = {
  * that with its ledger the summary stays a small fraction of what it replaces.
  */
 const DIGEST_SHARE = 0.03;
-const DIGEST_MIN_TOKENS = 150;
+const DIGEST_MIN_TOKENS = 60;
 
 export function digestTokens(spanTokens: number): number {
   return Math.max(

@@ -6,6 +6,8 @@ import { RECALL_TOOL_NAME } from '../tools/history-recall-tool';
 import { estimateTokens } from '../tokens/estimate';
 import { entrySeq, viewTokens, type ViewEntry } from './view';
 
+const SHORT_NOTE_BELOW = 400;
+
 /** The entries of a span as the fact extractor reads them. */
 export function spanMessages(entries: readonly ViewEntry[]): SpanMessage[] {
   return entries.map((e) => {
@@ -39,9 +41,14 @@ export function withFactLedger(
   if (budget.max_tokens <= 0) return summary;
   const seqs = span.map(entrySeq).filter((s): s is number => s !== undefined);
   const range = seqs.length > 0 ? ` (#${Math.min(...seqs)}–#${Math.max(...seqs)})` : '';
-  const note = `Facts of the ${span.length} compacted messages${range} that the summary above does not state. ${RECALL_NOTE(RECALL_TOOL_NAME)}`;
+  const maxTokens = ledgerTokens(viewTokens(span), budget);
+  // A small budget is better spent on facts than on explaining them.
+  const note =
+    maxTokens < SHORT_NOTE_BELOW
+      ? `From${range || ' the compacted messages'}; \`${RECALL_TOOL_NAME}\` reads them.`
+      : `Facts of the ${span.length} compacted messages${range} not stated above. ${RECALL_NOTE(RECALL_TOOL_NAME)}`;
   return withDroppedFacts(summary, spanMessages(span), {
-    maxTokens: ledgerTokens(viewTokens(span), budget),
+    maxTokens,
     laterText: contextText(later),
     note,
   });

@@ -88,7 +88,7 @@ describe('compaction and tool_output_cache: defaults', () => {
       },
       condense: { threshold_percent: 100, keep_messages: 3, token_buffer_ratio: 0.1 },
       truncate: { fraction: 0.5 },
-      fact_ledger: { max_tokens: 6000, share: 0.08 },
+      fact_ledger: { max_tokens: 6000, share: 0.06 },
     });
     expect(config.tool_output_cache).toEqual({
       enabled: true,
@@ -151,7 +151,7 @@ describe('compaction and tool_output_cache: values', () => {
       },
       condense: { threshold_percent: 80, keep_messages: 4, token_buffer_ratio: 0.15 },
       truncate: { fraction: 0.25 },
-      fact_ledger: { max_tokens: 6000, share: 0.08 },
+      fact_ledger: { max_tokens: 6000, share: 0.06 },
     });
     expect(config.tool_output_cache).toEqual({
       enabled: false,

@@ -60,7 +60,7 @@ compaction:
     fraction: 0.5                # share of the messages after the first that is hidden
   fact_ledger:                   # paths, commands, errors, numbers, names every summary keeps
     max_tokens: 6000             # at most this many tokens (0 = no ledger)
-    share: 0.08                  # and at most this share of the messages it replaces
+    share: 0.06                  # and at most this share of the messages it replaces
 
 # Large tool outputs: kept in full on disk, cut down in the context, readable again by reference.
 tool_output_cache:

@@ -8,12 +8,12 @@ export interface LedgerBudget {
 
 /**
  * Chosen by measurement on the real transcripts in test/fixtures/real (docs/benchmarks.md,
- * "compaction quality"): 8 % of the span keeps the salient facts of every transcript there
+ * "compaction quality"): 6 % of the span keeps the salient facts of every transcript there
  * above 85 % while the whole summary stays under 10 % of the span.
  */
-export const LEDGER_DEFAULTS: LedgerBudget = { max_tokens: 6000, share: 0.08 };
+export const LEDGER_DEFAULTS: LedgerBudget = { max_tokens: 6000, share: 0.06 };
 /** Below this a ledger could not say anything useful; a small span gets at least this. */
-const MIN_LEDGER_TOKENS = 120;
+const MIN_LEDGER_TOKENS = 60;
 
 export function ledgerTokens(spanTokens: number, budget: LedgerBudget): number {
   return Math.max(

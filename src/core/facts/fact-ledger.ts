@@ -13,14 +13,16 @@ export { LEDGER_DEFAULTS, ledgerTokens, type LedgerBudget } from './fact-ledger-
  */
 
 export const RECALL_NOTE = (tool: string): string =>
-  `Nothing compacted is lost: \`${tool}\` searches every earlier message by pattern or reads them by seq range.`;
+  `\`${tool}\` searches (pattern) or reads (seq range) every earlier message.`;
 
 /** Higher first: what the agent needs to carry on. */
 export function factScore(fact: Fact, laterText: string): number {
   let base: number;
   switch (fact.kind) {
     case 'instruction':
-      base = 40;
+      // The user's words matter, but the digest or summary states the request already; a
+      // long message must not crowd out the errors and files that prove what happened.
+      base = 8;
       break;
     case 'error':
       base = 10;
@@ -64,11 +66,20 @@ export function rankedLedger(
   const overhead = estimateTokens(renderLedger([], { note: options.note ?? '' })) + 40;
   let used = overhead;
   const chosen: Fact[] = [];
+  let covered = 0;
+  // A fact inside a stronger one (the path in a command, the name in an error line) is
+  // stated by it already: listing it again would spend the budget twice.
+  let stated = '';
   for (const fact of ranked) {
+    if (stated.includes(fact.text)) {
+      covered++;
+      continue;
+    }
     const cost = estimateTokens(fact.text) + (fact.detail ? 3 : 0) + 1;
     if (used + cost > maxTokens) continue;
     used += cost;
     chosen.push(fact);
+    stated += `\n${fact.text}`;
   }
   chosen.sort((a, b) => order.get(a)! - order.get(b)!);
   let text = renderLedger(chosen, { ...(options.note && { note: options.note }) });
@@ -78,7 +89,7 @@ export function rankedLedger(
     chosen.splice(chosen.indexOf(weakest), 1);
     text = renderLedger(chosen, { ...(options.note && { note: options.note }) });
   }
-  return { text, shown: chosen, omitted: facts.length - chosen.length };
+  return { text, shown: chosen, omitted: facts.length - chosen.length - covered };
 }
 
 /**

@@ -24,7 +24,9 @@ export interface SpanMessage {
   kind?: MessageKind;
 }
 
-const INSTRUCTION_CHARS = 400;
+const INSTRUCTION_CHARS = 300;
+/** A message before the request this long is set-up (a demonstration), not the task's own. */
+const SET_UP_CHARS = 2000;
 const COMMAND_CHARS = 160;
 /** Where a command's output reports numbers (test counts, timings, sizes): its last lines. */
 const OUTPUT_TAIL_LINES = 15;
@@ -91,7 +93,7 @@ export class FactSet {
 export function extractSpanFacts(span: readonly SpanMessage[]): FactSet {
   const facts = new FactSet();
   const results = resultsByCallId(span);
-  const observations = new Set<number>();
+  const observations = setUpMessages(span);
   const last = Math.max(1, span.length - 1);
   for (let i = 0; i < span.length; i++) {
     const { message: m, kind } = span[i]!;
@@ -137,6 +139,27 @@ export function extractSpanFacts(span: readonly SpanMessage[]): FactSet {
   return facts;
 }
 
+/**
+ * Long user messages before the one the agent's first reply answers: set-up such as
+ * SWE-agent's demonstration of another task, whose paths and names are the example's, not
+ * this task's. Short ones stay (Claude Code sends a slash command, then its expansion).
+ */
+function setUpMessages(span: readonly SpanMessage[]): Set<number> {
+  const firstReply = span.findIndex((s) => s.message.role === 'assistant');
+  const out = new Set<number>();
+  if (firstReply <= 0) return out;
+  let request = -1;
+  for (let i = firstReply - 1; i >= 0; i--) {
+    const { message: m, kind } = span[i]!;
+    if (m.role !== 'user' || kind === 'summary' || !userWords(m.content ?? '')) continue;
+    if (request < 0) request = i;
+    else if ((m.content ?? '').length > SET_UP_CHARS && !splitLedger(m.content!).ledger.length) {
+      out.add(i);
+    }
+  }
+  return out;
+}
+
 function callFacts(
   facts: FactSet,
   name: string,
@@ -176,6 +199,7 @@ function callFacts(
     case 'other':
       for (const p of argPaths(args)) facts.add('path', p, at);
       for (const url of findUrls(rawArgs)) facts.add('url', url, at);
+      for (const value of argValues(args)) facts.add('identifier', value, at);
       if (result !== undefined) outputFacts(facts, output, at, name);
   }
 }
@@ -298,6 +322,22 @@ export function userWords(content: string): string {
     )
     .replace(/^\[Request interrupted by user[^\]]*\]$/gm, ' ')
     .trim();
+}
+
+/**
+ * What a domain tool was called with (`reservation_id: "4WQ150"`, `user_id: "mia_li_3668"`):
+ * short single-word values are the ids and names the agent acts on. Prose, paths (counted as
+ * paths) and URLs are left out.
+ */
+function argValues(args: Record<string, unknown> | undefined): string[] {
+  if (!args) return [];
+  const out: string[] = [];
+  for (const value of Object.values(args)) {
+    if (typeof value !== 'string') continue;
+    const v = value.trim();
+    if (/^[\w.:@#-]{3,64}$/.test(v) && /[\d_A-Z]/.test(v) && !/^\d+$/.test(v)) out.push(v);
+  }
+  return out;
 }
 
 function resultsByCallId(span: readonly SpanMessage[]): {

@@ -14,9 +14,9 @@ const PATH = new RegExp(
 );
 const ROOTED = /^(?:[A-Za-z]:\\|~\/|\.{1,2}\/|\/)/;
 const HAS_EXTENSION = new RegExp(String.raw`\.(?:${FILE_EXTENSIONS})$`, 'i');
-/** camelCase, PascalCase with an inner capital, snake_case, dotted names (obj.method, a.b.c). */
+/** Dotted names (obj.method, a.b.c; whole, before their parts), camelCase, PascalCase with an inner capital, snake_case. */
 const IDENTIFIER =
-  /\b(?:[a-z_$][\w$]*[A-Z][\w$]*|[A-Z][a-z0-9]+[A-Z][\w$]*|[A-Za-z]\w*_\w+|[A-Za-z_$][\w$]+(?:\.[A-Za-z_$][\w$]+)+)\b/g;
+  /\b(?:[A-Za-z_$][\w$]+(?:\.[A-Za-z_$][\w$]+)+|[a-z_$][\w$]*[A-Z][\w$]*|[A-Z][a-z0-9]+[A-Z][\w$]*|[A-Za-z]\w*_\w+)\b/g;
 /**
  * Versions (v1.2, 3.11.4) and numbers with a unit (250 ms, 4 GB, 12 passed). Plain numbers
  * are left out (line numbers, timestamps of a transcript, columns of a listing), and so are
