@@ -23,6 +23,7 @@ import { windowGroup } from './groups/window';
 import { tasksDbGroup } from './groups/tasks-db';
 import { tokensGroup } from './groups/tokens';
 import { compactionGroup } from './groups/compaction';
+import { compactionQualityGroup } from './groups/compaction-quality';
 import { transferGroup } from './groups/transfer';
 import { uiGroup } from './groups/ui';
 
@@ -34,6 +35,7 @@ const GROUPS: BenchGroup[] = [
   tasksDbGroup,
   tokensGroup,
   compactionGroup,
+  compactionQualityGroup,
   transferGroup,
   uiGroup,
 ];

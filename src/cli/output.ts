@@ -52,3 +52,48 @@ export function indent(text: string, by = '  '): string {
     .map((l) => `${by}${l}`)
     .join('\n');
 }
+
+/** 19586 → 19,586: exact figures, where `formatCount`'s 20k would hide a difference. */
+export function formatNumber(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+/**
+ * 0.97 → `97 %`. Only a share of exactly 1 (or 0) shows as 100 % (or 0 %): 99.6 % of facts
+ * kept is not all of them, and 0.4 % saved is not nothing.
+ */
+export function formatShare(share: number | null | undefined): string {
+  if (share === null || share === undefined || !Number.isFinite(share)) return '—';
+  const pct = Math.round(share * 100);
+  if (share > 0 && share < 1) return `${Math.min(99, Math.max(1, pct))} %`;
+  return `${pct} %`;
+}
+
+/** Terminal width the human output keeps to. */
+export const OUTPUT_WIDTH = 100;
+
+/**
+ * Lines of at most `width` columns, breaking only between pieces (words, or `paths 14/14,`
+ * which must stay whole); a piece longer than a line gets a line of its own.
+ */
+export function wrapPieces(
+  pieces: readonly string[],
+  indent: string,
+  continuation = indent,
+  width = OUTPUT_WIDTH,
+): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const piece of pieces) {
+    if (!piece) continue;
+    const prefix = lines.length === 0 ? indent : continuation;
+    if (line && prefix.length + line.length + 1 + piece.length > width) {
+      lines.push(`${prefix}${line}`);
+      line = piece;
+    } else {
+      line = line ? `${line} ${piece}` : piece;
+    }
+  }
+  if (line) lines.push(`${lines.length === 0 ? indent : continuation}${line}`);
+  return lines;
+}

@@ -1,4 +1,9 @@
 import { CwbError } from '../core/errors';
+import {
+  candidateLabel,
+  parseCandidate,
+  type Candidate,
+} from '../core/compaction/evaluate-compaction';
 import { STRATEGY_NAMES, isStrategyName, type StrategyName } from '../shared/strategy-names';
 
 /** A whole number from a flag, within bounds; otherwise a usage error naming the flag. */
@@ -48,4 +53,29 @@ export function parseStrategies(flag: string, value: string): StrategyName[] {
     }
   }
   return names as StrategyName[];
+}
+
+/**
+ * `extractive,tool-output-trim+summarize`: candidates to score, a comma between
+ * candidates and a + between the steps of a pipeline; each named once.
+ */
+export function parseCandidates(flag: string, value: string): Candidate[] {
+  const texts = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (texts.length === 0) {
+    throw new CwbError('bad_input', `${flag}: name at least one strategy or pipeline`);
+  }
+  const byLabel = new Map<string, Candidate>();
+  for (const text of texts) {
+    let candidate: Candidate;
+    try {
+      candidate = parseCandidate(text);
+    } catch (err) {
+      throw err instanceof CwbError ? new CwbError(err.code, `${flag}: ${err.message}`) : err;
+    }
+    byLabel.set(candidateLabel(candidate), candidate);
+  }
+  return [...byLabel.values()];
 }

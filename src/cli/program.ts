@@ -12,6 +12,7 @@ import { registerRun } from './commands/run';
 import { registerControl } from './commands/control';
 import { registerServe } from './commands/serve';
 import { registerCompaction } from './commands/compaction';
+import { registerEvalCompaction } from './commands/eval-compaction';
 
 export const CLI_VERSION = '0.1.0';
 
@@ -40,6 +41,7 @@ export function buildProgram(output: Output): Command {
   registerRun(program, output);
   registerControl(program, output);
   registerCompaction(program, output);
+  registerEvalCompaction(program, output);
   registerDoctor(program, output);
   registerImport(program, output);
   registerExport(program, output);

@@ -5,7 +5,17 @@ import type { CompactionRun, StepReport } from '../../core/compaction/compaction
 import { allRecords } from '../../core/compaction/compaction-record';
 import { collectToolOutputs } from '../../core/compaction/tool-output-gc';
 import { resolveContext, withStore, type GlobalOptions } from '../cli-context';
-import { clip, formatCount, formatTable, formatTime, printJson, type Output } from '../output';
+import {
+  OUTPUT_WIDTH,
+  clip,
+  formatCount,
+  formatTable,
+  formatTime,
+  printJson,
+  wrapPieces,
+  type Output,
+} from '../output';
+import { describeQuality } from '../describe-quality';
 import { parseCount, parseStrategies } from '../parse-args';
 import { parseTaskUuidArg } from '../task-uuid-arg';
 
@@ -153,16 +163,31 @@ export function registerCompaction(program: Command, output: Output): void {
 
 function describeRun(run: CompactionRun): string {
   const head = `${run.dryRun ? 'Dry run' : 'Compacted'}: ${formatCount(run.tokensBefore)} → ${formatCount(run.tokensAfter)} tokens${run.dryRun && run.steps.some((s) => s.estimated) ? ' (estimated: the LLM summary is not written in a dry run)' : ''}`;
-  return [head, ...run.steps.map(describeStep)].join('\n');
+  const lines = [head, ...run.steps.flatMap(describeStep)];
+  // With one applied step the run replaced the same span: its figures would repeat the step's.
+  if (run.quality && run.steps.filter((s) => s.applied).length > 1) {
+    lines.push('  whole run:', ...describeQuality(run.quality, '    '));
+  }
+  return lines.join('\n');
 }
 
-function describeStep(step: StepReport): string {
-  if (!step.applied) return `  ${step.strategy}: skipped — ${step.reason}`;
+function describeStep(step: StepReport): string[] {
+  if (!step.applied) {
+    return wrapPieces(
+      `${step.strategy}: skipped — ${step.reason ?? ''}`.split(/\s+/),
+      '  ',
+      '    ',
+    );
+  }
   const parts = [
     step.replacedSeqs.length ? `${step.replacedSeqs.length} messages replaced` : undefined,
     step.changedSeqs.length ? `${step.changedSeqs.length} shortened` : undefined,
     step.created.length ? `${step.created.length} added` : undefined,
   ].filter(Boolean);
   const record = step.recordId ? ` [compaction ${step.recordId}]` : '';
-  return `  ${step.strategy}${record}: ${parts.join(', ')}; ${formatCount(step.tokensBefore)} → ${formatCount(step.tokensAfter)} tokens\n    ${clip(step.summary ?? '', 160)}`;
+  return [
+    `  ${step.strategy}${record}: ${parts.join(', ')}; ${formatCount(step.tokensBefore)} → ${formatCount(step.tokensAfter)} tokens`,
+    ...wrapPieces(clip(step.summary ?? '', 2 * OUTPUT_WIDTH).split(/\s+/), '    '),
+    ...(step.quality ? describeQuality(step.quality, '    ') : []),
+  ];
 }

@@ -1,3 +1,4 @@
+import { splitLedger } from '../facts/fact-ledger-text';
 import type { ToolCall } from '../../shared/task-types';
 import { readsAsError } from './importance';
 import { entrySeq, type ViewEntry } from './view';
@@ -211,8 +212,10 @@ export function formatSnapshot(s: ContextSnapshot): string {
 const ACTIONS_HEADER = /^Actions \((\d+) in all(?:; (\d+) earlier not listed)?\):$/;
 
 /** A snapshot read back from formatSnapshot's text; undefined when the text is not one. */
-export function parseSnapshot(text: string): ContextSnapshot | undefined {
-  if (!text.startsWith(SNAPSHOT_HEADER)) return undefined;
+export function parseSnapshot(withLedger: string): ContextSnapshot | undefined {
+  if (!withLedger.startsWith(SNAPSHOT_HEADER)) return undefined;
+  // The fact ledger under a snapshot is the fact extractor's to read.
+  const text = splitLedger(withLedger).body;
   const s: ContextSnapshot = {
     goal: '',
     completedActions: [],

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ToolOutputStore } from '../store/tool-output-store';
 import { useTempDir } from '../../../test/support/temp-dir';
 import { SNAPSHOT_HEADER, parseSnapshot } from './context-snapshot';
+import { LEDGER_HEADING, splitLedger } from '../facts/fact-ledger-text';
 import {
   IMPORTANCE_WINDOW_DEFAULTS,
   importanceWindow,
@@ -233,6 +234,26 @@ describe('importanceWindow.run', () => {
       'answer 8',
       'answer 9',
     ]);
+  });
+
+  it('lists the facts of the messages it drops in a ledger under the snapshot', async () => {
+    const result = applied(await run(history().entries, params({ max_messages: 12 })));
+    const snapshot = result.view.find((e) => e.create === 'summary')!.message.content!;
+    const { ledger } = splitLedger(snapshot);
+    // Dropped reads the snapshot's action list does not name are in the ledger; the
+    // snapshot still parses as one.
+    expect(ledger.map((f) => f.text)).toEqual(expect.arrayContaining(['f16.ts']));
+    expect(splitLedger(snapshot).body).not.toContain('f16.ts');
+    expect(parseSnapshot(snapshot)?.goal).toBe('Make the build pass.');
+    const off = applied(
+      await run(
+        history().entries,
+        params({ max_messages: 12, fact_ledger: { max_tokens: 0, share: 0.06 } }),
+      ),
+    );
+    expect(off.view.find((e) => e.create === 'summary')!.message.content).not.toContain(
+      LEDGER_HEADING,
+    );
   });
 
   it('declines when the context fits and nothing needs pruning', async () => {

@@ -1,3 +1,5 @@
+import { LEDGER_DEFAULTS, type LedgerBudget } from '../facts/fact-ledger-budget';
+import { withFactLedger } from './summary-ledger';
 import { buildSnapshot, formatSnapshot, isSnapshotEntry } from './context-snapshot';
 import { splitSystem } from './format-messages';
 import { importanceScore } from './importance';
@@ -25,6 +27,8 @@ export interface ImportanceWindowParams {
   max_ui_depth: number;
   max_ui_children: number;
   noisy_fields: string[];
+  /** How large the fact ledger under the snapshot may grow (config `compaction.fact_ledger`). */
+  fact_ledger: LedgerBudget;
 }
 
 export const IMPORTANCE_WINDOW_DEFAULTS: ImportanceWindowParams = {
@@ -36,6 +40,7 @@ export const IMPORTANCE_WINDOW_DEFAULTS: ImportanceWindowParams = {
   max_ui_depth: 2,
   max_ui_children: 20,
   noisy_fields: ['description', 'help'],
+  fact_ledger: LEDGER_DEFAULTS,
 };
 
 /** Messages an earlier compaction wrote (summaries) carry what was already dropped: kept first. */
@@ -91,10 +96,15 @@ function slide(ctx: StrategyContext, params: ImportanceWindowParams): StrategyRe
   }
 
   const pruned = pruneAll(kept, params);
-  const snapshot = createdEntry(
-    { role: 'user', content: formatSnapshot(buildSnapshot(ctx.view)) },
-    'summary',
+  // What leaves the context, earlier snapshots included (their ledgers carry over).
+  const dropped = rest.filter((e) => !kept.includes(e));
+  const content = withFactLedger(
+    formatSnapshot(buildSnapshot(ctx.view)),
+    dropped,
+    kept,
+    params.fact_ledger,
   );
+  const snapshot = createdEntry({ role: 'user', content }, 'summary');
   const view = [...system, snapshot, ...pruned.entries];
   const recent = messages.length - safeCut(messages, messages.length - recentWanted(params));
   const summary =

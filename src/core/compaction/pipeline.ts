@@ -103,7 +103,7 @@ export function defaultParams(
         max_line_length: config.tool_output_cache.max_line_length,
       };
     case 'importance-window':
-      return { ...c.importance_window };
+      return { ...c.importance_window, fact_ledger: { ...c.fact_ledger } };
     case 'condense':
       return { ...c.condense, summary_prompt: null, fact_ledger: { ...c.fact_ledger } };
     case 'truncate':

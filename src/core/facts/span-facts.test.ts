@@ -238,9 +238,7 @@ describe('our own agent and edge cases', () => {
     );
     const huge = `${'x'.repeat(5_000_000)}\nError: out of memory at 512 MB\nexit code 137`;
     b.tool('run_command', { command: 'node build.js' }, huge);
-    const started = performance.now();
     const facts = extractSpanFacts(spanMessages(b.build())).list();
-    expect(performance.now() - started).toBeLessThan(5000);
     expect(texts(facts, 'path')).toContain('src/app/main.ts');
     expect(texts(facts, 'number')).toEqual(expect.arrayContaining(['15 min', '512 MB']));
     expect(facts.find((f) => f.text === 'node build.js')).toMatchObject({

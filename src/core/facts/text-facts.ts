@@ -46,7 +46,7 @@ const MAX_ERROR_LINE = 220;
 const ERRORS_PER_TEXT = 3;
 
 export function findUrls(text: string): string[] {
-  return [...text.matchAll(URL)].map((m) => m[0].replace(/[.,:;!?]+$/, ''));
+  return [...scannable(text).matchAll(URL)].map((m) => m[0].replace(/[.,:;!?]+$/, ''));
 }
 
 export function findPaths(text: string): string[] {
@@ -96,8 +96,28 @@ export function isPath(text: string): boolean {
   return segments.some((s) => CODE_DIRS.test(s) || /[_\-\d]/.test(s));
 }
 
+/** Longer runs without a space (base64, minified code, a hex dump) hold no fact worth listing. */
+const MAX_WORD = 300;
+const LONG_WORD = new RegExp(`\\S{${MAX_WORD},}`, 'g');
+/** How much of one text is read: its start and its end (where outcomes are reported). */
+const SCAN_HEAD = 16 * 1024;
+const SCAN_TAIL = 32 * 1024;
+
+/**
+ * The part of a text the finders read. Bounding both the text and its words keeps every
+ * regex here linear: a path pattern backtracks over a word, so a 6 MB word would take hours.
+ */
+export function scannable(text: string): string {
+  const bounded =
+    text.length > SCAN_HEAD + SCAN_TAIL
+      ? `${text.slice(0, SCAN_HEAD)}\n${text.slice(-SCAN_TAIL)}`
+      : text;
+  return bounded.replace(LONG_WORD, ' ');
+}
+
 function withoutUrls(text: string): string {
-  return text.includes('://') ? text.replace(URL, ' ') : text;
+  const bounded = scannable(text);
+  return bounded.includes('://') ? bounded.replace(URL, ' ') : bounded;
 }
 
 /**
@@ -109,7 +129,7 @@ export function findErrorLines(text: string, options: { weak?: boolean } = {}): 
   if (!text) return [];
   const strong: string[] = [];
   const weak: string[] = [];
-  for (const raw of text.split('\n')) {
+  for (const raw of scannable(text).split('\n')) {
     const line = raw.trim();
     if (!line || line.length > 2000 || LISTING_LINE.test(raw) || NOT_AN_ERROR.test(line)) continue;
     if (CODE_LINE.test(raw)) continue;

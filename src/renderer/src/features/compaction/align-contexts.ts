@@ -40,8 +40,3 @@ export function alignContexts(
   }
   return rows;
 }
-
-/** The text a message contributes to its context (content and tool calls), for fact checks. */
-export function messageText(m: DiffMessage): string {
-  return m.toolCalls ? `${m.content}\n${m.toolCalls}` : m.content;
-}

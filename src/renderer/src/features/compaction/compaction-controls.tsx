@@ -14,6 +14,7 @@ import { CompactionState } from './compaction-state';
 import { paramSpec, paramText, parseParam, type ParamValue } from './param-fields';
 import { PipelinePicker, type PickedStep } from './pipeline-picker';
 import { RewindForm } from './rewind-form';
+import { StrategyCompare } from './strategy-compare';
 import { compactionStrings } from './strings';
 import './compaction.css';
 
@@ -87,7 +88,10 @@ export function CompactionControls({
     for (const step of picked) {
       const values: Record<string, ParamValue> = {};
       for (const [name, def] of Object.entries(defaults.params[step.name])) {
-        const parsed = parseParam(paramSpec(name, def), step.texts[name] ?? '');
+        const spec = paramSpec(name, def);
+        // A structured parameter is not edited here: the server keeps its configured value.
+        if (spec.kind === 'fixed') continue;
+        const parsed = parseParam(spec, step.texts[name] ?? '');
         if (!parsed.ok) return null;
         values[name] = parsed.value;
       }
@@ -221,6 +225,18 @@ export function CompactionControls({
         )}
         {report && <CompactionReportView report={report} />}
       </section>
+
+      <StrategyCompare
+        uuid={uuid}
+        onPick={
+          running
+            ? undefined
+            : (names) => {
+                setSteps(names.map(textOf));
+                setReport(null);
+              }
+        }
+      />
 
       <section className="cmp-panel">
         <div className="cmp-panel-head">

@@ -52,7 +52,18 @@ export function CompactionList({
               </td>
               <td title={r.created_at}>{f.dateTime(r.created_at)}</td>
               <td>{r.start_seq > 0 ? `${r.start_seq}–${r.end_seq}` : '—'}</td>
-              <td className="cmp-num">
+              <td
+                className="cmp-num"
+                title={
+                  r.quality
+                    ? t('listTokensTitle', {
+                        count: r.quality.spanMessages,
+                        spanTokens: f.number(r.quality.spanTokens),
+                        replacement: f.number(r.quality.replacementTokens),
+                      })
+                    : undefined
+                }
+              >
                 {f.number(before)} → {f.number(after)}
               </td>
               <td>

@@ -3,13 +3,14 @@ import type { CompactionDiff, DiffMessage } from '../../../../shared/api/compact
 import { useFormat } from '../../i18n/use-format';
 import { useT } from '../../i18n/use-t';
 import { navigate } from '../../router/use-route';
-import { alignContexts, messageText } from './align-contexts';
+import { alignContexts } from './align-contexts';
 import { ContextDiff } from './context-diff';
 import { CompactionState } from './compaction-state';
 import { LostFactsPanel } from './lost-facts-panel';
-import { lostFacts } from './lost-facts';
 import { MessageCard } from './message-card';
+import { StrategyCompare } from './strategy-compare';
 import { compactionStrings } from './strings';
+import { TokenBreakdownView } from './token-breakdown';
 import { useCompactionDiff } from './use-compaction-diff';
 import './compaction.css';
 
@@ -57,14 +58,7 @@ function DiffBody({ uuid, diff }: { uuid: string; diff: CompactionDiff }) {
   const right = after.messages.filter(
     (m) => (m.seq !== null && created.has(m.seq)) || isChanged(m),
   );
-  const lost = useMemo(
-    () =>
-      lostFacts(
-        before.messages.map(messageText).join('\n'),
-        after.messages.map(messageText).join('\n'),
-      ),
-    [before, after],
-  );
+  const lost = diff.quality.facts.lost ?? [];
   const rows = useMemo(
     () => alignContexts(before.messages, after.messages),
     [before.messages, after.messages],
@@ -107,7 +101,7 @@ function DiffBody({ uuid, diff }: { uuid: string; diff: CompactionDiff }) {
         </div>
         <div className="cmp-hero-tokens">
           <strong>
-            {t('tokensBeforeAfter', {
+            {t('contextTokens', {
               before: before.tokens,
               after: after.tokens,
             })}
@@ -117,9 +111,12 @@ function DiffBody({ uuid, diff }: { uuid: string; diff: CompactionDiff }) {
           </span>
           <span className="cmp-note">{t('estimateNote')}</span>
         </div>
+        <TokenBreakdownView diff={diff} />
       </header>
 
-      <LostFactsPanel facts={lost} />
+      <LostFactsPanel quality={diff.quality} />
+
+      <StrategyCompare uuid={uuid} />
 
       <section className="cmp-split" aria-label={t('replacedTitle')}>
         <div className="cmp-column">

@@ -1,5 +1,6 @@
 import type { CompactionReport } from '../../../../shared/api/compaction-api';
 import { useT } from '../../i18n/use-t';
+import { QualitySummary } from './quality-summary';
 import { compactionStrings } from './strings';
 
 /** A preview's or a run's steps: what each one does (or why it is skipped) and the total saving. */
@@ -21,6 +22,7 @@ export function CompactionReportView({ report }: { report: CompactionReport }) {
             })
           : t('noSaving')}
       </p>
+      {report.quality && <QualitySummary quality={report.quality} label={t('qualityRun')} />}
       <p className="cmp-note">
         {report.summarizer === 'llm' ? t('summarizerLlm') : t('summarizerExtractive')}
         {report.steps.some((s) => s.estimated) && ` · ${t('estimatedSummary')}`}
@@ -42,23 +44,26 @@ export function CompactionReportView({ report }: { report: CompactionReport }) {
               </span>
             </div>
             {step.applied ? (
-              <p className="cmp-report-line">
-                {[
-                  step.replacedSeqs.length > 0 &&
-                    t('stepGoes', { count: step.replacedSeqs.length }),
-                  step.changedSeqs.length > 0 &&
-                    t('stepChanged', { count: step.changedSeqs.length }),
-                  step.created.length > 0 && t('stepAdds', { count: step.created.length }),
-                ]
-                  .filter(Boolean)
-                  .join(' · ')}
-                {step.replacedSeqs.length > 0 && (
-                  <span className="cmp-seqs">
-                    {' '}
-                    — {t('stepSeqs', { seqs: seqRanges(step.replacedSeqs) })}
-                  </span>
-                )}
-              </p>
+              <>
+                <p className="cmp-report-line">
+                  {[
+                    step.replacedSeqs.length > 0 &&
+                      t('stepGoes', { count: step.replacedSeqs.length }),
+                    step.changedSeqs.length > 0 &&
+                      t('stepChanged', { count: step.changedSeqs.length }),
+                    step.created.length > 0 && t('stepAdds', { count: step.created.length }),
+                  ]
+                    .filter(Boolean)
+                    .join(' · ')}
+                  {step.replacedSeqs.length > 0 && (
+                    <span className="cmp-seqs">
+                      {' '}
+                      — {t('stepSeqs', { seqs: seqRanges(step.replacedSeqs) })}
+                    </span>
+                  )}
+                </p>
+                {step.quality && <QualitySummary quality={step.quality} />}
+              </>
             ) : (
               <p className="cmp-report-line cmp-reason">{step.reason}</p>
             )}

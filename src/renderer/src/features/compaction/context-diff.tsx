@@ -2,7 +2,7 @@ import { useState } from 'react';
 import type { DiffSide } from '../../../../shared/api/compaction-api';
 import { useT } from '../../i18n/use-t';
 import type { AlignedRow } from './align-contexts';
-import type { Fact } from './lost-facts';
+import type { LostFact } from '../../../../shared/fact-kinds';
 import { MessageCard } from './message-card';
 import { compactionStrings } from './strings';
 import { WordDiff } from './word-diff';
@@ -21,7 +21,7 @@ export function ContextDiff({
   rows: readonly AlignedRow[];
   before: DiffSide;
   after: DiffSide;
-  facts: readonly Fact[];
+  facts: readonly LostFact[];
 }) {
   const t = useT(compactionStrings);
   const [all, setAll] = useState(false);

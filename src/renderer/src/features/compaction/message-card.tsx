@@ -2,7 +2,7 @@ import { useState, type ReactNode } from 'react';
 import type { DiffMessage } from '../../../../shared/api/compaction-api';
 import { useT } from '../../i18n/use-t';
 import { FactHighlight } from './fact-highlight';
-import type { Fact } from './lost-facts';
+import type { LostFact } from '../../../../shared/fact-kinds';
 import { compactionStrings, type CompactionStringKey } from './strings';
 
 const COLLAPSED_CHARS = 600;
@@ -35,7 +35,7 @@ export function MessageCard({
   message: DiffMessage;
   /** Longer texts start collapsed to this many characters. */
   collapseAt?: number;
-  facts?: readonly Fact[];
+  facts?: readonly LostFact[];
   tag?: string;
   tone?: 'removed' | 'added' | 'changed' | 'summary';
   body?: ReactNode;

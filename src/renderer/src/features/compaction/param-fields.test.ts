@@ -17,6 +17,12 @@ describe('strategy parameter fields', () => {
     expect(paramSpec('summary_role', 'assistant')).toMatchObject({ kind: 'text', nullable: false });
   });
 
+  it('shows a structured parameter as config.yaml sets it, not as "[object Object]"', () => {
+    const ledger = { max_tokens: 6000, share: 0.06 };
+    expect(paramSpec('fact_ledger', ledger)).toMatchObject({ kind: 'fixed' });
+    expect(paramText(ledger)).toBe('max_tokens: 6000, share: 0.06');
+  });
+
   it('parses valid values and explains invalid ones', () => {
     const keep = paramSpec('keep_recent_messages', 5);
     expect(parseParam(keep, ' 7 ')).toEqual({ ok: true, value: 7 });

@@ -2,9 +2,10 @@
  * A strategy parameter as the picker edits it: its kind comes from the server's default
  * value (the strategies' own parameter interfaces: numbers, nullable numbers and strings,
  * string lists), its limits from its name, so every strategy's parameters are editable
- * without a form per strategy.
+ * without a form per strategy. A structured value (an object, such as `fact_ledger`) is not
+ * editable here: it is shown as config.yaml sets it and never sent, so the server's value applies.
  */
-export type ParamKind = 'number' | 'integer' | 'boolean' | 'text' | 'list';
+export type ParamKind = 'number' | 'integer' | 'boolean' | 'text' | 'list' | 'fixed';
 
 export interface ParamSpec {
   name: string;
@@ -31,6 +32,8 @@ const INTEGER =
 
 export function paramSpec(name: string, defaultValue: unknown): ParamSpec {
   const nullable = defaultValue === null;
+  if (defaultValue !== null && typeof defaultValue === 'object' && !Array.isArray(defaultValue))
+    return { name, kind: 'fixed', nullable: false };
   if (Array.isArray(defaultValue)) return { name, kind: 'list', nullable: false };
   if (typeof defaultValue === 'boolean') return { name, kind: 'boolean', nullable: false };
   if (RATIO.test(name)) return { name, kind: 'number', nullable, min: 0, max: 1 };
@@ -47,6 +50,12 @@ export function paramSpec(name: string, defaultValue: unknown): ParamSpec {
 export function paramText(value: unknown): string {
   if (value === null || value === undefined) return '';
   if (Array.isArray(value)) return value.join('\n');
+  if (typeof value === 'object')
+    return Object.entries(value)
+      .map(
+        ([k, v]) => `${k}: ${typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v)}`,
+      )
+      .join(', ');
   return String(value);
 }
 
@@ -57,6 +66,9 @@ export function parseParam(
 ): { ok: true; value: ParamValue } | { ok: false; error: ParamError } {
   const trimmed = text.trim();
   switch (spec.kind) {
+    case 'fixed':
+      // never sent (see ParamKind): callers skip it
+      return { ok: true, value: null };
     case 'boolean':
       return { ok: true, value: trimmed === 'true' };
     case 'list':

@@ -121,7 +121,11 @@ export function PipelinePicker({
                     className={`cmp-param${long ? ' cmp-param-wide' : ''}${parsed.ok ? '' : ' cmp-param-bad'}`}
                   >
                     <span className="cmp-param-name">{param}</span>
-                    {spec.kind === 'boolean' ? (
+                    {spec.kind === 'fixed' ? (
+                      <span id={id} className="cmp-param-fixed" title={t('paramFixed')}>
+                        {text}
+                      </span>
+                    ) : spec.kind === 'boolean' ? (
                       <input
                         id={id}
                         type="checkbox"
