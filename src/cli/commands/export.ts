@@ -42,12 +42,6 @@ export function registerExport(program: Command, output: Output): void {
       if (toStdout && format === 'archive' && process.stdout.isTTY)
         throw new CwbError('usage', 'refusing to write a zip archive to a terminal: pass -o FILE');
       const ctx = resolveContext(cmd.optsWithGlobals<GlobalOptions>());
-      // `cwb export ... | head` closes the pipe early: stop quietly, like other tools (the
-      // listener stays: writes still queued may fail the same way after we return).
-      const ignoreClosedPipe = (err: NodeJS.ErrnoException): void => {
-        if (err.code !== 'EPIPE') throw err;
-      };
-      if (toStdout) process.stdout.on('error', ignoreClosedPipe);
       let result;
       try {
         result = await withStore(ctx, (store) =>
