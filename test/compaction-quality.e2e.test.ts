@@ -226,8 +226,13 @@ describe('compaction quality in the web workbench', () => {
         `of ${quality.facts.lostCount} lost facts`,
       );
 
-    // Compare strategies: nothing is asked until the reader opens it.
-    const evaluation = await callApi<CompactionEvaluation>(page, 'evaluateCompaction', { uuid });
+    // Compare strategies: nothing is asked until the reader opens it; on a diff page they are
+    // scored on the context this compaction worked on, not on the one it produced.
+    const evaluation = await callApi<CompactionEvaluation>(page, 'evaluateCompaction', {
+      uuid,
+      beforeRecord: id,
+    });
+    expect(evaluation.points.every((p) => p.tokensBefore === diff.before.tokens)).toBe(true);
     const plotted = evaluation.points.filter((p) => p.applied && p.quality);
     const configured = evaluation.points.find((p) => p.isDefault)!;
     expect(plotted.length).toBeGreaterThan(2);

@@ -184,10 +184,12 @@ export function compactionHandlers(
 
     previewRewind: async ({ uuid, seq }) => previewRewind(ctx.store.readTask(uuid).dir, seq),
 
-    evaluateCompaction: async ({ uuid, candidates }) => {
+    evaluateCompaction: async ({ uuid, candidates, beforeRecord }) => {
       const { config } = ctx.loadConfig();
       // Dry runs only: safe beside a running task's process, which stays the only writer.
-      const points = await evaluateTask(ctx.store, config, uuid, candidates);
+      const points = await evaluateTask(ctx.store, config, uuid, candidates, {
+        ...(beforeRecord !== undefined && { beforeRecord }),
+      });
       return { points };
     },
 

@@ -30,6 +30,8 @@ export interface CompactionOptions {
   maxOutputTokens: number;
   lastUsageTokens?: number;
   signal?: AbortSignal;
+  /** Dry runs only: plan from this context instead of the task's own (e.g. a past one). */
+  initialView?: readonly ViewEntry[];
   /** Told about each step as it ends (the UI shows a run's progress step by step). */
   onStep?: (step: StepReport, index: number, total: number) => void;
 }
@@ -89,7 +91,11 @@ export async function runCompaction(
   if (!task && !options.dryRun)
     throw new Error('a compaction that writes needs the task opened for writing');
   const runId = crypto.randomUUID();
-  let view = repairToolPairs(readView(target.dir).view);
+  if (options.initialView && !options.dryRun)
+    throw new Error('a compaction that writes starts from the task’s own context');
+  let view = repairToolPairs(
+    options.initialView ? [...options.initialView] : readView(target.dir).view,
+  );
   const initial = view;
   const tokensBefore = viewTokens(view);
   const steps: StepReport[] = [];

@@ -7,6 +7,7 @@ import { ToolOutputStore } from '../store/tool-output-store';
 import { runCompaction } from './compaction-engine';
 import { extractiveSummarizer } from './extractive-digest';
 import { buildPipeline } from './pipeline';
+import { contextAroundRecord } from './compaction-diff';
 import { contextWindowOf } from './task-compaction';
 
 /**
@@ -68,10 +69,14 @@ export async function evaluateTask(
   config: AppConfig,
   uuid: string,
   candidates: readonly Candidate[] = defaultCandidates(config),
-  signal?: AbortSignal,
+  options: { signal?: AbortSignal; beforeRecord?: number } = {},
 ): Promise<EvalPoint[]> {
+  const { signal, beforeRecord } = options;
   const row = store.requireTask(uuid);
   const dir = store.taskPath(row);
+  // A past context is rebuilt from the records, as the diff page rebuilds it.
+  const initialView =
+    beforeRecord === undefined ? undefined : contextAroundRecord(dir, beforeRecord).before;
   const window = contextWindowOf(row, config);
   const target = { dir, toolOutputs: new ToolOutputStore(dir) };
   const defaultLabel = candidateLabel(config.compaction.pipeline);
@@ -85,6 +90,7 @@ export async function evaluateTask(
       summarizer: extractiveSummarizer,
       ...window,
       ...(signal && { signal }),
+      ...(initialView && { initialView }),
     });
     const applied = run.steps.some((s) => s.applied);
     const label = candidateLabel(candidate);

@@ -229,6 +229,11 @@ export const evaluateCompactionInput = z.strictObject({
     .min(1)
     .max(20)
     .optional(),
+  /**
+   * Score on the context in effect just before this compaction (the one its diff shows as
+   * "before"), so strategies compete on the span it replaced; default: the context now.
+   */
+  beforeRecord: z.number().int().min(1).optional(),
 });
 
 /** One strategy (or pipeline) scored on a task: an offline dry run, measured on its span. */

@@ -116,7 +116,7 @@ function DiffBody({ uuid, diff }: { uuid: string; diff: CompactionDiff }) {
 
       <LostFactsPanel quality={diff.quality} />
 
-      <StrategyCompare uuid={uuid} />
+      <StrategyCompare uuid={uuid} beforeRecord={diff.record.id} />
 
       <section className="cmp-split" aria-label={t('replacedTitle')}>
         <div className="cmp-column">

@@ -53,9 +53,12 @@ export function inGoal(p: CompactionEvalPoint): boolean {
  */
 export function StrategyCompare({
   uuid,
+  beforeRecord,
   onPick,
 }: {
   uuid: string;
+  /** On a diff page: score on the context just before that compaction, not the one now. */
+  beforeRecord?: number;
   onPick?: (strategies: CompactionStrategyName[]) => void;
 }) {
   const t = useT(compactionStrings);
@@ -63,7 +66,7 @@ export function StrategyCompare({
   const [state, setState] = useState<State>({ kind: 'idle' });
   const score = (): void => {
     setState({ kind: 'loading' });
-    api.evaluateCompaction({ uuid }).then(
+    api.evaluateCompaction({ uuid, ...(beforeRecord !== undefined && { beforeRecord }) }).then(
       (r) => setState({ kind: 'ready', points: r.points }),
       (err: unknown) =>
         setState({ kind: 'error', message: err instanceof Error ? err.message : String(err) }),
@@ -74,7 +77,11 @@ export function StrategyCompare({
       <div className="cmp-panel-head">
         <div>
           <h2>{t('compareTitle')}</h2>
-          <p className="cmp-sub">{t('compareSub')}</p>
+          <p className="cmp-sub">
+            {beforeRecord === undefined
+              ? t('compareSub')
+              : t('compareSubBefore', { id: beforeRecord })}
+          </p>
         </div>
         <button
           type="button"
@@ -96,16 +103,21 @@ export function StrategyCompare({
           {t('compareFailed')}: {state.message}
         </p>
       )}
-      {state.kind === 'ready' && <CompareResult points={state.points} onPick={onPick} />}
+      {state.kind === 'ready' && (
+        <CompareResult points={state.points} past={beforeRecord !== undefined} onPick={onPick} />
+      )}
     </section>
   );
 }
 
 function CompareResult({
   points,
+  past,
   onPick,
 }: {
   points: CompactionEvalPoint[];
+  /** Scored on a past context (the one before a compaction), not the context now. */
+  past: boolean;
   onPick?: (strategies: CompactionStrategyName[]) => void;
 }) {
   const t = useT(compactionStrings);
@@ -117,7 +129,11 @@ function CompareResult({
   return (
     <div className="cmp-compare-body">
       {contextTokens !== undefined && (
-        <p className="cmp-note">{t('compareContext', { tokens: f.tokens(contextTokens) })}</p>
+        <p className="cmp-note">
+          {t(past ? 'compareContextBefore' : 'compareContext', {
+            tokens: f.tokens(contextTokens),
+          })}
+        </p>
       )}
       {inputs.length === 0 ? (
         <p className="cmp-empty">{t('compareNothing')}</p>

@@ -186,6 +186,9 @@ export const compactionStrings = defineStrings({
     comparing: 'Scoring the strategies on this task…',
     compareFailed: 'Could not score the strategies',
     compareContext: 'Context now: {tokens} tokens',
+    compareSubBefore:
+      'Each strategy alone and the configured pipeline, dry-run on the context just before compaction #{id}, so they compete on the span it replaced. Offline: the extractive digest stands in for model summaries, and nothing is written.',
+    compareContextBefore: 'Context before this compaction: {tokens} tokens',
     compareNothing: 'No strategy would change this context.',
     axisSaved: 'Tokens saved on the span (%)',
     axisKept: 'Salient facts kept (%)',
@@ -407,6 +410,9 @@ export const compactionStrings = defineStrings({
     comparing: 'このタスクで戦略を採点しています…',
     compareFailed: '戦略を採点できませんでした',
     compareContext: '現在のコンテキスト：{tokens} トークン',
+    compareSubBefore:
+      '各戦略の単独実行と設定済みパイプラインを、圧縮 #{id} の直前のコンテキストでドライランし、この圧縮が置き換えた範囲で比べます。オフライン：モデルの要約の代わりに抽出ダイジェストを使い、何も書き込みません。',
+    compareContextBefore: 'この圧縮の前のコンテキスト：{tokens} トークン',
     compareNothing: 'このコンテキストを変える戦略はありません。',
     axisSaved: '範囲で削減したトークン（%）',
     axisKept: '保持した主要な事実（%）',
