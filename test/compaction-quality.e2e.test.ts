@@ -7,12 +7,13 @@ import type {
   CompactionEvaluation,
   CompactionRunResult,
 } from '../src/shared/api/compaction-api';
-import { FACT_KINDS } from '../src/shared/fact-kinds';
+import { FACT_KINDS, FACT_KIND_LABELS } from '../src/shared/fact-kinds';
 import { useChromium } from './support/use-chromium';
 import { REPO_ROOT, runCwb } from './support/run-ts';
 import { realFixture } from './support/real-fixtures';
 import { startServe, type ServeProcess } from './support/serve-process';
 import { useTempDir } from './support/temp-dir';
+import { callApi } from './support/page-api';
 
 /**
  * A compaction's quality in the browser, from core's figures: the diff page's lost facts
@@ -36,15 +37,7 @@ const SIZES = [
   { name: '900', width: 900, height: 700 },
 ] as const;
 const THEMES = ['light', 'dark'] as const;
-const LABELS: Record<string, string> = {
-  instruction: 'instructions',
-  path: 'paths',
-  command: 'commands',
-  error: 'error lines',
-  number: 'numbers',
-  identifier: 'identifiers',
-  url: 'URLs',
-};
+
 const TAGS: Record<string, string> = {
   instruction: 'instruction',
   path: 'path',
@@ -55,27 +48,6 @@ const TAGS: Record<string, string> = {
   url: 'URL',
 };
 const n = (v: number): string => v.toLocaleString('en-US');
-
-function callApi<T>(page: Page, name: string, body: unknown): Promise<T> {
-  return page.evaluate(
-    async ({ name, body }) => {
-      const store = (globalThis as { sessionStorage?: { getItem(key: string): string | null } })
-        .sessionStorage;
-      const res = await fetch(`/api/${name}`, {
-        method: 'POST',
-        headers: {
-          'Content-Type': 'application/json',
-          Authorization: `Bearer ${store?.getItem('cwb.token')}`,
-        },
-        body: JSON.stringify(body),
-      });
-      const json = (await res.json()) as { ok: boolean; value?: unknown; error?: unknown };
-      if (!json.ok) throw new Error(JSON.stringify(json.error));
-      return json.value;
-    },
-    { name, body },
-  ) as Promise<T>;
-}
 
 /** Sets the remembered theme and language, then reloads so the page reads them. */
 async function setUi(page: Page, theme: string, language = 'en'): Promise<void> {
@@ -188,7 +160,9 @@ describe('compaction quality in the web workbench', () => {
       const chip = panel.locator(`.cmp-kind-chip.cmp-kind-${kind}`);
       if (score.total === 0) expect(await chip.count()).toBe(0);
       else
-        expect(await chip.textContent()).toBe(`${LABELS[kind]} ${score.kept}/${score.total} kept`);
+        expect(await chip.textContent()).toBe(
+          `${FACT_KIND_LABELS[kind]} ${score.kept}/${score.total} kept`,
+        );
     }
     expect(await panel.locator('.cmp-salient strong').textContent()).toContain(
       `${quality.facts.salient.kept}/${quality.facts.salient.total}`,

@@ -7,6 +7,7 @@ import { REPO_ROOT, runCwb } from './support/run-ts';
 import { REAL_FIXTURES } from './support/real-fixtures';
 import { startServe, type ServeProcess } from './support/serve-process';
 import { useTempDir } from './support/temp-dir';
+import { callApi } from './support/page-api';
 
 /**
  * The compaction UI end to end on a real transcript: preview and run (offline, the
@@ -23,28 +24,6 @@ let serve: ServeProcess | undefined;
 afterAll(async () => {
   await serve?.stop();
 });
-
-/** Calls the workbench API from the page, with the session the UI holds. */
-function callApi<T>(page: Page, name: string, body: unknown): Promise<T> {
-  return page.evaluate(
-    async ({ name, body }) => {
-      const store = (globalThis as { sessionStorage?: { getItem(key: string): string | null } })
-        .sessionStorage;
-      const res = await fetch(`/api/${name}`, {
-        method: 'POST',
-        headers: {
-          'Content-Type': 'application/json',
-          Authorization: `Bearer ${store?.getItem('cwb.token')}`,
-        },
-        body: JSON.stringify(body),
-      });
-      const json = (await res.json()) as { ok: boolean; value?: unknown; error?: unknown };
-      if (!json.ok) throw new Error(JSON.stringify(json.error));
-      return json.value;
-    },
-    { name, body },
-  ) as Promise<T>;
-}
 
 /** A screenshot of what a person sees, scrolled to `at` when given (full pages get too long to read). */
 /** Sets the UI's remembered theme and language (runs in the page). */

@@ -1,4 +1,4 @@
-import type { CompactionQualityInfo } from '../../shared/fact-kinds';
+import type { CompactionEvalPoint } from '../../shared/api/compaction-api';
 import type { AppConfig } from '../config/app-config';
 import { STRATEGY_NAMES, type StrategyName } from '../config/strategy-names';
 import { CwbError } from '../errors';
@@ -20,19 +20,8 @@ import { contextWindowOf } from './task-compaction';
 /** A candidate: the strategies it runs, in order. */
 export type Candidate = readonly StrategyName[];
 
-export interface EvalPoint {
-  /** `extractive`, or `tool-output-trim+summarize` for a pipeline. */
-  label: string;
-  strategies: StrategyName[];
-  /** The configured pipeline (config.yaml `compaction.pipeline`). */
-  isDefault: boolean;
-  applied: boolean;
-  /** Why nothing applied (each step's reason). */
-  reason?: string;
-  quality?: CompactionQualityInfo;
-  tokensBefore: number;
-  tokensAfter: number;
-}
+/** One candidate scored on a task (the API's type: the CLI, the UI and the bench share it). */
+export type EvalPoint = CompactionEvalPoint;
 
 export function candidateLabel(candidate: Candidate): string {
   return candidate.join('+');
