@@ -13,7 +13,7 @@ import { REPO_ROOT, runCwb } from './support/run-ts';
 import { realFixture } from './support/real-fixtures';
 import { startServe, type ServeProcess } from './support/serve-process';
 import { useTempDir } from './support/temp-dir';
-import { callApi } from './support/page-api';
+import { callApi, openWithSession } from './support/page-api';
 
 /**
  * A compaction's quality in the browser, from core's figures: the diff page's lost facts
@@ -105,15 +105,7 @@ describe('compaction quality in the web workbench', () => {
     const page = await browser().newPage({ viewport: { width: 1400, height: 900 } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(serve.url);
-    await page.waitForFunction(
-      () =>
-        (
-          globalThis as { sessionStorage?: { getItem(key: string): string | null } }
-        ).sessionStorage?.getItem('cwb.token') != null,
-      null,
-      { timeout: 30_000 },
-    );
+    await openWithSession(page, serve.url);
     const base = serve.url.replace(/\/\?token=.*$/, '/');
     const tasks = await callApi<{ rows: { uuid: string }[] }>(page, 'queryTasks', {});
     expect(tasks.rows).toHaveLength(1);

@@ -7,7 +7,7 @@ import { REPO_ROOT, runCwb } from './support/run-ts';
 import { REAL_FIXTURES } from './support/real-fixtures';
 import { startServe, type ServeProcess } from './support/serve-process';
 import { useTempDir } from './support/temp-dir';
-import { callApi } from './support/page-api';
+import { callApi, openWithSession } from './support/page-api';
 
 /**
  * The compaction UI end to end on a real transcript: preview and run (offline, the
@@ -55,16 +55,7 @@ describe('compaction in the web workbench', () => {
     const page = await browser().newPage({ viewport: { width: 1360, height: 900 } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(serve.url);
-    // the UI moves the token from the address into its session; the API calls below use it
-    await page.waitForFunction(
-      () =>
-        (
-          globalThis as { sessionStorage?: { getItem(key: string): string | null } }
-        ).sessionStorage?.getItem('cwb.token') != null,
-      null,
-      { timeout: 30_000 },
-    );
+    await openWithSession(page, serve.url);
     const tasks = await callApi<{ rows: { uuid: string }[] }>(page, 'queryTasks', {});
     const uuid = tasks.rows[0]!.uuid;
 

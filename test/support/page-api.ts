@@ -21,3 +21,19 @@ export function callApi<T>(page: Page, name: string, body: unknown): Promise<T> 
     { name, body },
   ) as Promise<T>;
 }
+
+/**
+ * Opens the workbench at the URL `cwb serve` printed and waits until the UI has moved the
+ * token from the address into its session (what callApi sends).
+ */
+export async function openWithSession(page: Page, url: string): Promise<void> {
+  await page.goto(url);
+  await page.waitForFunction(
+    () =>
+      (
+        globalThis as { sessionStorage?: { getItem(key: string): string | null } }
+      ).sessionStorage?.getItem('cwb.token') != null,
+    null,
+    { timeout: 30_000 },
+  );
+}
