@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ContextStore } from '../src/core/store/context-store';
-import { spawnCwb, waitForExit } from './support/run-ts';
+import { spawn } from 'node:child_process';
+import { BUILT_CLI, spawnCwb, waitForExit } from './support/run-ts';
 import { startScriptedLlm, type ScriptedLlm, type ScriptStep } from './support/scripted-llm-server';
 import { makeTaskEnv } from './support/task-env';
 import { useTempDir } from './support/temp-dir';
@@ -39,7 +40,7 @@ async function cwb(
 }
 
 describe('cwb run', () => {
-  it('prints the uuid, follows progress on a status line and ends with the outcome', async () => {
+  it('prints the uuid and ends with the outcome; a pipe gets no progress lines', async () => {
     const env = await setup([
       {
         tool_calls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }],
@@ -64,9 +65,8 @@ describe('cwb run', () => {
     const lines = r.stdout.trim().split('\n');
     expect(lines[0]).toMatch(/^[0-9a-f-]{36}$/);
     expect(lines.at(-1)).toBe('completed: 2 model calls, 1 tool calls, 141 tokens');
-    expect(r.stderr).toMatch(
-      /turn 1\/50 · 0 tool calls · 55 tokens used · context \d+\/128k \(\d+%\)/,
-    );
+    // stderr is a pipe here: no progress lines (they are for a terminal, see below).
+    expect(r.stderr).toBe('');
     const store = ContextStore.open(env.root);
     expect(store.requireTask(lines[0]!)).toMatchObject({
       status: 'completed',
@@ -76,6 +76,42 @@ describe('cwb run', () => {
       title: 'Where is beta?',
     });
     store.close();
+  });
+
+  it('draws progress on one status line when stderr is a terminal', async () => {
+    const env = await setup([
+      {
+        tool_calls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }],
+        usage: { prompt_tokens: 50, completion_tokens: 5 },
+      },
+      { content: 'beta is on line 2', usage: { prompt_tokens: 80, completion_tokens: 6 } },
+    ]);
+    // script(1) runs the command on a pseudo-terminal and copies what it shows to stdout.
+    const command = [
+      process.execPath,
+      BUILT_CLI,
+      '--contexts',
+      env.root,
+      '--config',
+      env.configFile,
+      'run',
+      '--prompt',
+      'Where is beta?',
+      '--workdir',
+      env.workdir,
+    ]
+      .map((a) => `'${a.replace(/'/g, `'\\''`)}'`)
+      .join(' ');
+    const child = spawn('script', ['-qfec', command, '/dev/null'], {
+      env: { ...process.env, OPENAI_API_KEY: API_KEY, CWB_CONFIG: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const r = await waitForExit(child);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(
+      /\r\x1b\[Kturn 1\/50 · 0 tool calls · 55 tokens used · context \d+\/128k \(\d+%\)/,
+    );
+    expect(r.stdout).toContain('completed: 2 model calls, 1 tool calls');
   });
 
   it('--json prints one JSON document; --max-turns ends the task as failed with exit code 2, and a resume keeps it unless given another', async () => {

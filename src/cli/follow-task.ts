@@ -24,10 +24,12 @@ export async function followTask(
   let progress: TaskProgress | undefined;
   let error: string | undefined;
   let interrupts = 0;
-  const draw = (text: string): void => {
+  // Progress is for a person watching: redrawn on one line of a terminal, and left out of a
+  // pipe or a log file (a line per step would drown what a script reads from stderr).
+  const draw = (text: string, evenInPipe = false): void => {
     if (!live) return;
     if (tty) process.stderr.write(`\r\x1b[K${text}`);
-    else output.err(text);
+    else if (evenInPipe) output.err(text);
   };
   const onEvent = (event: WorkerEvent): void => {
     if (event.uuid !== uuid) return;
@@ -50,7 +52,7 @@ export async function followTask(
   const onSigint = (): void => {
     interrupts++;
     if (interrupts === 1) {
-      draw('pausing after the current step… (Ctrl-C again to stop now)');
+      draw('pausing after the current step… (Ctrl-C again to stop now)', true);
       supervisor.pause(uuid);
     } else {
       supervisor.stop(uuid);
