@@ -72,6 +72,8 @@ export function compactionHandlers(
         steps,
         reason: 'manual',
         dryRun,
+        // The UI shows what each step kept, for a run as for a preview.
+        measureQuality: true,
         summarizer: runtime.summarizer,
         contextWindow: runtime.contextWindow,
         maxOutputTokens: runtime.maxOutputTokens,

@@ -30,6 +30,12 @@ export interface CompactionOptions {
   maxOutputTokens: number;
   lastUsageTokens?: number;
   signal?: AbortSignal;
+  /**
+   * Measure each step's quality (facts kept, tokens saved on its span); default: in dry runs.
+   * It reads the span's facts again, so the task process's automatic runs skip it (a
+   * diff measures any record on demand).
+   */
+  measureQuality?: boolean;
   /** Dry runs only: plan from this context instead of the task's own (e.g. a past one). */
   initialView?: readonly ViewEntry[];
   /** Told about each step as it ends (the UI shows a run's progress step by step). */
@@ -97,6 +103,7 @@ export async function runCompaction(
     options.initialView ? [...options.initialView] : readView(target.dir).view,
   );
   const initial = view;
+  const measure = options.measureQuality ?? options.dryRun;
   const tokensBefore = viewTokens(view);
   const steps: StepReport[] = [];
   for (const step of options.steps) {
@@ -152,7 +159,7 @@ export async function runCompaction(
     );
     report.durationMs = Math.round(performance.now() - started);
     if (llmUsage) report.llmUsage = llmUsage;
-    report.quality = compactionQuality(before, after);
+    if (measure) report.quality = compactionQuality(before, after);
     if (task && !options.dryRun) {
       // The record about to be appended names the outputs this step copied aside.
       await target.toolOutputs.sync();
@@ -176,7 +183,7 @@ export async function runCompaction(
     tokensAfter: viewTokens(view),
     steps,
     view,
-    ...(steps.some((s) => s.applied) && { quality: compactionQuality(initial, view) }),
+    ...(measure && steps.some((s) => s.applied) && { quality: compactionQuality(initial, view) }),
   };
 }
 

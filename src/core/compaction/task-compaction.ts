@@ -47,6 +47,8 @@ export async function compactTask(
     steps: buildPipeline(config, window.contextWindow, request.pipeline, request.overrides),
     reason: 'manual' as const,
     dryRun: request.dryRun,
+    // Someone asked (the CLI, the UI): they are shown what it kept.
+    measureQuality: true,
     summarizer: summarizerFor(config, request),
     ...window,
     ...(request.signal && { signal: request.signal }),

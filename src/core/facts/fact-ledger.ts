@@ -62,7 +62,9 @@ export function rankedLedger(
   if (facts.length === 0) return { text: '', shown: [], omitted: 0 };
   const later = options.laterText ?? '';
   const order = new Map(facts.map((f, i) => [f, i]));
-  const ranked = [...facts].sort((a, b) => factScore(b, later) - factScore(a, later));
+  // Scored once: a score looks for the fact in the later messages, too slow for a comparator.
+  const scores = new Map(facts.map((f) => [f, factScore(f, later)]));
+  const ranked = [...facts].sort((a, b) => scores.get(b)! - scores.get(a)!);
   const overhead = estimateTokens(renderLedger([], { note: options.note ?? '' })) + 40;
   let used = overhead;
   const chosen: Fact[] = [];
@@ -85,7 +87,7 @@ export function rankedLedger(
   let text = renderLedger(chosen, { ...(options.note && { note: options.note }) });
   // The estimate of the parts can be off by a few tokens: drop the weakest until it fits.
   while (chosen.length > 0 && estimateTokens(text) > maxTokens) {
-    const weakest = chosen.reduce((w, f) => (factScore(f, later) < factScore(w, later) ? f : w));
+    const weakest = chosen.reduce((w, f) => (scores.get(f)! < scores.get(w)! ? f : w));
     chosen.splice(chosen.indexOf(weakest), 1);
     text = renderLedger(chosen, { ...(options.note && { note: options.note }) });
   }

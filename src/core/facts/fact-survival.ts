@@ -42,7 +42,8 @@ export function scoreFacts(facts: readonly Fact[], afterText: string): FactScore
     }
     if (!kept) lost.push(fact);
   }
-  lost.sort((a, b) => factScore(b, '') - factScore(a, ''));
+  const scores = new Map(lost.map((f) => [f, factScore(f, '')]));
+  lost.sort((a, b) => scores.get(b)! - scores.get(a)!);
   return { byKind, salient, lost };
 }
 

@@ -16,7 +16,7 @@ import {
   shellPatch,
   textActionKind,
 } from './tool-actions';
-import { findErrorLines, findIdentifiers, findNumbers, findPaths, findUrls } from './text-facts';
+import { findErrorLines, findNumbers, findUrls, textFacts } from './text-facts';
 
 /** One message of a span: what the model saw, and what kind of message the store says it is. */
 export interface SpanMessage {
@@ -283,9 +283,10 @@ function errorFacts(
 ): void {
   for (const line of findErrorLines(text, { weak })) {
     facts.add('error', line, at, { ...(source && { detail: clip(source, 60) }), failed: true });
-    for (const p of findPaths(line)) facts.add('path', p, at);
-    for (const n of findNumbers(line)) facts.add('number', n, at);
-    for (const id of findIdentifiers(line)) facts.add('identifier', id, at);
+    const found = textFacts(line);
+    for (const p of found.paths) facts.add('path', p, at);
+    for (const n of found.numbers) facts.add('number', n, at);
+    for (const id of found.identifiers) facts.add('identifier', id, at);
   }
 }
 
@@ -296,10 +297,11 @@ function proseFacts(facts: FactSet, text: string, at: number): void {
 }
 
 function wordFacts(facts: FactSet, text: string, at: number): void {
-  for (const url of findUrls(text)) facts.add('url', url, at);
-  for (const p of findPaths(text)) facts.add('path', p, at);
-  for (const n of findNumbers(text)) facts.add('number', n, at);
-  for (const id of findIdentifiers(text)) facts.add('identifier', id, at);
+  const found = textFacts(text);
+  for (const url of found.urls) facts.add('url', url, at);
+  for (const p of found.paths) facts.add('path', p, at);
+  for (const n of found.numbers) facts.add('number', n, at);
+  for (const id of found.identifiers) facts.add('identifier', id, at);
 }
 
 function proseOf(content: string): string {

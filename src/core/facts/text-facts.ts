@@ -45,24 +45,55 @@ const LISTING_LINE = /^\s*\d+[:|\t]|^[\w./-]+:\d+:/;
 const MAX_ERROR_LINE = 220;
 const ERRORS_PER_TEXT = 3;
 
+export interface TextFacts {
+  urls: string[];
+  paths: string[];
+  numbers: string[];
+  identifiers: string[];
+}
+
+/** Every kind a text holds, read in one pass over its scannable part (the span extractor's hot path). */
+export function textFacts(text: string): TextFacts {
+  const bounded = scannable(text);
+  const urls = urlsIn(bounded);
+  const prepared = urls.length > 0 ? bounded.replace(URL, ' ') : bounded;
+  const paths = pathsIn(prepared);
+  return { urls, paths, numbers: numbersIn(prepared), identifiers: identifiersIn(prepared, paths) };
+}
+
 export function findUrls(text: string): string[] {
-  return [...scannable(text).matchAll(URL)].map((m) => m[0].replace(/[.,:;!?]+$/, ''));
+  return urlsIn(scannable(text));
 }
 
 export function findPaths(text: string): string[] {
+  return pathsIn(withoutUrls(text));
+}
+
+export function findIdentifiers(text: string): string[] {
+  const prepared = withoutUrls(text);
+  return identifiersIn(prepared, pathsIn(prepared));
+}
+
+export function findNumbers(text: string): string[] {
+  return numbersIn(withoutUrls(text));
+}
+
+function urlsIn(text: string): string[] {
+  return [...text.matchAll(URL)].map((m) => m[0].replace(/[.,:;!?]+$/, ''));
+}
+
+function pathsIn(prepared: string): string[] {
   const out: string[] = [];
-  for (const m of withoutUrls(text).matchAll(PATH)) {
+  for (const m of prepared.matchAll(PATH)) {
     const candidate = m[0].replace(/[.,:;)]+$/, '');
     if (isPath(candidate)) out.push(candidate);
   }
   return out;
 }
 
-export function findIdentifiers(text: string): string[] {
-  const stripped = withoutUrls(text);
-  const paths = findPaths(stripped);
+function identifiersIn(prepared: string, paths: readonly string[]): string[] {
   const out: string[] = [];
-  for (const m of stripped.matchAll(IDENTIFIER)) {
+  for (const m of prepared.matchAll(IDENTIFIER)) {
     const name = m[0];
     if (OWN_NOISE.test(name) || /^\d/.test(name)) continue;
     // A file name (README.md) or a piece of a path is a path, not a name.
@@ -72,8 +103,8 @@ export function findIdentifiers(text: string): string[] {
   return out;
 }
 
-export function findNumbers(text: string): string[] {
-  return [...withoutUrls(text).matchAll(NUMBER)].map((m) => m[0].replace(/\s+/g, ' '));
+function numbersIn(prepared: string): string[] {
+  return [...prepared.matchAll(NUMBER)].map((m) => m[0].replace(/\s+/g, ' '));
 }
 
 /** Folder names that make `a/b/c` a path rather than prose (`red/green/blue`). */
@@ -98,7 +129,6 @@ export function isPath(text: string): boolean {
 
 /** Longer runs without a space (base64, minified code, a hex dump) hold no fact worth listing. */
 const MAX_WORD = 300;
-const LONG_WORD = new RegExp(`\\S{${MAX_WORD},}`, 'g');
 /** How much of one text is read: its start and its end (where outcomes are reported). */
 const SCAN_HEAD = 16 * 1024;
 const SCAN_TAIL = 32 * 1024;
@@ -112,7 +142,35 @@ export function scannable(text: string): string {
     text.length > SCAN_HEAD + SCAN_TAIL
       ? `${text.slice(0, SCAN_HEAD)}\n${text.slice(-SCAN_TAIL)}`
       : text;
-  return bounded.replace(LONG_WORD, ' ');
+  return withoutLongWords(bounded);
+}
+
+/**
+ * The text with every run of MAX_WORD or more non-space characters replaced by a space. A
+ * loop, not `/\S{300,}/g`: that regex restarts at every character of every word (the
+ * extractor's hottest line on code-heavy contexts).
+ */
+function withoutLongWords(text: string): string {
+  let out: string[] | undefined;
+  let kept = 0;
+  let runStart = 0;
+  for (let i = 0; i <= text.length; i++) {
+    const code = i < text.length ? text.charCodeAt(i) : 32;
+    if (!isSpace(code)) continue;
+    if (i - runStart >= MAX_WORD) {
+      out ??= [];
+      out.push(text.slice(kept, runStart), ' ');
+      kept = i;
+    }
+    runStart = i + 1;
+  }
+  if (!out) return text;
+  out.push(text.slice(kept));
+  return out.join('');
+}
+
+function isSpace(code: number): boolean {
+  return code === 32 || (code >= 9 && code <= 13) || code === 0xa0 || code === 0x3000;
 }
 
 function withoutUrls(text: string): string {
