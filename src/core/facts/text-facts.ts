@@ -33,6 +33,8 @@ const OWN_NOISE =
 /** Lines that name what went wrong: `ValueError: x`, `E999 SyntaxError`, `FAIL test`, `fatal: x`, `npm ERR!`. */
 const STRONG_ERROR =
   /\b\w*(?:Error|Exception)(?:\[\w+\])?:\s*\S|^\s*(?:[-*]\s+)?E\d{3,4}\b|\bFAIL(?:ED)?\b|^\s*(?:fatal|panic|error)(?:\[\w+\])?:|^npm ERR!|^\s*ERROR\b/;
+/** Every strong or weak error line has one of these words: the cheap test before the others. */
+const ERROR_WORD = /error|exception|fail|fatal|panic|ERR!|\bE\d{3,4}\b/i;
 /** Lines that only mention a failure; used when a result has no strong line. */
 const WEAK_ERROR = /\b(?:error|errors|exception|fatal|panic|failed|failure)\b/i;
 const NOT_AN_ERROR =
@@ -185,9 +187,13 @@ function withoutUrls(text: string): string {
  */
 export function findErrorLines(text: string, options: { weak?: boolean } = {}): string[] {
   if (!text) return [];
+  const bounded = scannable(text);
+  // Most outputs name no failure at all: one cheap test spares every per-line pattern.
+  if (!ERROR_WORD.test(bounded)) return [];
   const strong: string[] = [];
   const weak: string[] = [];
-  for (const raw of scannable(text).split('\n')) {
+  for (const raw of bounded.split('\n')) {
+    if (!ERROR_WORD.test(raw)) continue;
     const line = raw.trim();
     if (!line || line.length > 2000 || LISTING_LINE.test(raw) || NOT_AN_ERROR.test(line)) continue;
     if (CODE_LINE.test(raw)) continue;
