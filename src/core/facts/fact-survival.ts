@@ -1,5 +1,5 @@
 import { FACT_KINDS, SCORED_KINDS, type Fact, type FactKind, type KindScore } from './fact-types';
-import { factScore } from './fact-ledger';
+import { factScore } from './fact-score';
 
 /**
  * Which facts of a compacted span survive in the context that replaced it. A fact is kept
