@@ -108,8 +108,10 @@ describe('cwb run', () => {
     });
     const r = await waitForExit(child);
     expect(r.code, r.stdout + r.stderr).toBe(0);
+    // Drawn over itself: carriage return and erase-line before each status.
+    expect(r.stdout).toContain('\r\u001b[Kturn 1/50 · 0 tool calls · 55 tokens used · context ');
     expect(r.stdout).toMatch(
-      /\r\x1b\[Kturn 1\/50 · 0 tool calls · 55 tokens used · context \d+\/128k \(\d+%\)/,
+      /turn 1\/50 · 0 tool calls · 55 tokens used · context \d+\/128k \(\d+%\)/,
     );
     expect(r.stdout).toContain('completed: 2 model calls, 1 tool calls');
   });
