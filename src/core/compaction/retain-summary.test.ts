@@ -15,6 +15,7 @@ import type { ContextStats } from './strategy';
 import { repairToolPairs } from './tool-pairing';
 import { inlineEntry } from './view';
 import { extractiveSummarizer } from './extractive-digest';
+import { splitLedger } from '../facts/fact-ledger-text';
 import {
   ViewBuilder,
   fakeSummarizer,
@@ -246,6 +247,24 @@ describe('retain-summary run', () => {
     expect(summarizer.options[0]).toEqual({ model: 'cheap-model' });
     expect(summarizer.prompts[0]).toContain('[user]: Add a --json flag to the CLI.');
     expect(summarizer.prompts[0]).not.toContain('Run them.'); // the kept turn is not summarized
+  });
+
+  it('appends the facts the model dropped, not those its summary or retain list state', async () => {
+    const view = session().build();
+    const reply =
+      '<retain>src/cli.ts is the entry point.</retain><summary>Added a flag; wrote a test.</summary>';
+    const result = await retainSummary.run(
+      strategyContext(view, { summarizer: fakeSummarizer({ reply }) }),
+      params({ fact_ledger: { max_tokens: 6000, share: 0.06 } }),
+    );
+    if (!result.applied) throw new Error(result.reason);
+    const [retain, summary] = result.view.filter((e) => e.create).map((e) => e.message.content!);
+    expect(retain).toBe('src/cli.ts is the entry point.');
+    expect(summary.startsWith('Added a flag; wrote a test.\n\n## Fact ledger\n')).toBe(true);
+    const ledger = splitLedger(summary).ledger.map((f) => f.text);
+    // A tiny span gets a small ledger: the file written ranks first.
+    expect(ledger[0]).toBe('src/cli.test.ts');
+    expect(ledger).not.toContain('src/cli.ts'); // stated in <retain>
   });
 
   it('leaves out the retain message when the reply has none', async () => {
