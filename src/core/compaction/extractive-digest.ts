@@ -8,6 +8,7 @@ import { statsOfContext } from './truncate';
 import { estimateTokens } from '../tokens/estimate';
 import { LEDGER_DEFAULTS, type LedgerBudget } from '../facts/fact-ledger-budget';
 import { splitLedger } from '../facts/fact-ledger-text';
+import { findErrorLines, headAndTail, proseOf } from '../facts/text-facts';
 import { withFactLedger } from './summary-ledger';
 import {
   TEXT_READ,
@@ -44,10 +45,6 @@ const ITEM_CHARS = 220;
 const COMMAND_CHARS = 160;
 /** Per-section caps: the newest items win, since they describe the state the agent is in. */
 const CAPS = { read: 40, written: 40, commands: 25, errors: 12, decisions: 12, open: 10 };
-const ERRORS_PER_RESULT = 3;
-const WEAK_ERRORS_PER_RESULT = 1;
-const SCAN_HEAD = 8 * 1024;
-const SCAN_TAIL = 32 * 1024;
 const OPEN_ITEM_MESSAGES = 3;
 
 type ListSection = keyof typeof CAPS;
@@ -219,7 +216,9 @@ function noteAction(digest: Digest, action: Action): void {
     }
   }
   const source = action.text !== undefined ? firstLine(action.text) : action.name;
-  for (const line of errorLines(action.result ?? '', showsFileContent(action))) {
+  const result = action.result ?? '';
+  const errors = findErrorLines(showsFileContent(action) ? firstLine(result) : result);
+  for (const line of errors) {
     lists.errors.add(line, `${clip(source, 60)}: ${line}`);
   }
 }
@@ -277,55 +276,8 @@ function resultsById(entries: readonly ViewEntry[]): Map<string, string> {
 
 // ---------------------------------------------------------------- prose
 
-/** Lines that name what went wrong: `ValueError: x`, `E999 SyntaxError`, `FAIL test`, `fatal: x`. */
-const STRONG_ERROR =
-  /\b\w*(?:Error|Exception)(?:\[\w+\])?:|^\s*(?:[-*]\s+)?E\d{3,4}\b|\bFAIL(?:ED)?\b|^\s*(?:fatal|panic|error)(?:\[\w+\])?:/;
-/** Lines that only mention a failure; used when a result has no strong line. */
-const WEAK_ERROR = /\b(?:error|errors|exception|fatal|panic|failed|failure)\b/i;
-const NOT_AN_ERROR =
-  /\b(?:no|0|zero|without)\s+(?:errors?|failures?)\b|^Traceback \(most recent call last\):$/i;
-
-/** Numbered source lines (`cat -n`, SWE-agent's viewer): file content, not output. */
-const LISTING_LINE = /^\s*\d+[:|\t]/;
-
-/**
- * Error lines of one tool result: the last few lines that name an error (a stack ends with
- * what went wrong), else the last line that mentions one.
- */
-function errorLines(result: string, firstLineOnly: boolean): string[] {
-  if (!result) return [];
-  const lines = firstLineOnly ? [firstLine(result)] : headAndTail(result).split('\n');
-  const strong: string[] = [];
-  const weak: string[] = [];
-  for (const raw of lines) {
-    const line = raw.trim();
-    if (!line || line.length > 2000 || LISTING_LINE.test(raw) || NOT_AN_ERROR.test(line)) continue;
-    const into = STRONG_ERROR.test(line) ? strong : WEAK_ERROR.test(line) ? weak : undefined;
-    if (!into) continue;
-    into.push(line);
-    if (into.length > ERRORS_PER_RESULT) into.shift();
-  }
-  const picked = strong.length > 0 ? strong : weak.slice(-WEAK_ERRORS_PER_RESULT);
-  return picked.map((l) => clip(l.replace(/^[-*]\s+/, ''), ITEM_CHARS));
-}
-
-/**
- * The parts of a long output that say how it ended: status lines and errors sit at the
- * start (a refusal) or the end (a stack, an exit code). The middle of a multi-megabyte
- * build log is not read.
- */
-function headAndTail(text: string): string {
-  if (text.length <= SCAN_HEAD + SCAN_TAIL) return text;
-  return `${text.slice(0, SCAN_HEAD)}\n${text.slice(-SCAN_TAIL)}`;
-}
-
 const DECISION =
   /\b(?:decided|decide|decision|will|plan|planning|because)\b|\b(?:I|we)'ll\b|決め|方針|予定|理由/i;
-
-function proseOf(content: string): string {
-  // Code is not a decision: drop fenced blocks before looking at sentences.
-  return content.replace(/```[\s\S]*?(?:```|$)/g, ' ');
-}
 
 function sentences(text: string): string[] {
   return text

@@ -16,7 +16,14 @@ import {
   shellPatch,
   textActionKind,
 } from './tool-actions';
-import { findErrorLines, findNumbers, findUrls, textFacts } from './text-facts';
+import {
+  findErrorLines,
+  findNumbers,
+  findUrls,
+  headAndTail,
+  proseOf,
+  textFacts,
+} from './text-facts';
 
 /** One message of a span: what the model saw, and what kind of message the store says it is. */
 export interface SpanMessage {
@@ -30,9 +37,6 @@ const SET_UP_CHARS = 2000;
 const COMMAND_CHARS = 160;
 /** Where a command's output reports numbers (test counts, timings, sizes): its last lines. */
 const OUTPUT_TAIL_LINES = 15;
-/** Long outputs are read at their ends only: a failure is reported at the start or the end. */
-const SCAN_HEAD = 8 * 1024;
-const SCAN_TAIL = 32 * 1024;
 
 /** Ordered, de-duplicated facts of a span. */
 export class FactSet {
@@ -304,10 +308,6 @@ function wordFacts(facts: FactSet, text: string, at: number): void {
   for (const id of found.identifiers) facts.add('identifier', id, at);
 }
 
-function proseOf(content: string): string {
-  return content.replace(/```[\s\S]*?(?:```|$)/g, ' ');
-}
-
 /**
  * The user's own words in a message: what agents wrap around them (slash-command tags, system
  * reminders, local command output, Claude Code's caveat) removed. Empty when nothing is left.
@@ -353,9 +353,4 @@ function resultsByCallId(span: readonly SpanMessage[]): {
     for (const call of m.tool_calls ?? []) calls.add(call.id);
   }
   return { byId, calls };
-}
-
-function headAndTail(text: string): string {
-  if (text.length <= SCAN_HEAD + SCAN_TAIL) return text;
-  return `${text.slice(0, SCAN_HEAD)}\n${text.slice(-SCAN_TAIL)}`;
 }

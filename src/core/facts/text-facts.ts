@@ -63,6 +63,11 @@ export function textFacts(text: string): TextFacts {
   return { urls, paths, numbers: numbersIn(prepared), identifiers: identifiersIn(prepared, paths) };
 }
 
+/** Prose without its fenced code blocks (code is a proposal or a paste, not what was said). */
+export function proseOf(content: string): string {
+  return content.replace(/```[\s\S]*?(?:```|$)/g, ' ');
+}
+
 export function findUrls(text: string): string[] {
   return urlsIn(scannable(text));
 }
@@ -131,20 +136,27 @@ export function isPath(text: string): boolean {
 
 /** Longer runs without a space (base64, minified code, a hex dump) hold no fact worth listing. */
 const MAX_WORD = 300;
-/** How much of one text is read: its start and its end (where outcomes are reported). */
-const SCAN_HEAD = 16 * 1024;
-const SCAN_TAIL = 32 * 1024;
+/** How much of a long text is read at its start; its end is read further (OUTPUT_TAIL). */
+const OUTPUT_HEAD = 8 * 1024;
+const TEXT_HEAD = 16 * 1024;
+const OUTPUT_TAIL = 32 * 1024;
+
+/**
+ * The parts of a long output that say how it ended: status lines and errors sit at the
+ * start (a refusal) or the end (a stack, an exit code). The middle of a multi-megabyte
+ * build log is not read.
+ */
+export function headAndTail(text: string, head = OUTPUT_HEAD): string {
+  if (text.length <= head + OUTPUT_TAIL) return text;
+  return `${text.slice(0, head)}\n${text.slice(-OUTPUT_TAIL)}`;
+}
 
 /**
  * The part of a text the finders read. Bounding both the text and its words keeps every
  * regex here linear: a path pattern backtracks over a word, so a 6 MB word would take hours.
  */
 export function scannable(text: string): string {
-  const bounded =
-    text.length > SCAN_HEAD + SCAN_TAIL
-      ? `${text.slice(0, SCAN_HEAD)}\n${text.slice(-SCAN_TAIL)}`
-      : text;
-  return withoutLongWords(bounded);
+  return withoutLongWords(headAndTail(text, TEXT_HEAD));
 }
 
 /**
