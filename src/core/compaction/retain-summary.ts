@@ -200,15 +200,13 @@ export const retainSummary: Strategy<RetainSummaryParams> = {
     if (outcome.retain)
       created.push(createdEntry({ role: 'user', content: outcome.retain }, 'summary'));
     // Facts the <retain> list already states are not repeated in the ledger.
-    const stated = outcome.retain ? `${outcome.summary}\n\n${outcome.retain}` : outcome.summary;
-    const withLedger = withFactLedger(
-      stated,
+    const summaryText = withFactLedger(
+      outcome.summary,
       toSummarize,
       rest.slice(keepFrom),
       params.fact_ledger,
+      outcome.retain,
     );
-    const ledger = withLedger.slice(stated.length);
-    const summaryText = outcome.summary + ledger;
     const summaryEntry = createdEntry({ role: 'user', content: summaryText }, 'summary');
     if (outcome.estimated) {
       summaryEntry.tokens =

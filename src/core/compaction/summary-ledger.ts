@@ -33,13 +33,15 @@ export function messageText(message: { message: CurrentMessage } | CurrentMessag
 /**
  * A summary of `span` with the facts it does not state appended as a ledger, under the
  * budget the config sets; `later` (the messages kept after the span) tells which facts are
- * referred to again. The same for the extractive digest and for a model's summary.
+ * referred to again; `alsoStated` is text beside the summary whose facts need no repeating.
+ * The same for the extractive digest and for a model's summary.
  */
 export function withFactLedger(
   summary: string,
   span: readonly ViewEntry[],
   later: readonly ViewEntry[],
   budget: LedgerBudget,
+  alsoStated?: string,
 ): string {
   if (budget.max_tokens <= 0) return summary;
   const seqs = span.map(entrySeq).filter((s): s is number => s !== undefined);
@@ -62,6 +64,7 @@ export function withFactLedger(
     maxTokens,
     laterText: contextText(later),
     note,
+    ...(alsoStated && { alsoStated }),
   });
   // A summary that states every fact still tells the model where the originals are.
   return out.includes(LEDGER_HEADING)

@@ -75,12 +75,15 @@ export function rankedLedger(
 export function withDroppedFacts(
   summary: string,
   span: readonly SpanMessage[],
-  options: { maxTokens: number; laterText?: string; note?: string },
+  options: { maxTokens: number; laterText?: string; note?: string; alsoStated?: string },
 ): string {
   const { body, ledger } = splitLedger(summary);
   const facts = extractSpanFacts(span);
   for (const fact of ledger) facts.merge(fact, 1);
-  const dropped = facts.list().filter((f) => !isKept(f, body));
+  // What stands beside the summary in the context (retain-summary's <retain> list) states
+  // facts too; the ledger does not repeat them.
+  const stated = options.alsoStated ? `${body}\n${options.alsoStated}` : body;
+  const dropped = facts.list().filter((f) => !isKept(f, stated));
   if (dropped.length === 0) return body;
   const { text } = rankedLedger(dropped, options.maxTokens, options);
   return text ? `${body}\n\n${text}` : body;
