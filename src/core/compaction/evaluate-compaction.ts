@@ -8,6 +8,7 @@ import { runCompaction } from './compaction-engine';
 import { extractiveSummarizer } from './extractive-digest';
 import { buildPipeline } from './pipeline';
 import { contextAroundRecord } from './compaction-diff';
+import { readView } from './read-view';
 import { contextWindowOf } from './task-compaction';
 
 /**
@@ -63,9 +64,10 @@ export async function evaluateTask(
   const { signal, beforeRecord } = options;
   const row = store.requireTask(uuid);
   const dir = store.taskPath(row);
-  // A past context is rebuilt from the records, as the diff page rebuilds it.
+  // Read once for every candidate; a past context is rebuilt from the records, as the diff
+  // page rebuilds it.
   const initialView =
-    beforeRecord === undefined ? undefined : contextAroundRecord(dir, beforeRecord).before;
+    beforeRecord === undefined ? readView(dir).view : contextAroundRecord(dir, beforeRecord).before;
   const window = contextWindowOf(row, config);
   const target = { dir, toolOutputs: new ToolOutputStore(dir) };
   const defaultLabel = candidateLabel(config.compaction.pipeline);
@@ -79,7 +81,7 @@ export async function evaluateTask(
       summarizer: extractiveSummarizer,
       ...window,
       ...(signal && { signal }),
-      ...(initialView && { initialView }),
+      initialView,
     });
     const applied = run.steps.some((s) => s.applied);
     const label = candidateLabel(candidate);
