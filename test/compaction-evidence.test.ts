@@ -21,7 +21,7 @@ import { readView } from '../src/core/compaction/read-view';
 import { createLlmClient } from '../src/core/llm';
 import { LEDGER_HEADING, splitLedger } from '../src/core/facts/fact-ledger-text';
 import { RECALL_TOOL_NAME } from '../src/core/tools/history-recall-tool';
-import type { CompactionQualityInfo } from '../src/shared/fact-kinds';
+import { keptShare, type CompactionQualityInfo } from '../src/shared/fact-kinds';
 import { startScriptedLlm, type ScriptedLlm } from './support/scripted-llm-server';
 import { realFixture } from './support/real-fixtures';
 import { useTempDir } from './support/temp-dir';
@@ -41,8 +41,6 @@ const median = (xs: number[]): number => {
   const mid = Math.floor(s.length / 2);
   return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 };
-const keptShare = (q: CompactionQualityInfo): number =>
-  q.facts.salient.total === 0 ? 1 : q.facts.salient.kept / q.facts.salient.total;
 
 describe('the default offline pipeline on real sessions of Claude Code, Codex and SWE-agent', () => {
   it('keeps at least 85 % of the salient facts while saving at least 90 % of the span (medians)', async () => {
@@ -59,7 +57,7 @@ describe('the default offline pipeline on real sessions of Claude Code, Codex an
     store.close();
     // Sub-agent threads too short to compact do not count; the sessions themselves do.
     expect(qualities.length).toBeGreaterThanOrEqual(8);
-    expect(median(qualities.map(keptShare))).toBeGreaterThanOrEqual(0.85);
+    expect(median(qualities.map((q) => keptShare(q.facts.salient)))).toBeGreaterThanOrEqual(0.85);
     expect(median(qualities.map((q) => q.savedShare))).toBeGreaterThanOrEqual(0.9);
     // Every kind is counted, and the span is real work, not a handful of messages.
     const pooled = (kind: 'path' | 'command' | 'error' | 'number' | 'identifier'): number =>

@@ -38,6 +38,11 @@ export interface KindScore {
   kept: number;
 }
 
+/** Kept share, 1 when there was nothing to keep (nothing was lost). */
+export function keptShare(score: KindScore): number {
+  return score.total === 0 ? 1 : score.kept / score.total;
+}
+
 export interface LostFact {
   kind: FactKind;
   text: string;

@@ -46,8 +46,3 @@ export function scoreFacts(facts: readonly Fact[], afterText: string): FactScore
   lost.sort((a, b) => scores.get(b)! - scores.get(a)!);
   return { byKind, salient, lost };
 }
-
-/** Kept share, 1 when there was nothing to keep. */
-export function keptShare(score: KindScore): number {
-  return score.total === 0 ? 1 : score.kept / score.total;
-}

@@ -3,6 +3,7 @@ import type {
   CompactionEvalPoint,
   CompactionStrategyName,
 } from '../../../../shared/api/compaction-api';
+import { keptShare } from '../../../../shared/fact-kinds';
 import { useApi } from '../../api/api-context';
 import { useFormat } from '../../i18n/use-format';
 import { useT } from '../../i18n/use-t';
@@ -26,7 +27,7 @@ export function plotInputs(points: readonly CompactionEvalPoint[]): PlotInput[] 
             key: p.label,
             label: p.label,
             x: p.quality.savedShare * 100,
-            y: keptShare(p) * 100,
+            y: keptShare(p.quality!.facts.salient) * 100,
             isDefault: p.isDefault,
           },
         ]
@@ -34,14 +35,12 @@ export function plotInputs(points: readonly CompactionEvalPoint[]): PlotInput[] 
   );
 }
 
-function keptShare(p: CompactionEvalPoint): number {
-  const s = p.quality!.facts.salient;
-  return s.total === 0 ? 1 : s.kept / s.total;
-}
-
 export function inGoal(p: CompactionEvalPoint): boolean {
   return (
-    p.applied && !!p.quality && p.quality.savedShare * 100 >= GOAL.x && keptShare(p) * 100 >= GOAL.y
+    p.applied &&
+    !!p.quality &&
+    p.quality.savedShare * 100 >= GOAL.x &&
+    keptShare(p.quality.facts.salient) * 100 >= GOAL.y
   );
 }
 
