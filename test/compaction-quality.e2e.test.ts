@@ -13,7 +13,7 @@ import { REPO_ROOT, runCwb } from './support/run-ts';
 import { realFixture } from './support/real-fixtures';
 import { startServe, type ServeProcess } from './support/serve-process';
 import { useTempDir } from './support/temp-dir';
-import { callApi, openWithSession } from './support/page-api';
+import { callApi, openWithSession, pickOnlyStrategy } from './support/page-api';
 
 /**
  * A compaction's quality in the browser, from core's figures: the diff page's lost facts
@@ -310,14 +310,7 @@ describe('compaction quality in the web workbench', () => {
       await setUi(page, theme);
       const controls = page.locator('.cmp-controls');
       await controls.waitFor({ timeout: 30_000 });
-      const steps = controls.locator('.cmp-step');
-      while ((await steps.count()) > 0)
-        await steps
-          .first()
-          .getByRole('button', { name: /^Remove / })
-          .click();
-      await controls.locator('#cmp-add-strategy').selectOption('truncate');
-      await controls.getByRole('button', { name: 'Add', exact: true }).click();
+      await pickOnlyStrategy(controls, 'truncate');
       await controls.getByRole('button', { name: 'Preview', exact: true }).click();
       await controls.locator('.cmp-report').waitFor({ timeout: 60_000 });
       const step = controls.locator('.cmp-report-steps .cmp-quality');

@@ -7,7 +7,7 @@ import { REPO_ROOT, runCwb } from './support/run-ts';
 import { REAL_FIXTURES } from './support/real-fixtures';
 import { startServe, type ServeProcess } from './support/serve-process';
 import { useTempDir } from './support/temp-dir';
-import { callApi, openWithSession } from './support/page-api';
+import { callApi, openWithSession, pickOnlyStrategy } from './support/page-api';
 
 /**
  * The compaction UI end to end on a real transcript: preview and run (offline, the
@@ -69,14 +69,7 @@ describe('compaction in the web workbench', () => {
     let id: number;
     if (hasControls) {
       // choose the offline extractive digest alone
-      const steps = controls.locator('.cmp-step');
-      while ((await steps.count()) > 0)
-        await steps
-          .first()
-          .getByRole('button', { name: /^Remove / })
-          .click();
-      await controls.locator('#cmp-add-strategy').selectOption('extractive');
-      await controls.getByRole('button', { name: 'Add', exact: true }).click();
+      await pickOnlyStrategy(controls, 'extractive');
       await controls.locator('#cmp-extractive-keep_recent_messages').fill('x');
       await controls.getByText('Enter a number.').waitFor();
       await controls.locator('#cmp-extractive-keep_recent_messages').fill('6');

@@ -1,4 +1,4 @@
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 
 /** Calls the workbench API from the page, with the session token the UI holds. */
 export function callApi<T>(page: Page, name: string, body: unknown): Promise<T> {
@@ -36,4 +36,16 @@ export async function openWithSession(page: Page, url: string): Promise<void> {
     null,
     { timeout: 30_000 },
   );
+}
+
+/** In the pipeline picker (`.cmp-controls`), replaces every step with `strategy` alone. */
+export async function pickOnlyStrategy(controls: Locator, strategy: string): Promise<void> {
+  const steps = controls.locator('.cmp-step');
+  while ((await steps.count()) > 0)
+    await steps
+      .first()
+      .getByRole('button', { name: /^Remove / })
+      .click();
+  await controls.locator('#cmp-add-strategy').selectOption(strategy);
+  await controls.getByRole('button', { name: 'Add', exact: true }).click();
 }

@@ -1,8 +1,9 @@
 import { useState } from 'react';
 import type { CompactionQualityInfo, FactKind } from '../../../../shared/fact-kinds';
 import { useT } from '../../i18n/use-t';
-import { FACT_GROUP_KEYS, FACT_TAG_KEYS } from './fact-kind-labels';
+import { FACT_GROUP_KEYS } from './fact-kind-labels';
 import { allFacts, keptPercent, kindRows, type KindRow } from './quality-figures';
+import { LostFactLine } from './lost-fact-line';
 import { compactionStrings } from './strings';
 
 /** Past this many the rest waits behind "show more": a compaction can lose hundreds of facts. */
@@ -90,13 +91,7 @@ export function LostFactsPanel({ quality }: { quality: CompactionQualityInfo }) 
               {shown.map(({ fact, rank }) => (
                 <li key={rank} className="cmp-lost-item" data-kind={fact.kind}>
                   <span className="cmp-rank">{rank}</span>
-                  <span className={`cmp-fact-tag cmp-kind-${fact.kind}`}>
-                    {t(FACT_TAG_KEYS[fact.kind])}
-                  </span>
-                  <span className="cmp-lost-text" title={fact.text}>
-                    {fact.text}
-                  </span>
-                  {fact.detail && <span className="cmp-lost-detail">{fact.detail}</span>}
+                  <LostFactLine fact={fact} />
                 </li>
               ))}
             </ol>

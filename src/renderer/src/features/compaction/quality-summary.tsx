@@ -1,8 +1,9 @@
 import type { CompactionQualityInfo } from '../../../../shared/fact-kinds';
 import { useT } from '../../i18n/use-t';
-import { FACT_GROUP_KEYS, FACT_TAG_KEYS } from './fact-kind-labels';
+import { FACT_GROUP_KEYS } from './fact-kind-labels';
 import { kindRows } from './quality-figures';
 import { kindsLine, qualityLine } from './quality-text';
+import { LostFactLine } from './lost-fact-line';
 import { compactionStrings } from './strings';
 
 /** Lost facts named under a step; the diff page lists them all. */
@@ -72,13 +73,7 @@ export function QualitySummary({
             <ul className="cmp-lost-mini">
               {lost.map((f, i) => (
                 <li key={i}>
-                  <span className={`cmp-fact-tag cmp-kind-${f.kind}`}>
-                    {t(FACT_TAG_KEYS[f.kind])}
-                  </span>
-                  <span className="cmp-lost-text" title={f.text}>
-                    {f.text}
-                  </span>
-                  {f.detail && <span className="cmp-lost-detail">{f.detail}</span>}
+                  <LostFactLine fact={f} />
                 </li>
               ))}
               {more > 0 && <li className="cmp-more">{t('moreLost', { count: more })}</li>}
