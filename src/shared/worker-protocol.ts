@@ -16,7 +16,7 @@ export const taskKeySchema = z.object({
   user: z.string().default(''),
 });
 
-/** What a host asks a task process to run. Secrets never travel here: the process reads them from its environment. */
+/** What a host asks a task process to run. No secret here: they travel in `start`'s configEnv. */
 export const taskSpecSchema = z.object({
   uuid: z.string(),
   contextsRoot: z.string(),
@@ -50,7 +50,16 @@ export type TaskSpec = z.infer<typeof taskSpecSchema>;
 export type TaskSpecInput = z.input<typeof taskSpecSchema>;
 
 export const hostMessageSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('start'), spec: taskSpecSchema }),
+  z.object({
+    type: z.literal('start'),
+    spec: taskSpecSchema,
+    /**
+     * The host's environment variables the task's config loading reads (`${VAR}`s of
+     * config.yaml, provider keys, cwb's own): secrets among them. The task process keeps
+     * them in memory only; its environment is allow-listed (src/core/supervisor/config-env.ts).
+     */
+    configEnv: z.record(z.string(), z.string()).default({}),
+  }),
   /** Finish the current step, then move the task to paused/ and exit. */
   z.object({ type: z.literal('pause') }),
   /** Cancel what is in flight and end the task as failed ("stopped"). */

@@ -1,28 +1,40 @@
-import { hostMessageSchema, taskSpecSchema, type TaskSpec } from '../shared/worker-protocol';
-import { connectToHost } from './worker-channel';
+import { hostMessageSchema, type HostMessage } from '../shared/worker-protocol';
+import { connectToHost, type WorkerChannel } from './worker-channel';
 import { runTaskProcess } from './task-process';
+import { readStartFromStdin } from './stdin-start';
 import { diskFullReason } from '../core/agent/disk-full';
+
+type Start = Extract<HostMessage, { type: 'start' }>;
 
 /**
  * Entry of a task process (one task = one process). Started by a host with IPC (the spec
- * arrives as a `start` message), or detached by `cwb run --detach` with the spec in argv.
+ * and the secrets arrive as a `start` message), or detached by `cwb run --detach` with the
+ * same message on stdin (`--stdin`). Never in argv or the environment: both are readable
+ * by any process of the user (`/proc/<pid>/cmdline`, `/proc/<pid>/environ`), and the
+ * environment is inherited by every command the task runs.
  */
 async function main(): Promise<number> {
   const host = connectToHost();
   // An open IPC channel keeps the process alive: whatever happens, let go of it at the end,
   // or a task process that failed would linger (and its task look running) forever.
-  let spec: TaskSpec | undefined;
+  let start: Start | undefined;
   try {
-    spec = specFromArgv(process.argv.slice(2)) ?? (host ? await firstStart(host) : undefined);
-    if (!spec) {
-      process.stderr.write('cwb worker: no task spec (expected a start message or --spec JSON)\n');
+    start = process.argv.includes('--stdin')
+      ? await readStartFromStdin(process.stdin)
+      : host
+        ? await firstStart(host)
+        : undefined;
+    if (!start) {
+      process.stderr.write('cwb worker: no task spec (expected a start message, or --stdin)\n');
       return 2;
     }
-    return await runTaskProcess(spec, host);
+    // In memory only: never copied into process.env, which every child would inherit.
+    const env: NodeJS.ProcessEnv = { ...process.env, ...start.configEnv };
+    return await runTaskProcess(start.spec, host, env);
   } catch (err) {
     // One line, not a stack: this is what a user sees of a task that could not run.
     const message = oneLine(err);
-    if (spec) host?.send({ type: 'error', uuid: spec.uuid, message });
+    if (start) host?.send({ type: 'error', uuid: start.spec.uuid, message });
     process.stderr.write(`cwb worker: ${message}\n`);
     return 1;
   } finally {
@@ -35,17 +47,11 @@ function oneLine(err: unknown): string {
   return message.split('\n')[0] ?? '';
 }
 
-function specFromArgv(argv: string[]): TaskSpec | undefined {
-  const i = argv.indexOf('--spec');
-  if (i < 0 || argv[i + 1] === undefined) return undefined;
-  return taskSpecSchema.parse(JSON.parse(argv[i + 1]!));
-}
-
-function firstStart(host: NonNullable<ReturnType<typeof connectToHost>>): Promise<TaskSpec> {
+function firstStart(host: WorkerChannel): Promise<Start> {
   return new Promise((resolve) => {
     host.onMessage((raw) => {
       const parsed = hostMessageSchema.safeParse(raw);
-      if (parsed.success && parsed.data.type === 'start') resolve(parsed.data.spec);
+      if (parsed.success && parsed.data.type === 'start') resolve(parsed.data);
     });
   });
 }

@@ -17,6 +17,7 @@ import { buildPipeline } from '../core/compaction/pipeline';
 import { llmSummarizer } from '../core/compaction/llm-summarizer';
 import { builtinToolDefinitions, executeTool } from '../core/tools/tool-registry';
 import { CwbError } from '../core/errors';
+import { commandEnv } from '../core/tools/command-env';
 import { diskFullReason, notPausedByFullDisk, pausedByFullDisk } from '../core/agent/disk-full';
 import {
   DEFAULT_MAX_TURNS,
@@ -32,6 +33,8 @@ import { TaskControl } from './control-state';
  * loop, and end the task as completed, paused or failed. Returns the process exit code:
  * 0 when the task was ended properly (whatever its outcome), 2 when it could not start, 1
  * when it could not be ended (tasks.db or the folder move failed too, e.g. a full disk).
+ * `env` is what config loading and the LLM client read: the process's own environment
+ * plus what the host handed over (the API key among it), kept in memory only.
  */
 export async function runTaskProcess(
   spec: TaskSpec,
@@ -81,8 +84,14 @@ export async function runTaskProcess(
 
   const workdir = task.row().workdir ?? process.cwd();
   const allowRunCommand = config.tools.run_command;
-  // Also the keys only in the environment: a command can read them from ours (/proc/$PPID).
+  // The keys handed over by the host too: a command can find one in a file or a config.
   const toolSecrets = processSecrets(config, env);
+  // Built from our own (allow-listed) environment; passed-through values from `env`.
+  const childEnv = commandEnv(process.env, {
+    passthrough: config.tools.env_passthrough,
+    from: env,
+    secretValues: toolSecrets,
+  });
   const tools: ToolSpec[] = builtinToolDefinitions({ allowRunCommand });
   const chat: ChatClient = {
     model,
@@ -102,6 +111,7 @@ export async function runTaskProcess(
           allowRunCommand,
           signal,
           secretValues: toolSecrets,
+          childEnv,
         }),
       compactor: createCompactor({
         task,

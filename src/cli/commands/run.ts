@@ -3,10 +3,12 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import type { Command } from 'commander';
-import { taskSpecSchema, type TaskSpec } from '../../shared/worker-protocol';
+import { taskSpecSchema, type HostMessage, type TaskSpec } from '../../shared/worker-protocol';
 import { prepareRun } from '../../core/agent/prepare-run';
 import { TaskSupervisor } from '../../core/supervisor/task-supervisor';
 import { nodeForkWorker, resolveWorkerEntry } from '../../core/supervisor/node-fork';
+import { configEnvFor } from '../../core/supervisor/config-env';
+import { TASK_PROCESS_V8_FLAGS, taskProcessEnv } from '../../core/supervisor/task-process-flags';
 import { CwbError } from '../../core/errors';
 import { resolveContext, withStore, type CliContext, type GlobalOptions } from '../cli-context';
 import { followTask } from '../follow-task';
@@ -74,7 +76,7 @@ export function registerRun(program: Command, output: Output): void {
       });
       prepareRun(spec, process.env); // config, model and limits are checked before any process starts
       if (opts.detach) {
-        startDetached(spec);
+        await startDetached(spec, ctx.configFile);
         if (opts.json) printJson(output, { uuid: spec.uuid, detached: true });
         else output.out(spec.uuid);
         return;
@@ -121,18 +123,33 @@ export async function runAttached(
   }
 }
 
-/** `--detach`: the task process outlives this command; `cwb pause|stop UUID` reach it through tasks.db. */
-function startDetached(spec: TaskSpec): void {
+/**
+ * `--detach`: the task process outlives this command; `cwb pause|stop UUID` reach it through
+ * tasks.db. Like a supervised one it gets an allow-listed environment, and its start
+ * message (spec and secrets) arrives on stdin, which it reads to the end and closes: never
+ * argv or the environment, which any process of the user can read.
+ */
+async function startDetached(spec: TaskSpec, configFile: string | null): Promise<void> {
   const entry = resolveWorkerEntry();
+  const start: HostMessage = {
+    type: 'start',
+    spec,
+    configEnv: configEnvFor(configFile, process.env),
+  };
   const child = spawn(
     process.execPath,
-    [...entry.execArgv, entry.file, '--spec', JSON.stringify(spec)],
+    [...TASK_PROCESS_V8_FLAGS, ...entry.execArgv, entry.file, '--stdin'],
     {
       detached: true,
-      stdio: 'ignore',
-      env: process.env,
+      stdio: ['pipe', 'ignore', 'ignore'],
+      env: taskProcessEnv(process.env),
     },
   );
+  await new Promise<void>((resolve, reject) => {
+    child.once('error', reject);
+    child.stdin!.once('error', reject);
+    child.stdin!.end(JSON.stringify(start), () => resolve());
+  });
   child.unref();
 }
 

@@ -136,7 +136,11 @@ export const appConfigSchema = z.strictObject({
   storage: storageConfigSchema,
   inheritance: inheritanceConfigSchema,
   llm: llmConfigSchema,
-  tools: z.strictObject({ run_command: z.boolean() }),
+  tools: z.strictObject({
+    run_command: z.boolean(),
+    /** Variables passed to commands tools run, beyond the allow-list (supervisor/allowed-env.ts). */
+    env_passthrough: z.array(z.string()),
+  }),
   compaction: compactionConfigSchema,
   tool_output_cache: toolOutputCacheConfigSchema,
 });
@@ -195,7 +199,7 @@ export function defaultConfig(): AppConfig {
       ollama: { model: null, base_url: DEFAULT_OLLAMA_BASE_URL },
       lmstudio: { model: null, base_url: DEFAULT_LMSTUDIO_BASE_URL },
     },
-    tools: { run_command: false },
+    tools: { run_command: false, env_passthrough: [] },
     compaction: {
       enabled: true,
       auto: true,

@@ -2,6 +2,13 @@ import type { AppConfig } from './app-config';
 import { ConfigError } from './config-error';
 import { DAYS_ALLOWED, RATIO_ALLOWED } from './source-schemas';
 
+/** The variables `applyEnvOverrides` reads (a task process is handed them: supervisor/config-env.ts). */
+export const ENV_OVERRIDE_NAMES = [
+  'CONTEXT_STORAGE_ENABLED',
+  'COMPRESSION_THRESHOLD',
+  'CLEANUP_DAYS',
+] as const;
+
 /**
  * Environment variables of seed 000 §9.2 override the file, so a single run can be
  * changed without editing it. An empty variable counts as unset (`VAR= cwb ...`).

@@ -14,6 +14,8 @@ export interface Substitution {
   written: string;
   /** The environment values that went into it; treat as secrets. */
   values: string[];
+  /** The variables it names, in order. */
+  names: string[];
 }
 
 const REFERENCE = /\$(\$?)\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
@@ -48,6 +50,7 @@ function substituteString(
 ): string {
   if (!written.includes('${')) return written;
   const values: string[] = [];
+  const names: string[] = [];
   const result = written.replace(REFERENCE, (match: string, escaped: string, name: string) => {
     if (escaped !== '') return match.slice(1);
     const resolved = env[name];
@@ -58,10 +61,22 @@ function substituteString(
       );
     }
     values.push(resolved);
+    names.push(name);
     return resolved;
   });
-  if (values.length > 0) found.push({ key, written, values });
+  if (values.length > 0) found.push({ key, written, values, names });
   return result;
+}
+
+/**
+ * Every variable a config text refers to with `${VAR}` (escaped `$${VAR}` excepted),
+ * comments included: a host hands a task process these variables' values without parsing
+ * the file, so even a config that fails to load fails the same way in the task process.
+ */
+export function referencedEnvNames(text: string): string[] {
+  const names = new Set<string>();
+  for (const match of text.matchAll(REFERENCE)) if (match[1] === '') names.add(match[2]!);
+  return [...names];
 }
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -89,4 +89,7 @@ llm:
 # Tools the agent may use.
 tools:
   run_command: false             # true lets the agent run shell commands
+  # Commands get PATH, HOME, the locale and a few more (docs/reliability.md, Secrets), never
+  # a key. Name other variables they need here (never a key or token: refused).
+  # env_passthrough: [HTTPS_PROXY, NO_PROXY]
 `;

@@ -89,12 +89,36 @@ export function parseConfigText(text: string, options: ParseConfigOptions): AppC
     Object.assign(sources, { [name]: result.data });
   }
   const config = mapSources(sources, options.baseDir);
+  checkPassthrough(config, substitutions, file);
   applyEnvOverrides(config, env);
   trackSecrets(
     config,
     substitutions.filter((s) => !s.key.endsWith('base_dir')).flatMap((s) => s.values),
   );
   return config;
+}
+
+/**
+ * `tools.env_passthrough` must not pass a variable the config itself reads a value from
+ * (`api_key: "${MY_LLM_KEY}"`): that value is a secret whatever the variable is called.
+ */
+function checkPassthrough(config: AppConfig, substitutions: Substitution[], file: string): void {
+  const passed = config.tools.env_passthrough;
+  for (const s of substitutions) {
+    if (s.key.endsWith('base_dir')) continue;
+    const name = s.names.find((n) => passed.includes(n));
+    if (name === undefined) continue;
+    const i = passed.indexOf(name);
+    throw new ConfigError(
+      {
+        file,
+        key: `tools.env_passthrough[${i}]`,
+        value: name,
+        allowed: 'a variable the config does not read a value from',
+      },
+      `${file}: tools.env_passthrough[${i}] = ${formatValue(name)} is not allowed: ${s.key} reads its value ("${s.written}"), so it is treated as a secret and never passed to commands`,
+    );
+  }
 }
 
 function parseYaml(text: string, file: string): Record<string, unknown> {

@@ -77,6 +77,7 @@ export function mapSources(sources: ConfigSources, configDir: string): AppConfig
 
   mapLlm(config, sources.llm ?? undefined);
   config.tools.run_command = sources.tools?.run_command ?? config.tools.run_command;
+  config.tools.env_passthrough = sources.tools?.env_passthrough ?? config.tools.env_passthrough;
   mapCompaction(config, sources.compaction ?? undefined);
   mapToolOutputCache(config, sources.tool_output_cache ?? undefined);
   return config;

@@ -249,7 +249,47 @@ export const llmSchema = section(
   },
 );
 
-export const toolsSchema = section({ run_command: bool() }, { run_command: BOOL });
+/**
+ * A variable name `tools.env_passthrough` may pass to the commands tools run: a plain name,
+ * and none that looks like a credential (the allow-list exists to keep those out; a command
+ * the model writes can send anything it sees anywhere).
+ */
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const SECRET_WORDS = new Set([
+  'KEY',
+  'APIKEY',
+  'TOKEN',
+  'TOKENS',
+  'SECRET',
+  'SECRETS',
+  'PASSWORD',
+  'PASSWD',
+  'CREDENTIAL',
+  'CREDENTIALS',
+  'AUTH',
+]);
+export function looksLikeSecretName(name: string): boolean {
+  const upper = name.toUpperCase();
+  if (/APIKEY|API_KEY|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE_KEY/.test(upper)) return true;
+  return upper.split('_').some((word) => SECRET_WORDS.has(word));
+}
+const ENV_PASSTHROUGH_ITEM =
+  'an environment variable name (letters, digits and _, not starting with a digit) that does not look like a credential (no KEY, TOKEN, SECRET, PASSWORD, CREDENTIAL or AUTH in it)';
+
+export const toolsSchema = section(
+  {
+    run_command: bool(),
+    env_passthrough: list(
+      z.string().refine((name) => ENV_NAME.test(name) && !looksLikeSecretName(name)),
+      ENV_PASSTHROUGH_ITEM,
+      { distinct: 'variable' },
+    ),
+  },
+  {
+    run_command: BOOL,
+    env_passthrough: `a list of names, each ${ENV_PASSTHROUGH_ITEM}`,
+  },
+);
 
 const ratio = () => numeric(z.number().gt(0).lte(1));
 const CHARS_1 = 'a whole number of characters ≥ 1';

@@ -1,3 +1,5 @@
+import { allowListedEnv } from './allowed-env';
+
 /**
  * V8 flags every task process starts with (node fork and Electron utility process alike).
  *
@@ -27,7 +29,11 @@ export const TASK_PROCESS_MALLOC_ENV: Readonly<Record<string, string>> = {
   MALLOC_MMAP_THRESHOLD_: String(128 * 1024),
 };
 
-/** The environment of a task process: `env`, with the malloc settings it does not set. */
+/**
+ * The environment of a task process: the allow-listed part of `env` (allowed-env.ts: no
+ * key, no token, no NODE_OPTIONS), with the malloc settings it does not set. What config
+ * loading needs beyond that is handed over in the `start` message (config-env.ts).
+ */
 export function taskProcessEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return { ...TASK_PROCESS_MALLOC_ENV, ...env };
+  return { ...TASK_PROCESS_MALLOC_ENV, ...allowListedEnv(env) };
 }

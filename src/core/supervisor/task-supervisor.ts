@@ -10,11 +10,14 @@ import type { ForkWorker, WorkerHandle } from './worker-handle';
 import { ContextStore } from '../store/context-store';
 import { assertTaskUuid } from '../store/contexts-layout';
 import { CwbError } from '../errors';
+import { configEnvFor } from './config-env';
+import { taskProcessEnv } from './task-process-flags';
 
 export interface SupervisorOptions {
   fork: ForkWorker;
   contextsRoot: string;
   configFile: string | null;
+  /** The host's environment (default process.env): task processes get only its allow-listed part. */
   env?: NodeJS.ProcessEnv;
 }
 
@@ -112,7 +115,10 @@ export class TaskSupervisor extends EventEmitter<{ event: [WorkerEvent]; exit: [
       configFile: this.options.configFile,
     });
     if (this.running.has(uuid)) throw new CwbError('conflict', `task ${uuid} is already running`);
-    const handle = this.options.fork({ env: { ...(this.options.env ?? process.env) } });
+    const hostEnv = this.options.env ?? process.env;
+    // Read before the process exists: a config.yaml that cannot be read fails the same way there.
+    const configEnv = configEnvFor(this.options.configFile, hostEnv);
+    const handle = this.options.fork({ env: taskProcessEnv(hostEnv) });
     let resolveExit!: (exit: WorkerExit) => void;
     const entry: Running = {
       handle,
@@ -145,7 +151,8 @@ export class TaskSupervisor extends EventEmitter<{ event: [WorkerEvent]; exit: [
       resolveExit(exit);
       this.emit('exit', exit);
     });
-    handle.send({ type: 'start', spec: full });
+    // The secrets travel here, over the process's own channel, not in its environment.
+    handle.send({ type: 'start', spec: full, configEnv });
   }
 
   /** After a process ends: a task it left "running" is failed with how the process ended. */

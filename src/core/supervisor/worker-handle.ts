@@ -13,5 +13,8 @@ export interface WorkerHandle {
   kill(signal?: NodeJS.Signals): void;
 }
 
-/** Starts one task process. The environment carries secrets (API keys); messages never do. */
+/**
+ * Starts one task process with `env`, already allow-listed by the supervisor (no secret in
+ * it); the secrets it needs come in the `start` message, never in its environment or argv.
+ */
 export type ForkWorker = (options: { env: NodeJS.ProcessEnv }) => WorkerHandle;

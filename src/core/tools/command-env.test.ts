@@ -2,7 +2,46 @@ import { describe, expect, it } from 'vitest';
 import { commandEnv, isSecretEnvName, secretEnvValues } from './command-env';
 
 describe('commandEnv', () => {
-  it('drops API keys, tokens and secrets by name, in any case', () => {
+  it('passes only allow-listed variables: a key under any name stays out, so does NODE_OPTIONS', () => {
+    const env = commandEnv({
+      PATH: '/bin',
+      HOME: '/home/ann',
+      LANG: 'C.UTF-8',
+      LC_ALL: 'C.UTF-8',
+      TMPDIR: '/tmp',
+      OPENAI_API_KEY: 'sk-1',
+      MY_LLM_KEY: 'sk-2',
+      DATABASE_URL: 'postgres://u:pw@db/x',
+      HTTPS_PROXY: 'http://u:pw@proxy:3128',
+      NODE_OPTIONS: '--require /tmp/evil.js',
+      CWB_CONFIG: '/etc/cwb.yaml',
+    });
+    expect(env).toEqual({
+      PATH: '/bin',
+      HOME: '/home/ann',
+      LANG: 'C.UTF-8',
+      LC_ALL: 'C.UTF-8',
+      TMPDIR: '/tmp',
+    });
+  });
+
+  it('adds the passed-through names from the in-memory env, but never a known secret value', () => {
+    const env = commandEnv(
+      { PATH: '/bin' },
+      {
+        passthrough: ['HTTPS_PROXY', 'SAME_AS_KEY', 'UNSET', 'GITHUB_TOKEN'],
+        from: {
+          HTTPS_PROXY: 'http://proxy:3128',
+          SAME_AS_KEY: 'sk-long-key-1\n',
+          GITHUB_TOKEN: 'ghp_x',
+        },
+        secretValues: ['sk-long-key-1', ''],
+      },
+    );
+    expect(env).toEqual({ PATH: '/bin', HTTPS_PROXY: 'http://proxy:3128' });
+  });
+
+  it('knows secret-like names, in any case', () => {
     for (const name of [
       'OPENAI_API_KEY',
       'ANTHROPIC_API_KEY',
@@ -17,20 +56,6 @@ describe('commandEnv', () => {
     for (const name of ['PATH', 'HOME', 'TOKENIZER', 'API_KEY_FILE', 'SECRET_PLACE', 'LANG']) {
       expect(isSecretEnvName(name), name).toBe(false);
     }
-  });
-
-  it('drops variables holding a known secret value, whatever their name', () => {
-    const env = commandEnv(
-      { PATH: '/bin', MY_LLM_KEY: 'sk-1', OTHER: 'sk-2', EMPTY: '', OPENAI_API_KEY: 'x' },
-      ['sk-1', ''],
-    );
-    expect(env).toEqual({ PATH: '/bin', OTHER: 'sk-2', EMPTY: '' });
-  });
-
-  it('drops a variable holding a known secret with a stray line break', () => {
-    expect(commandEnv({ PATH: '/bin', MY_LLM_KEY: 'sk-long-key-1\n' }, ['sk-long-key-1'])).toEqual({
-      PATH: '/bin',
-    });
   });
 });
 

@@ -1,19 +1,12 @@
+import { allowListedEnv } from '../supervisor/allowed-env';
 import { MIN_SCRUBBED_SECRET_LENGTH } from './tool-secrets';
 
 /**
- * The environment run_command gives its shell. API keys must not reach commands the model
- * writes (a `curl` to anywhere, a test that logs its environment), so these are removed:
- *
- * - names ending in `_API_KEY`, `_TOKEN` or `_SECRET` (compared upper-case, since Windows
- *   names are case-insensitive), which covers OPENAI_API_KEY, ANTHROPIC_API_KEY,
- *   GITHUB_TOKEN, CLIENT_SECRET, ...;
- * - `OPENAI_API_KEY` and `ANTHROPIC_API_KEY` by name (already covered by the suffix rule,
- *   listed so the intent survives a change to it);
- * - any variable whose value is one of `secretValues` (the config's `${VAR}` secrets), so a
- *   key kept under an unusual name such as `MY_LLM_KEY` is removed too.
- *
- * Everything else (PATH, HOME, LANG, proxies, ...) is passed through so tools work as in the
- * user's own shell.
+ * Variables named like secrets: names ending in `_API_KEY`, `_TOKEN` or `_SECRET` (compared
+ * upper-case, since Windows names are case-insensitive), which covers OPENAI_API_KEY,
+ * ANTHROPIC_API_KEY, GITHUB_TOKEN, CLIENT_SECRET, .... Their long values are scrubbed from
+ * what a process records (`secretEnvValues`); what a command gets is decided by an
+ * allow-list (`commandEnv`), not by this.
  */
 const SECRET_SUFFIXES = ['_API_KEY', '_TOKEN', '_SECRET'];
 const SECRET_NAMES = new Set(['OPENAI_API_KEY', 'ANTHROPIC_API_KEY']);
@@ -41,13 +34,35 @@ export function secretEnvValues(env: NodeJS.ProcessEnv): string[] {
   return [...values];
 }
 
+export interface CommandEnvOptions {
+  /** Config `tools.env_passthrough`: more names a command gets, validated by the config. */
+  passthrough?: readonly string[];
+  /** Where passed-through values are read: the task's in-memory env (handed over by the host). */
+  from?: NodeJS.ProcessEnv;
+  /** The task's secrets: a variable holding one is never passed, whatever its name. */
+  secretValues?: readonly string[];
+}
+
+/**
+ * The environment of a command a tool starts (run_command's shell): the allow-listed part
+ * of `env` (supervisor/allowed-env.ts: PATH, HOME, the locale, …) plus the variables the
+ * config names in `tools.env_passthrough`. An allow-list, not a deny-list: a key under a
+ * name nobody thought of does not get through either. As a last guard, a variable holding
+ * one of the task's secrets is dropped whatever its name.
+ */
 export function commandEnv(
   env: NodeJS.ProcessEnv,
-  secretValues: readonly string[] = [],
+  options: CommandEnvOptions = {},
 ): NodeJS.ProcessEnv {
-  const secrets = new Set(secretValues.filter((value) => value !== ''));
+  const secrets = new Set((options.secretValues ?? []).filter((value) => value !== ''));
+  const from = options.from ?? env;
+  const candidates: NodeJS.ProcessEnv = { ...allowListedEnv(env) };
+  for (const name of options.passthrough ?? []) {
+    const value = from[name];
+    if (value !== undefined) candidates[name] = value;
+  }
   const out: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(env)) {
+  for (const [name, value] of Object.entries(candidates)) {
     if (value === undefined || isSecretEnvName(name)) continue;
     // The LLM client reads keys trimmed, so a key with a stray newline is still the key.
     if (secrets.has(value) || secrets.has(value.trim())) continue;

@@ -55,7 +55,7 @@ export const runCommandTool = defineTool({
     const timeout = timeoutMs ?? clampTimeout(ctx.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS);
     const outcome = await runShell(command, {
       cwd: workdir,
-      env: commandEnv(process.env, ctx.secretValues),
+      env: ctx.childEnv ?? commandEnv(process.env, { secretValues: ctx.secretValues }),
       timeoutMs: timeout,
       signal: ctx.signal,
     });

@@ -38,6 +38,11 @@ export interface ToolContext {
    * (tool-secrets.ts).
    */
   secretValues?: readonly string[];
+  /**
+   * The environment of every child a tool starts (command-env.ts `commandEnv`: allow-listed
+   * plus `tools.env_passthrough`); default: the allow-listed part of process.env.
+   */
+  childEnv?: NodeJS.ProcessEnv;
 }
 
 export interface ToolResult {

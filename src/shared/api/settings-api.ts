@@ -88,7 +88,11 @@ export const settingsSchema = z.strictObject({
   storage,
   inheritance,
   llm: z.strictObject({ provider, openai, ollama, lmstudio }),
-  tools: z.strictObject({ run_command: z.boolean() }),
+  tools: z.strictObject({
+    run_command: z.boolean(),
+    /** Edited in config.yaml only: the names are checked there (no key, no token). */
+    env_passthrough: z.array(z.string().max(200)).max(1000),
+  }),
   compaction: z.strictObject({
     ...compactionFields,
     importance_window: importanceWindow,

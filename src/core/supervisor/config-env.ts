@@ -1,0 +1,52 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { defaultConfigPath } from '../config/config-path';
+import { ENV_OVERRIDE_NAMES } from '../config/env-overrides';
+import { referencedEnvNames } from '../config/env-substitution';
+import { loadConfig } from '../config/load-config';
+import { API_KEY_ENV } from '../llm/provider-info';
+
+/**
+ * What a host hands a task process over its own channel (the `start` message), instead of
+ * through the environment: the variables its config loading reads. A task process's
+ * environment is allow-listed (allowed-env.ts), so these would be missing there; handed
+ * over, they live only in the task process's memory (an env map given to loadConfig and
+ * the LLM client), never in `/proc/<pid>/environ`, never inherited by a command it runs.
+ *
+ * - every variable config.yaml refers to as `${VAR}` (the API key, usually);
+ * - the provider key variables read when config.yaml names no key (OPENAI_API_KEY, …);
+ * - cwb's own: CWB_CONFIG (which config.yaml) and the overrides of seed 000 §9.2;
+ * - the variables `tools.env_passthrough` names, for the commands tools run.
+ *
+ * Only variables that are set are included.
+ */
+export function configEnvFor(
+  configFile: string | null,
+  env: NodeJS.ProcessEnv,
+): Record<string, string> {
+  const names = new Set<string>(['CWB_CONFIG', ...ENV_OVERRIDE_NAMES]);
+  for (const name of Object.values(API_KEY_ENV)) if (name) names.add(name);
+  const file = configFile ? path.resolve(configFile) : defaultConfigPath(env);
+  let text: string | undefined;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    // No file (defaults), or one the task process will fail to read with a clear error.
+  }
+  if (text !== undefined) {
+    for (const name of referencedEnvNames(text)) names.add(name);
+    try {
+      for (const name of loadConfig({ file: configFile, env }).config.tools.env_passthrough)
+        names.add(name);
+    } catch {
+      // An invalid config: the task process reports it (with what was handed over, the
+      // same error the host would see).
+    }
+  }
+  const out: Record<string, string> = {};
+  for (const name of names) {
+    const value = env[name];
+    if (value !== undefined) out[name] = value;
+  }
+  return out;
+}
