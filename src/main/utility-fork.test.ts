@@ -17,17 +17,17 @@ class FakeUtilityProcess extends EventEmitter {
 }
 
 describe('utilityProcessForkWorker', () => {
-  it('forks the worker entry with the environment and holds messages until it has spawned', () => {
+  it('forks the worker entry with the allow-listed environment and holds messages until it has spawned', () => {
     const child = new FakeUtilityProcess();
     const fork = vi.fn(() => child);
     const handle = utilityProcessForkWorker(
       fork as never,
       '/app/out/main/worker.js',
     )({
-      env: { OPENAI_API_KEY: 'k' },
+      env: { PATH: '/bin', OPENAI_API_KEY: 'k', NODE_OPTIONS: '--require x' },
     });
     expect(fork).toHaveBeenCalledWith('/app/out/main/worker.js', [], {
-      env: { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072', OPENAI_API_KEY: 'k' },
+      env: { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072', PATH: '/bin' },
       execArgv: ['--optimize-for-size'],
       stdio: ['ignore', 'ignore', 'pipe'],
       serviceName: 'Context Workbench task',
