@@ -229,12 +229,13 @@ describe('an API key never lands in anything the app writes', () => {
   }, 120_000);
 });
 
-describe('a task process exposes its own environment to the commands it runs', () => {
-  // Linux: run_command's shell cannot see OPENAI_API_KEY in its own environment, but it can
-  // read its parent's — the task process's — from /proc/$PPID/environ. Every tool result
-  // is scrubbed of the task's secrets before it is recorded, so the key reaches neither
-  // messages.jsonl, current.jsonl, tools.jsonl nor the model.
-  it('a command that reads /proc/$PPID/environ does not bring the key into the context', async () => {
+describe('a key a command finds is scrubbed before anything records it', () => {
+  // The task process's environment holds no key (test/reliability/task-environ.test.ts),
+  // so /proc/$PPID/environ gives nothing away; but a command can still find the key in a
+  // file (a .env, a config it greps). Every tool result is scrubbed of the task's secrets
+  // before it is recorded, so the key reaches neither messages.jsonl, current.jsonl,
+  // tools.jsonl, tool_outputs/ nor the model.
+  it('a command that reads /proc/$PPID/environ finds no key; one that prints a .env holding it does not bring it into the context', async () => {
     const KEY = `sk-cwb-${crypto.randomBytes(16).toString('hex')}`;
     const llm = await startScriptedLlm({
       flavor: 'openai',
@@ -244,14 +245,12 @@ describe('a task process exposes its own environment to the commands it runs', (
           tool_calls: [
             {
               name: 'run_command',
-              arguments: { command: "tr '\\0' '\\n' < /proc/$PPID/environ | grep OPENAI" },
+              arguments: { command: "tr '\\0' '\\n' < /proc/$PPID/environ | grep -c OPENAI" },
             },
             {
-              // Over 50 KiB with the key in the middle: saved whole under tool_outputs/.
+              // Over 50 KiB with the key at the end: shortened for the model, saved whole under tool_outputs/.
               name: 'run_command',
-              arguments: {
-                command: "seq 1 20000; tr '\\0' '\\n' < /proc/$PPID/environ; seq 1 20000",
-              },
+              arguments: { command: 'seq 1 20000; cat .env' },
             },
           ],
         },
@@ -266,6 +265,7 @@ describe('a task process exposes its own environment to the commands it runs', (
       url: llm.url,
       extraYaml: 'tools:\n  run_command: true\n',
     });
+    fs.writeFileSync(path.join(env.workdir, '.env'), `OPENAI_API_KEY=${KEY}\n`);
     const run = await waitForExit(
       spawnCwb(
         [
@@ -287,9 +287,10 @@ describe('a task process exposes its own environment to the commands it runs', (
     expect(result).toMatchObject({ status: 'completed' });
     expect(await findKey(KEY, [env.root], {})).toEqual([]);
     // The command did read the key (scrubbed, not missing), and the model never saw it.
-    const afterTools = JSON.stringify(llm.chatRequests()[1]!.body);
-    expect(afterTools).toContain('OPENAI_API_KEY=***');
-    expect(afterTools).not.toContain(KEY);
+    const afterTools = llm.chatRequests()[1]!.body as { messages: { content: string }[] };
+    expect(afterTools.messages.at(-2)!.content).toMatch(/^0\nexit code 1$/);
+    expect(JSON.stringify(afterTools)).toContain('OPENAI_API_KEY=***');
+    expect(JSON.stringify(afterTools)).not.toContain(KEY);
     const outputs = path.join(env.root, 'completed', result.uuid, 'tool_outputs');
     expect(fs.readdirSync(outputs).length).toBeGreaterThan(0);
   }, 60_000);

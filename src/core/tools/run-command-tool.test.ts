@@ -142,7 +142,7 @@ describe.skipIf(!posix)('run_command', () => {
     expect(fs.existsSync(path.join(workdir, 'ran.txt'))).toBe(false);
   });
 
-  it('hides API keys and tokens from the command environment', async () => {
+  it('gives the command only allow-listed variables: no key, token or unlisted variable', async () => {
     const { call } = fixture();
     const saved = { ...process.env };
     Object.assign(process.env, {
@@ -152,22 +152,37 @@ describe.skipIf(!posix)('run_command', () => {
       CLIENT_SECRET: 'shh',
       my_lower_api_key: 'lower',
       LLM_KEY_UNUSUAL_NAME: 'sk-config-secret',
-      CWB_VISIBLE: 'visible',
+      CWB_UNLISTED: 'unlisted',
+      LC_CWB_TEST: 'C.UTF-8',
     });
     try {
-      const result = await call(
-        'run_command',
-        { command: 'env' },
-        { secretValues: ['sk-config-secret'] },
-      );
-      expect(result.content).toContain('CWB_VISIBLE=visible');
+      const result = await call('run_command', { command: 'env' });
       expect(result.content).toContain('PATH=');
-      for (const hidden of ['sk-openai', 'sk-ant', 'ghp-x', 'shh', 'lower', 'sk-config-secret']) {
+      expect(result.content).toContain('LC_CWB_TEST=C.UTF-8');
+      for (const hidden of [
+        'sk-openai',
+        'sk-ant',
+        'ghp-x',
+        'shh',
+        'lower',
+        'sk-config',
+        'unlisted',
+      ]) {
         expect(result.content).not.toContain(hidden);
       }
     } finally {
       for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
     }
+  });
+
+  it("uses the task's child environment when given one (allow-list plus tools.env_passthrough)", async () => {
+    const { call } = fixture();
+    const result = await call(
+      'run_command',
+      { command: 'env' },
+      { childEnv: { PATH: process.env.PATH, CWB_PASSED: 'passed' } },
+    );
+    expect(result.content).toContain('CWB_PASSED=passed');
   });
 
   it('keeps big output in the tool output cache, readable with tool_output_cache and its grep', async () => {

@@ -83,16 +83,18 @@ const toolOutputCache = z.strictObject({
   max_line_length: count,
 });
 
+const tools = z.strictObject({
+  run_command: z.boolean(),
+  /** Names only; the config loader refuses one that looks like a credential. */
+  env_passthrough: z.array(z.string().max(200)).max(1000),
+});
+
 export const settingsSchema = z.strictObject({
   contexts_dir: z.string().max(4096).nullable(),
   storage,
   inheritance,
   llm: z.strictObject({ provider, openai, ollama, lmstudio }),
-  tools: z.strictObject({
-    run_command: z.boolean(),
-    /** Edited in config.yaml only: the names are checked there (no key, no token). */
-    env_passthrough: z.array(z.string().max(200)).max(1000),
-  }),
+  tools,
   compaction: z.strictObject({
     ...compactionFields,
     importance_window: importanceWindow,
@@ -143,7 +145,7 @@ export const settingsPatchSchema = z.strictObject({
     })
     .partial()
     .optional(),
-  tools: z.strictObject({ run_command: z.boolean() }).partial().optional(),
+  tools: tools.partial().optional(),
   compaction: z
     .strictObject({
       ...compactionFields,
