@@ -1,9 +1,10 @@
 /**
  * No secret in a task process's environment or argv, nor in those of a command it runs
  * (issue 18). A task is started every way a task can start — `cwb run`, `cwb resume`,
- * `cwb run --detach`, `cwb serve`'s service (new task and resume) and the desktop app's
- * utilityProcess adapter — with a test key in the parent's OPENAI_API_KEY, referenced from
- * config.yaml as `${OPENAI_API_KEY}`, against a scripted server on 127.0.0.1 that requires
+ * `cwb run --detach`, a real `cwb serve` over HTTP, `cwb serve`'s service (new task and
+ * resume) and the desktop app's utilityProcess adapter — with a test key in the parent's
+ * OPENAI_API_KEY, referenced from config.yaml as `${OPENAI_API_KEY}`, against a scripted
+ * server on 127.0.0.1 that requires
  * it. The model runs a command that records its own /proc/self/environ and cmdline and its
  * parent's (the task process's) pid; while the task process waits for the next answer, the
  * server reads /proc/<task pid>/environ and cmdline. The key is in none of them, nor
@@ -14,6 +15,7 @@ import { fork } from 'node:child_process';
 import crypto from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWorkbenchService } from '../../src/core/api/workbench-service';
@@ -30,6 +32,7 @@ import {
   type ScriptedLlm,
 } from '../support/scripted-llm-server';
 import { allFiles, makeTaskEnv } from '../support/task-env';
+import { startServe } from '../support/serve-process';
 import { useTempDir } from '../support/temp-dir';
 
 const tempDir = useTempDir('cwb-environ-');
@@ -258,6 +261,36 @@ describe('no secret in the environment or argv of a task process or of a command
     expect(findKey(h.key, [h.env.root, h.env.workdir])).toEqual([]);
   }, 60_000);
 
+  it('cwb serve in a real process: the new-task operation over HTTP', async () => {
+    const h = await harness();
+    const serve = await startServe(
+      ['--contexts', h.env.root, '--config', h.env.configFile],
+      h.parentEnv,
+    );
+    let output: string;
+    try {
+      const started = await post(serve.port, serve.token, '/api/startTask', {
+        prompt: 'Probe',
+        workdir: h.env.workdir,
+      });
+      expect(started.status, started.body).toBe(200);
+      const { uuid } = (JSON.parse(started.body) as { value: { uuid: string } }).value;
+      const store = ContextStore.open(h.env.root);
+      try {
+        await waitFor(() => store.repo.get(uuid)?.status === 'completed');
+      } finally {
+        store.close();
+      }
+    } finally {
+      await serve.stop();
+      output = serve.output();
+    }
+    expect(h.probes).toHaveLength(1);
+    expectClean(h, h.probes[0]);
+    expectKeySent(h);
+    expect(findKey(h.key, [h.env.root, h.env.workdir], [output])).toEqual([]);
+  }, 90_000);
+
   it("the desktop app's utilityProcess path (driven through an adapter over child_process.fork)", async () => {
     const h = await harness();
     // Electron is not here: this stands in for utilityProcess.fork with the same options
@@ -300,6 +333,37 @@ describe('no secret in the environment or argv of a task process or of a command
     expect(findKey(h.key, [h.env.root, h.env.workdir])).toEqual([]);
   }, 60_000);
 });
+
+function post(
+  port: number,
+  token: string,
+  urlPath: string,
+  body: unknown,
+): Promise<{ status: number; body: string }> {
+  const data = Buffer.from(JSON.stringify(body));
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: urlPath,
+        headers: {
+          Authorization: `Bearer ${token}`,
+          'Content-Type': 'application/json',
+          'Content-Length': data.length,
+        },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (d: Buffer) => (text += d.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(data);
+  });
+}
 
 async function waitFor(condition: () => boolean, timeoutMs = 45_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
