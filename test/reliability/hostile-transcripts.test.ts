@@ -22,10 +22,12 @@ async function writeLongLine(file: string, head: string, mb: number, tail: strin
   const piece = Buffer.alloc(MB, 'a');
   out.write(head);
   for (let i = 0; i < mb; i++) {
-    if (!out.write(piece)) await new Promise((resolve) => out.once('drain', resolve));
+    if (!out.write(piece)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
   }
   out.end(tail);
-  await new Promise((resolve, reject) => out.on('finish', resolve).on('error', reject));
+  await new Promise<void>((resolve, reject) =>
+    out.on('finish', () => resolve()).on('error', reject),
+  );
 }
 
 const claudeLine = (uuid: string, parent: string | null, role: string, content: string) =>

@@ -10,8 +10,9 @@
  * every complete line is intact and the task resumes to the end.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { fork } from 'node:child_process';
+import { execFileSync, fork } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -19,7 +20,7 @@ import { ContextStore } from '../../src/core/store/context-store';
 import { TaskSupervisor } from '../../src/core/supervisor/task-supervisor';
 import type { ForkWorker } from '../../src/core/supervisor/worker-handle';
 import type { WorkerEvent } from '../../src/shared/worker-protocol';
-import { BUILT_WORKER } from '../support/run-ts';
+import { BUILT_WORKER, runCwb } from '../support/run-ts';
 import {
   assertDbMatchesFolders,
   assertMessagesIntact,
@@ -202,3 +203,68 @@ describe('the contexts folder turns read-only during a run', () => {
     }
   }, 90_000);
 });
+
+// ------------------------------------------------------------------ read-only from the start
+
+function canBindReadOnly(): boolean {
+  if (process.platform !== 'linux' || process.getuid?.() !== 0) return false;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cwb-ro-probe-'));
+  try {
+    execFileSync('mount', ['--bind', dir, dir], { stdio: 'pipe' });
+    execFileSync('mount', ['-o', 'remount,bind,ro', dir], { stdio: 'pipe' });
+    execFileSync('umount', [dir], { stdio: 'pipe' });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe.skipIf(!canBindReadOnly())(
+  'a contexts folder that is read-only from the start (a read-only bind mount; needs root)',
+  () => {
+    // Was: "cwb: internal error: SqliteError: unable to open database file" and a stack
+    // trace, exit code 3 (tasks.db in WAL mode writes its -shm file even to read).
+    it('every command says which file and why in one line (exit code 2), and the folder is left as it was', () => {
+      const base = tempDir();
+      const real = path.join(base, 'contexts');
+      const store = ContextStore.open(real);
+      const task = store.createTask({ title: 'kept' });
+      task.addMessage({ role: 'user', content: 'hello' });
+      task.close();
+      store.close();
+      const ro = path.join(base, 'ro');
+      fs.mkdirSync(ro);
+      execFileSync('mount', ['--bind', real, ro]);
+      try {
+        execFileSync('mount', ['-o', 'remount,bind,ro', ro]);
+        const config = path.join(base, 'config.yaml');
+        fs.writeFileSync(
+          config,
+          'llm:\n  provider: ollama\n  ollama:\n    model: m\n    context_length: 32768\n    base_url: http://127.0.0.1:9\n',
+        );
+        const before = execFileSync('ls', ['-laR', real]).toString();
+        for (const args of [
+          ['tasks'],
+          ['show', task.uuid],
+          ['messages', task.uuid],
+          ['run', '--prompt', 'hello', '--config', config],
+          ['import', config],
+        ]) {
+          const r = runCwb(['--contexts', ro, ...args]);
+          const shown = `${args.join(' ')}: ${r.stderr}`;
+          expect(r.status, shown).toBe(2);
+          expect(r.stderr, shown).not.toMatch(STACK_TRACE);
+          expect(r.stderr.trim().split('\n'), shown).toHaveLength(1);
+          expect(r.stderr, shown).toMatch(
+            /^cwb: error: cannot open .*tasks\.db \(SQLITE_CANTOPEN: unable to open database file\); the contexts folder .* is not writable \(EROFS\)/,
+          );
+        }
+        expect(execFileSync('ls', ['-laR', real]).toString()).toBe(before);
+      } finally {
+        execFileSync('umount', [ro]);
+      }
+    });
+  },
+);
