@@ -144,7 +144,7 @@ describe('the HTTP API under attack', () => {
   it('no token, a wrong token, foreign and DNS-rebinding Hosts, foreign Origins, cross-site requests: refused before any handler', async () => {
     const before = outside();
     const body = JSON.stringify({ uuid: known });
-    const cases: [string, Parameters<typeof send>[0], number, RegExp][] = [
+    const cases: [string, Partial<Parameters<typeof send>[0]>, number, RegExp][] = [
       [
         'no token',
         { headers: { 'Content-Type': 'application/json' } },
@@ -289,7 +289,12 @@ describe('the HTTP API under attack', () => {
       ],
     ];
     for (const [name, options, status, message] of cases) {
-      const reply = await send({ method: 'POST', path: '/api/getTask', body, ...options });
+      const reply = await send({
+        method: 'POST',
+        body,
+        ...options,
+        path: options.path ?? '/api/getTask',
+      });
       expect(reply.status, name).toBe(status);
       expect(
         (JSON.parse(reply.body) as { error: { message: string } }).error.message,
