@@ -5,10 +5,20 @@
  * documents built from the real keys with values of every type, mutations of the example
  * config, `${VAR}` references and the environment overrides.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import yaml from 'js-yaml';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, EXAMPLE_CONFIG_YAML, parseConfigText } from '../../src/core/config';
+import {
+  ConfigError,
+  EXAMPLE_CONFIG_YAML,
+  loadConfig,
+  parseConfigText,
+} from '../../src/core/config';
+import { useTempDir } from '../support/temp-dir';
+
+const tempDir = useTempDir('cwb-hostile-config-');
 
 const FILE = '/home/ann/.config/cwb/config.yaml';
 
@@ -186,5 +196,66 @@ describe('hostile config.yaml', () => {
         /YAML syntax error/,
       );
     }
+  });
+
+  /** `levels` levels of nine aliases each: 9^levels values from a few hundred bytes. */
+  function aliasBomb(levels: number): { anchors: string; last: string } {
+    let anchors = '  a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n';
+    let last = 'a';
+    for (let i = 1; i < levels; i++) {
+      anchors += `  l${i}: &l${i} [${Array(9).fill(`*${last}`).join(', ')}]\n`;
+      last = `l${i}`;
+    }
+    return { anchors, last };
+  }
+
+  // Was: js-yaml shares aliased nodes, but `${VAR}` substitution, zod and the error message
+  // walked them as copies — 9^7 values took seconds and 9^9 ("billion laughs") ran out of
+  // memory. Now each section's expanded size is measured (shared nodes once) first.
+  it('a YAML alias bomb under any section is a ConfigError naming the file and the key, before anything walks it', () => {
+    const { anchors, last } = aliasBomb(9);
+    const at: Record<string, string> = {
+      context_storage: 'summary_prompt',
+      context: 'compression',
+      llm: 'openai',
+      tools: 'run_command',
+      compaction: 'pipeline',
+      tool_output_cache: 'enabled',
+    };
+    for (const [section, key] of Object.entries(at)) {
+      const text = `anchors:\n${anchors}${section}:\n  ${key}: *${last}\n`;
+      let error: unknown;
+      try {
+        parseConfigText(text, { file: FILE, baseDir: '/tmp', env: {} });
+      } catch (err) {
+        error = err;
+      }
+      expect(error, section).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).message).toMatch(
+        new RegExp(
+          `^${FILE.replace(/[./]/g, '\\$&')}: ${section}\\.${key}(\\[0\\])* expands to more than 8 MiB once its YAML aliases are followed`,
+        ),
+      );
+    }
+  });
+
+  it('an alias inside its own anchor (a cycle) is a ConfigError naming the key, not a stack overflow', () => {
+    for (const [text, key] of [
+      ['llm: &x {openai: *x}\n', 'llm.openai'],
+      ['compaction:\n  pipeline: &p\n    - *p\n', 'compaction.pipeline[0]'],
+    ] as const) {
+      expect(() => parseConfigText(text, { file: FILE, baseDir: '/tmp', env: {} })).toThrow(
+        `${FILE}: ${key} contains itself (a YAML alias inside its own anchor)`,
+      );
+    }
+  });
+
+  it('a config file larger than 1 MiB is refused unread, naming the file', () => {
+    const file = path.join(tempDir(), 'config.yaml');
+    fs.writeFileSync(file, `# ${'x'.repeat(2 * 1024 * 1024)}\nllm:\n  provider: ollama\n`);
+    expect(() => loadConfig({ file, env: {} })).toThrow(ConfigError);
+    expect(() => loadConfig({ file, env: {} })).toThrow(
+      `${file}: the config file is ${fs.statSync(file).size} bytes; more than 1048576 is not a config file`,
+    );
   });
 });

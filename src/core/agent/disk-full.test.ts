@@ -58,4 +58,29 @@ describe('full-disk errors', () => {
     labelDiskFull(other, '/t/request.json');
     expect(other).not.toHaveProperty('path');
   });
+
+  it('a read-only disk (EROFS, SQLITE_READONLY) and a quota (EDQUOT) are handled the same way, each with its own advice', () => {
+    const erofs = Object.assign(new Error("EROFS: read-only file system, open '/t/x'"), {
+      code: 'EROFS',
+      path: '/t/x',
+    });
+    expect(diskFullReason(erofs)).toBe('the contexts folder is read-only (EROFS writing /t/x)');
+    expect(pausedByFullDisk(diskFullReason(erofs)!)).toBe(
+      'the contexts folder is read-only (EROFS writing /t/x): the task was paused; make it writable again and resume it',
+    );
+    const readonlyDb = Object.assign(new Error('attempt to write a readonly database'), {
+      code: 'SQLITE_READONLY',
+    });
+    expect(diskFullReason(readonlyDb)).toBe(
+      'the contexts folder is read-only (SQLITE_READONLY writing tasks.db)',
+    );
+    const quota = Object.assign(new Error('EDQUOT: disk quota exceeded, write'), {
+      code: 'EDQUOT',
+    });
+    labelDiskFull(quota, '/t/messages.jsonl');
+    expect(diskFullReason(quota)).toBe(
+      'the disk is full (no space left writing /t/messages.jsonl)',
+    );
+    expect(isDiskFull(Object.assign(new Error('EACCES'), { code: 'EACCES' }))).toBe(false);
+  });
 });

@@ -19,6 +19,7 @@ import {
   sectionKeys,
 } from './source-schemas';
 import type { SourceSectionName } from './source-schemas';
+import { MAX_CONFIG_BYTES, checkAliasExpansion } from './yaml-limits';
 
 export interface LoadConfigOptions {
   /** A config file the user named; null or undefined = the default path. */
@@ -45,8 +46,9 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
 
   let text: string;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    text = readBounded(file, shown);
   } catch (error) {
+    if (error instanceof ConfigError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' && !explicit) {
       const config = parseConfigText('', { file: shown, baseDir: path.dirname(file), env });
@@ -62,6 +64,23 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
     );
   }
   return { config: parseConfigText(text, { file: shown, baseDir: path.dirname(file), env }), file };
+}
+
+/** The file's text, refused unread when it is larger than any config file could be. */
+function readBounded(file: string, shown: string): string {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const { size } = fs.fstatSync(fd);
+    if (size > MAX_CONFIG_BYTES) {
+      throw new ConfigError(
+        { file: shown, key: null, value: null, allowed: `at most ${MAX_CONFIG_BYTES} bytes` },
+        `${shown}: the config file is ${size} bytes; more than ${MAX_CONFIG_BYTES} is not a config file`,
+      );
+    }
+    return fs.readFileSync(fd, 'utf8');
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 export interface ParseConfigOptions {
@@ -82,6 +101,7 @@ export function parseConfigText(text: string, options: ParseConfigOptions): AppC
     const written = document[name];
     if (written === undefined || written === null) continue;
     const schema: z.ZodType = SOURCE_SECTIONS[name];
+    checkAliasExpansion(name, written, file);
     const resolved = substituteEnv(written, name, env, file, substitutions);
     const result = schema.safeParse(resolved);
     if (!result.success) throw issueError(result.error.issues, name, schema, written, file);

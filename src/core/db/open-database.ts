@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import Database from 'better-sqlite3';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema';
 import { CwbError } from '../errors';
@@ -21,7 +23,12 @@ const BUSY_TIMEOUT_MS = 30_000;
  * read lock to a write lock — the one case where SQLite returns SQLITE_BUSY without waiting.
  */
 export function openDatabase(file: string, options: { readonly?: boolean } = {}): Db {
-  const db = new Database(file, { timeout: BUSY_TIMEOUT_MS, readonly: options.readonly ?? false });
+  let db: Db;
+  try {
+    db = new Database(file, { timeout: BUSY_TIMEOUT_MS, readonly: options.readonly ?? false });
+  } catch (err) {
+    throw userFixable(err) ? cannotOpen(file, err) : err;
+  }
   try {
     if (!options.readonly) {
       db.pragma('journal_mode = WAL');
@@ -35,8 +42,40 @@ export function openDatabase(file: string, options: { readonly?: boolean } = {})
     return db;
   } catch (err) {
     db.close();
-    throw err;
+    throw userFixable(err) ? cannotOpen(file, err) : err;
   }
+}
+
+/**
+ * A tasks.db that cannot be opened (a read-only contexts folder: WAL needs to write its
+ * -shm and -wal files even to read; no permission; a damaged file) is the user's to fix:
+ * one line that says which file and why, not an internal error with a stack trace.
+ */
+const USER_FIXABLE = /^(SQLITE_(CANTOPEN|READONLY|PERM|NOTADB|CORRUPT|AUTH)|EROFS|EACCES|EPERM)/;
+
+/** Errors the user fixes on their side; others (SQLITE_FULL, SQLITE_BUSY, bugs) go on as they are. */
+function userFixable(err: unknown): boolean {
+  if (err instanceof CwbError) return false;
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && USER_FIXABLE.test(code);
+}
+
+function cannotOpen(file: string, err: unknown): CwbError {
+  const code = (err as { code?: unknown }).code;
+  const reason = `${typeof code === 'string' ? `${code}: ` : ''}${(err as Error).message}`;
+  const dir = path.dirname(file);
+  let hint = '';
+  try {
+    fs.accessSync(dir, fs.constants.W_OK);
+  } catch (access) {
+    const why = (access as NodeJS.ErrnoException).code;
+    if (why === 'EROFS' || why === 'EACCES' || why === 'EPERM')
+      hint = `; the contexts folder ${dir} is not writable (${why}), and tasks.db needs to write beside itself even to be read`;
+  }
+  const error = new CwbError('io', `cannot open ${file} (${reason})${hint}`);
+  // Kept for whoever looks at causes (the full-disk check does).
+  Object.defineProperty(error, 'cause', { value: err });
+  return error;
 }
 
 /** Runs `fn` in a BEGIN IMMEDIATE transaction: it takes the write lock up front (waiting with the busy timeout). */

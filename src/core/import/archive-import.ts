@@ -35,6 +35,7 @@ import { CwbError, badInput } from '../errors';
 import { ManifestSchema, type Manifest, type ManifestTask } from '../export/archive-manifest';
 import { classifyEntry, type ArchiveEntry } from './archive-entries';
 import { ImportReport } from './import-report';
+import { formatBytes } from './json-document';
 import { isRecord } from './text';
 import type { ImportedTask, ImportOptions } from './types';
 
@@ -43,6 +44,8 @@ export const ARCHIVE_LIMITS = {
   maxTotalBytes: 32 * 1024 ** 3,
   maxEntries: 500_000,
   maxManifestBytes: 64 * 1024 ** 2,
+  /** Free space an import leaves on the contexts root's disk (at most 5% of the disk). */
+  reserveBytes: 256 * 1024 ** 2,
 };
 
 export interface ArchiveImport {
@@ -75,6 +78,11 @@ export async function importArchive(
   );
   try {
     const listed = await listEntries(zip, base, limits);
+    await checkFreeSpace(
+      store.root,
+      listed.reduce((sum, l) => sum + l.entry.uncompressedSize, 0),
+      base,
+    );
     const manifest = await readManifest(zip, listed, base);
     const files = matchManifest(manifest, listed, base);
     for (const task of manifest.tasks) {
@@ -95,6 +103,28 @@ export async function importArchive(
   } finally {
     zip.close();
     await fs.promises.rm(staging, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A zip bomb (or just a big archive) must not fill the disk: extraction would write until
+ * ENOSPC and fail on the last byte, and every task running on that disk would pause
+ * meanwhile. The sizes are the central directory's, which extraction enforces (yauzl's
+ * validateEntrySizes and the manifest's byte counts), so they bound what is written.
+ */
+async function checkFreeSpace(root: string, needed: number, base: string): Promise<void> {
+  let stats: fs.StatsFs;
+  try {
+    stats = await fs.promises.statfs(root);
+  } catch {
+    return; // no statfs here: the size limits still bound the import
+  }
+  const free = stats.bavail * stats.bsize;
+  const reserve = Math.min(ARCHIVE_LIMITS.reserveBytes, stats.blocks * stats.bsize * 0.05);
+  if (needed + reserve > free) {
+    throw badInput(
+      `${base}: ${formatBytes(needed)} uncompressed does not fit in the ${formatBytes(free)} free on the disk of ${root} (an import leaves ${formatBytes(reserve)} free); nothing was extracted`,
+    );
   }
 }
 

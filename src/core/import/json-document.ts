@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { badInput } from '../errors';
+import { printable } from '../jsonl/printable';
 import { DEFAULT_MAX_JSON_BYTES } from './types';
 
 /**
@@ -18,8 +19,10 @@ export async function readJsonDocument(
   try {
     const { size } = await handle.stat();
     if (size > maxBytes) {
+      // Also what a JSON Lines file whose first line is this long comes to: not sniffed as
+      // JSONL, it would be read as one document.
       throw badInput(
-        `${path.basename(file)} is ${formatBytes(size)}; JSON documents larger than ${formatBytes(maxBytes)} are not imported (they must be parsed whole)`,
+        `${path.basename(file)} is ${formatBytes(size)} read as one JSON document (no line under 4 MiB says it is JSON Lines); a document or line larger than ${formatBytes(maxBytes)} is not imported (it would be held whole in memory)`,
       );
     }
     // Read at most maxBytes + 1 even if the file grew after stat.
@@ -40,7 +43,7 @@ export async function readJsonDocument(
   try {
     return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text) as unknown;
   } catch (err) {
-    const reason = (err as Error).message;
+    const reason = printable((err as Error).message);
     throw badInput(
       `${path.basename(file)} is not valid JSON (${reason.length > 200 ? `${reason.slice(0, 200)}…` : reason})`,
     );

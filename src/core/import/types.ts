@@ -11,7 +11,7 @@ export interface ImportOptions {
   onConflict?: UuidConflict;
   /** JSONL lines longer than this are reported and skipped, never buffered (default 64 MiB). */
   maxLineBytes?: number;
-  /** Whole-document JSON files (OpenAI chat, SWE-agent) larger than this are refused (default 512 MiB). */
+  /** Whole-document JSON files (OpenAI chat, SWE-agent) larger than this are refused (default 64 MiB). */
   maxJsonBytes?: number;
   /** Archives: the largest uncompressed entry accepted (default 8 GiB). */
   maxEntryBytes?: number;
@@ -56,7 +56,8 @@ export interface FileImportResult {
   ignored: Record<string, number>;
 }
 
-export const DEFAULT_MAX_JSON_BYTES = 512 * 1024 * 1024;
+/** As DEFAULT_MAX_LINE_BYTES: one JSON value read whole is never larger than a line may be. */
+export const DEFAULT_MAX_JSON_BYTES = 64 * 1024 * 1024;
 
 /**
  * Assistant messages that hold a model's reasoning (Claude thinking blocks, Codex reasoning

@@ -16,6 +16,7 @@ export { isTooLong } from './line-entry';
 export type { LineEntry, ReadLinesOptions, TextLineEntry, TooLongLineEntry } from './line-entry';
 export { readLines, readLinesSync } from './line-reader';
 export { OffsetIndex } from './offset-index';
+export { printable } from './printable';
 export type { OffsetIndexOptions } from './offset-index';
 export { readLastLine, readLastLines } from './tail';
 export type { ReadLastLinesOptions } from './tail';

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { DEFAULT_MAX_LINE_BYTES } from './constants';
 import { isTooLong } from './line-entry';
+import { printable } from './printable';
 import type { LineEntry, ReadLinesOptions } from './line-entry';
 import { readLines, readLinesSync } from './line-reader';
 
@@ -77,5 +78,5 @@ function lineParser(
 }
 
 function truncate(text: string): string {
-  return text.length <= MAX_REASON_CHARS ? text : `${text.slice(0, MAX_REASON_CHARS)}…`;
+  return printable(text.length <= MAX_REASON_CHARS ? text : `${text.slice(0, MAX_REASON_CHARS)}…`);
 }

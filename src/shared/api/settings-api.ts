@@ -127,7 +127,13 @@ const optionalCount = count.nullable();
 
 /** Only what changes; `null` removes an optional value (the default applies again). */
 export const settingsPatchSchema = z.strictObject({
-  contexts_dir: z.string().max(4096).nullable().optional(),
+  // Written into config.yaml as it is: a NUL byte would make every later start fail.
+  contexts_dir: z
+    .string()
+    .max(4096)
+    .refine((p) => !p.includes('\0'), 'a path cannot contain a NUL byte')
+    .nullable()
+    .optional(),
   storage: storage.partial().optional(),
   inheritance: inheritance.partial().optional(),
   llm: z
