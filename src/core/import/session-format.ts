@@ -80,6 +80,12 @@ export interface SessionMessage {
 }
 
 export type SessionEvent =
+  /**
+   * Starts a session: every file yields one before its first message. A file that holds
+   * several sessions (Aider's history) yields one per session; `key` is stable like message keys.
+   */
+  | { kind: 'session'; key: string; meta: SessionMeta }
+  /** Refines the current session's metadata (e.g. its end time, known only at the end). */
   | { kind: 'meta'; meta: Partial<SessionMeta> }
   | {
       kind: 'message';
@@ -108,10 +114,13 @@ export interface SessionParseOptions {
  */
 export interface SessionFormat {
   readonly agent: AgentId;
-  /** How the file is read: one JSON document, or text (markdown). */
+  /** How the file is read: one JSON document, or text (markdown, streamed). */
   readonly input: 'document' | 'text';
-  /** True when the document/text has this format's shape. Never throws. */
-  sniff(input: unknown): boolean;
+  /**
+   * True when this format claims the input: the parsed document for `document` formats, the
+   * file's first 4 KiB (as text) plus its name for `text` formats. Never throws.
+   */
+  sniff(input: unknown, fileName: string): boolean;
   /** The events of one file; `doc` is the parsed document when the caller has it already. */
   parse(file: string, doc?: unknown, options?: SessionParseOptions): AsyncIterable<SessionEvent>;
 }

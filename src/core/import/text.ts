@@ -24,6 +24,19 @@ export function normalizeTimestamp(value: unknown): string | undefined {
   return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
 }
 
+/**
+ * A timestamp written without a zone (OpenHands' `datetime.now().isoformat()`, Aider's
+ * "2024-08-05 19:33:02") read as UTC, so an import gives the same times on every machine.
+ */
+export function naiveUtcTimestamp(value: unknown): string | undefined {
+  if (typeof value !== 'string') return normalizeTimestamp(value);
+  const t = value.trim().replace(' ', 'T');
+  const zoned = /(Z|[+-]\d\d:?\d\d)$/i.test(t);
+  // Date.parse takes at most milliseconds; Python writes microseconds.
+  const trimmed = t.replace(/(\.\d{3})\d+/, '$1');
+  return normalizeTimestamp(zoned || !/T\d/.test(trimmed) ? trimmed : `${trimmed}Z`);
+}
+
 /** Milliseconds between two normalized timestamps, 0 when either is missing or they go backwards. */
 export function durationBetween(start: string | undefined, end: string | undefined): number {
   if (!start || !end) return 0;
