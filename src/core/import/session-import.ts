@@ -15,7 +15,7 @@ import { beginImport, discardImportedTask, type ImportSession } from './import-s
 import type { AgentId, SessionEvent, SessionFormat, SessionMeta } from './session-format';
 import { realRequest, repoKey, titleLine } from './session-meta';
 import { TranscriptWriter } from './transcript-writer';
-import { PROMPT_MAX_CHARS, clip, normalizeTimestamp } from './text';
+import { PROMPT_MAX_CHARS, clip, fileTimes, normalizeTimestamp } from './text';
 
 interface OpenSession {
   meta: SessionMeta;
@@ -35,11 +35,7 @@ export async function importSessionFile(
   options: { maxJsonBytes?: number; agent?: AgentId } = {},
 ): Promise<TranscriptImport> {
   const report = new ImportReport(file);
-  const stat = await fs.promises.stat(file);
-  const fileTimes = {
-    born: (stat.birthtimeMs > 0 ? stat.birthtime : stat.mtime).toISOString(),
-    modified: stat.mtime.toISOString(),
-  };
+  const fromFile = fileTimes(await fs.promises.stat(file));
   const rows: TaskRow[] = [];
   let current: OpenSession | undefined;
 
@@ -53,12 +49,12 @@ export async function importSessionFile(
     }
     const counters = open.writer.finish();
     const meta = open.meta;
-    const started = normalizeTimestamp(meta.startedAt) ?? open.firstAt ?? fileTimes.born;
+    const started = normalizeTimestamp(meta.startedAt) ?? open.firstAt ?? fromFile.created_at;
     const ended =
       normalizeTimestamp(meta.endedAt) ??
       normalizeTimestamp(meta.updatedAt) ??
       open.lastAt ??
-      fileTimes.modified;
+      fromFile.completed_at;
     counters.times = {
       created_at: started,
       started_at: started,

@@ -106,3 +106,15 @@ export function titleFrom(text: string | undefined, max = 100): string | undefin
 
 /** The prompt column holds the start of the first user message, not a whole pasted file. */
 export const PROMPT_MAX_CHARS = 8000;
+
+/**
+ * A file's own times standing in for a session's when its format records none: created at
+ * its birth time (its modification time where the file system has none), ended when last written.
+ */
+export function fileTimes(stat: { birthtimeMs: number; birthtime: Date; mtime: Date }): {
+  created_at: string;
+  completed_at: string;
+} {
+  const born = stat.birthtimeMs > 0 && stat.birthtime <= stat.mtime ? stat.birthtime : stat.mtime;
+  return { created_at: born.toISOString(), completed_at: stat.mtime.toISOString() };
+}
