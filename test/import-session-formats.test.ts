@@ -28,6 +28,8 @@ interface Expected {
     total_tokens?: number;
     model?: string | null;
     repository?: string;
+    /** Tool executions that failed (error status, cancelled, or no result in the file). */
+    failedTools?: number;
   }[];
   ignored?: Record<string, number>;
 }
@@ -50,6 +52,7 @@ const CASES: Expected[] = [
         // Σ input + output + thoughts of the 8 replies (input includes the cached tokens).
         total_tokens: 59250,
         model: 'gemini-3-flash-preview',
+        failedTools: 1, // the cancelled pacman check
       },
     ],
     ignored: { 'gemini info notice': 2, 'gemini error notice': 1 },
@@ -68,6 +71,7 @@ const CASES: Expected[] = [
         started: '2025-12-06T07:59:13.982Z',
         ended: '2025-12-06T08:37:45.376Z',
         total_tokens: 100386,
+        failedTools: 1, // the cancelled ssh
       },
     ],
     ignored: { 'gemini info notice': 4, 'gemini error notice': 3 },
@@ -86,6 +90,7 @@ const CASES: Expected[] = [
         started: '2025-01-27T22:44:56.900Z',
         ended: '2025-01-27T22:45:18.405Z',
         model: 'claude-3-5-sonnet-20241022',
+        failedTools: 0,
       },
     ],
   },
@@ -107,6 +112,7 @@ const CASES: Expected[] = [
         title: 'Please rename game_2048.py to 2048.py',
         agent: 'openhands',
         started: '2025-01-27T23:16:50.239Z',
+        failedTools: 0,
       },
     ],
   },
@@ -130,6 +136,7 @@ const CASES: Expected[] = [
         total_tokens: 332262,
         model: 'claude_4_5_opus',
         repository: 'mike4567/Marine-Response-Repo',
+        failedTools: 2,
       },
     ],
   },
@@ -203,6 +210,11 @@ describe('every message of the new formats is imported or reported', () => {
       expect(row.total_tokens).toBeGreaterThan(0);
       if (want.model !== undefined) expect(row.model).toBe(want.model);
       if (want.repository !== undefined) expect(row.repository).toBe(want.repository);
+      if (want.failedTools !== undefined) {
+        const records = store.readTask(row.uuid).tools(0, 1000).records;
+        expect(records).toHaveLength(want.tools);
+        expect(records.filter((r) => r.status === 'error')).toHaveLength(want.failedTools);
+      }
     });
   });
 });

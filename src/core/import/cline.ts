@@ -234,18 +234,25 @@ function* clineEvents(file: string, messages: unknown[]): Generator<SessionEvent
     }
     const rest: string[] = [];
     let n = 0;
-    for (const b of blocks) {
+    for (let j = 0; j < blocks.length; j++) {
+      const b = blocks[j]!;
       const text = asString(b.text);
       const header = text !== undefined ? RESULT_HEADER.exec(text) : null;
       if (b.type === 'tool_result' || header) {
         const id = asString(b.tool_use_id) ?? pending.shift() ?? `${key}-result-${n + 1}`;
         if (b.type === 'tool_result') pending = pending.filter((p) => p !== id);
+        // Older Cline writes the header alone and the output in the blocks after it.
+        const parts = [b.type === 'tool_result' ? contentText(b.content) : (text ?? '')];
+        while (header && j + 1 < blocks.length && continuesResult(blocks[j + 1]!)) {
+          const next = blocks[++j]!;
+          parts.push(next.type === 'image' ? '[image]' : (asString(next.text) ?? contentText(next)));
+        }
         yield {
           kind: 'message',
           key: `${key}/tool:${n++}`,
           message: {
             role: 'tool',
-            content: b.type === 'tool_result' ? contentText(b.content) : (text ?? ''),
+            content: parts.join('\n'),
             tool_call_id: id,
             ...(header?.[1] !== undefined && { tool_name: header[1] }),
             isError: b.is_error === true,
@@ -259,6 +266,14 @@ function* clineEvents(file: string, messages: unknown[]): Generator<SessionEvent
     if (userText !== '' || n === 0)
       yield { kind: 'message', key, message: { role: 'user', content: userText, ...at } };
   }
+}
+
+/** A block after a result header that is still that result: not another result, not injected context. */
+function continuesResult(b: Record<string, unknown>): boolean {
+  if (b.type === 'image') return true;
+  if (b.type !== 'text') return false;
+  const text = asString(b.text) ?? '';
+  return !RESULT_HEADER.test(text) && !/^\s*(<[a-z_]+>|#\s|\[TASK RESUMPTION\])/i.test(text);
 }
 
 /** One call per `[name for 'x'] Result:` block of the user turn after an XML-tool reply. */

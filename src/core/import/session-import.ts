@@ -164,12 +164,13 @@ export async function importSessionFile(
             });
           }
         } else if (m.role === 'tool') {
-          toolName ??= writer.finishToolCall({
+          const called = writer.finishToolCall({
             id: m.tool_call_id ?? '',
             content: m.content,
             ...(m.isError !== undefined && { isError: m.isError }),
             ...(at !== undefined && { timestamp: at }),
           });
+          toolName ??= called;
         }
         writer.append({
           role: m.role,
