@@ -261,3 +261,34 @@ describe('a failed or empty import creates no task', () => {
     }
   });
 });
+
+describe('the formats imported before carry the session facts too', () => {
+  it.each([
+    ['claude-code/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl', 'claude-code'],
+    ['claude-code/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl', 'claude-code'],
+    ['codex/rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl', 'codex'],
+    ['swe-agent/pydicom__pydicom-1458.traj', 'swe-agent'],
+    ['swe-agent/function_calling_simple.traj', 'swe-agent'],
+  ])('%s: agent, tokens, title, times', async (name, agent) => {
+    const file = realFixture(...name.split('/'));
+    const stat = fs.statSync(file);
+    const result = await importFile(store, file);
+    expect(result.skipped).toEqual([]);
+    for (const t of result.tasks) {
+      const row = store.requireTask(t.uuid);
+      expect(row.agent).toBe(agent);
+      // Text or usage is there, so tokens are never 0 (function_calling_simple has no model_stats).
+      expect(row.total_tokens).toBeGreaterThan(0);
+      expect(row.title ?? '').not.toMatch(/^(\/|<|Caveat:)/);
+      // The session's (or the file's) times, never the import's.
+      expect(row.updated_at <= stat.mtime.toISOString()).toBe(true);
+      expect(row.updated_at).toBe(row.completed_at);
+    }
+  });
+
+  it('a Claude Code session gets the repository from its working directory', async () => {
+    const result = await importFile(store, realFixture('claude-code', '5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl'));
+    const main = store.requireTask(result.tasks.find((t) => t.parent_uuid === null)!.uuid);
+    expect([main.workdir, main.repository]).toEqual(['/path/to/Demo', 'Demo']);
+  });
+});

@@ -18,6 +18,10 @@ describe('realRequest', () => {
       'fix the build',
     );
     expect(realRequest('/usr/bin is missing')).toBe('/usr/bin is missing');
+    expect(realRequest('<command-name>/review</command-name><command-args>fix the parser</command-args>')).toBe(
+      'fix the parser',
+    );
+    expect(realRequest('/ask why does it fail?')).toBe('why does it fail?');
   });
 });
 
