@@ -85,7 +85,8 @@ const CASES: Expected[] = [
         messages: 4,
         tools: 1,
         llm: 2,
-        title: 'Please create a simple 2048 game. No need to run it. Please finish the interaction after your finis…',
+        title:
+          'Please create a simple 2048 game. No need to run it. Please finish the interaction after your finis…',
         agent: 'openhands',
         started: '2025-01-27T22:44:56.900Z',
         ended: '2025-01-27T22:45:18.405Z',
@@ -98,7 +99,16 @@ const CASES: Expected[] = [
     // 3 user messages, 2 agent messages, finish: 3 replies, no tools.
     file: 'openhands/basic_interactions.json',
     format: 'openhands',
-    tasks: [{ messages: 6, tools: 0, llm: 3, title: "what's 1+1?", agent: 'openhands', started: '2025-02-01T00:14:10.787Z' }],
+    tasks: [
+      {
+        messages: 6,
+        tools: 0,
+        llm: 3,
+        title: "what's 1+1?",
+        agent: 'openhands',
+        started: '2025-02-01T00:14:10.787Z',
+      },
+    ],
   },
   {
     // user, read/run/read with their 3 observations, finish: 4 model responses.
@@ -128,7 +138,8 @@ const CASES: Expected[] = [
         messages: 45,
         tools: 22,
         llm: 12,
-        title: 'The attached is a technical writeup for this application which describes the final version of this …',
+        title:
+          'The attached is a technical writeup for this application which describes the final version of this …',
         agent: 'cline',
         started: '2026-04-24T23:26:00.794Z',
         ended: '2026-04-28T03:06:49.328Z',
@@ -147,7 +158,14 @@ const CASES: Expected[] = [
     file: 'aider/aider/.aider.chat.history.md',
     format: 'aider',
     tasks: [
-      { messages: 1, tools: 0, llm: 0, title: '# Fix any errors below, if possible.', agent: 'aider', started: '2024-08-05T19:33:02.000Z' },
+      {
+        messages: 1,
+        tools: 0,
+        llm: 0,
+        title: '# Fix any errors below, if possible.',
+        agent: 'aider',
+        started: '2024-08-05T19:33:02.000Z',
+      },
       {
         messages: 2,
         tools: 0,
@@ -159,7 +177,16 @@ const CASES: Expected[] = [
         model: 'claude-3-5-sonnet-20240620',
         repository: 'aider',
       },
-      { messages: 3, tools: 0, llm: 1, title: 'hi', agent: 'aider', started: '2024-08-05T20:39:59.000Z', total_tokens: 12566 + 84, model: 'gpt-4o-mini' },
+      {
+        messages: 3,
+        tools: 0,
+        llm: 1,
+        title: 'hi',
+        agent: 'aider',
+        started: '2024-08-05T20:39:59.000Z',
+        total_tokens: 12566 + 84,
+        model: 'gpt-4o-mini',
+      },
     ],
     ignored: { 'aider slash command': 2, 'editor mode line': 1 },
   },
@@ -226,7 +253,10 @@ describe('cwb import in a real process', () => {
       const run = runCwb(['--contexts', contexts, 'import', realFixture(c.file), '--json']);
       expect(run.stderr).toBe('');
       expect(run.status).toBe(0);
-      const out = JSON.parse(run.stdout) as { imported: { format: string; messages: number }[]; failed: unknown[] };
+      const out = JSON.parse(run.stdout) as {
+        imported: { format: string; messages: number }[];
+        failed: unknown[];
+      };
       expect(out.failed).toEqual([]);
       expect(out.imported.map((t) => [t.format, t.messages])).toEqual(
         c.tasks.map((t) => [c.format, t.messages]),
@@ -251,7 +281,11 @@ describe('a failed or empty import creates no task', () => {
       const empty = path.join(dir, 'session-empty.json');
       fs.writeFileSync(
         empty,
-        JSON.stringify({ sessionId: 's', projectHash: 'h', messages: [{ id: '1', type: 'info', content: 'hi' }] }),
+        JSON.stringify({
+          sessionId: 's',
+          projectHash: 'h',
+          messages: [{ id: '1', type: 'info', content: 'hi' }],
+        }),
       );
       await expect(importFile(store, empty)).rejects.toThrow(/no messages to import/);
       expect(count()).toBe(before);
@@ -287,7 +321,10 @@ describe('the formats imported before carry the session facts too', () => {
   });
 
   it('a Claude Code session gets the repository from its working directory', async () => {
-    const result = await importFile(store, realFixture('claude-code', '5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl'));
+    const result = await importFile(
+      store,
+      realFixture('claude-code', '5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl'),
+    );
     const main = store.requireTask(result.tasks.find((t) => t.parent_uuid === null)!.uuid);
     expect([main.workdir, main.repository]).toEqual(['/path/to/Demo', 'Demo']);
   });

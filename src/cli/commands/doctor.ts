@@ -115,11 +115,17 @@ async function checkImports(root: string): Promise<Check> {
   }
   try {
     const r = await rederiveImports(store);
-    const fixed = [r.titles && `${r.titles} title(s)`, r.tokens && `${r.tokens} token total(s)`].filter(Boolean);
+    const fixed = [
+      r.titles && `${r.titles} title(s)`,
+      r.tokens && `${r.tokens} token total(s)`,
+    ].filter(Boolean);
     return {
       name: 'imports',
       level: 'ok',
-      detail: fixed.length > 0 ? `re-derived from their messages: ${fixed.join(', ')}` : 'nothing to re-derive',
+      detail:
+        fixed.length > 0
+          ? `re-derived from their messages: ${fixed.join(', ')}`
+          : 'nothing to re-derive',
     };
   } finally {
     store.close();

@@ -12,15 +12,23 @@ const FILE = realFixture('aider', 'aider', '.aider.chat.history.md');
 describe('Aider chat history', () => {
   it('splits runs at their headers and reads usage from the Tokens line after a reply', async () => {
     const events = await collectEvents(aiderFormat, FILE);
-    const sessions = events.flatMap((e) => (e.kind === 'session' ? [e.meta.startedAt ?? null] : []));
+    const sessions = events.flatMap((e) =>
+      e.kind === 'session' ? [e.meta.startedAt ?? null] : [],
+    );
     expect(sessions).toEqual([null, '2024-08-05T19:33:32.000Z', '2024-08-05T20:39:59.000Z']);
-    const replies = events.flatMap((e) => (e.kind === 'message' && e.message.role === 'assistant' ? [e] : []));
+    const replies = events.flatMap((e) =>
+      e.kind === 'message' && e.message.role === 'assistant' ? [e] : [],
+    );
     expect(replies.map((r) => [r.usage?.input_tokens, r.usage?.output_tokens, r.model])).toEqual([
       [5244, 604, 'claude-3-5-sonnet-20240620'],
       [12566, 84, 'gpt-4o-mini'],
     ]);
-    expect(replies[0]!.message.content).toMatch(/^Certainly! I'll modify the `run_install` function/);
-    expect(replies[0]!.message.content).toMatch(/simplifies the code and makes use of the existing `Spinner` class, which provides a consistent spinner behavior across the application\.$/);
+    expect(replies[0]!.message.content).toMatch(
+      /^Certainly! I'll modify the `run_install` function/,
+    );
+    expect(replies[0]!.message.content).toMatch(
+      /simplifies the code and makes use of the existing `Spinner` class, which provides a consistent spinner behavior across the application\.$/,
+    );
   });
 
   it('keeps every earlier key when the file grows: keys are byte offsets of an append-only file', async () => {

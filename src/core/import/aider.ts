@@ -40,7 +40,8 @@ export const aiderFormat: SessionFormat = {
 type Block = { kind: 'user' | 'assistant' | 'notice'; offset: number; lines: string[] };
 
 async function* aiderEvents(file: string): AsyncGenerator<SessionEvent> {
-  const cwd = path.basename(file) === '.aider.chat.history.md' ? path.dirname(path.resolve(file)) : undefined;
+  const cwd =
+    path.basename(file) === '.aider.chat.history.md' ? path.dirname(path.resolve(file)) : undefined;
   const stream = fs.createReadStream(file, { encoding: 'utf8' });
   const lines = readline.createInterface({ input: stream, crlfDelay: Infinity });
   let offset = 0;
@@ -64,7 +65,10 @@ async function* aiderEvents(file: string): AsyncGenerator<SessionEvent> {
     if (b.kind === 'notice') {
       for (const line of b.lines) {
         const text = line.replace(/\s+$/, '');
-        const tokens = /^Tokens: ([\d.,]+k?) sent(?:, ([\d.,]+k?) cache write)?(?:, ([\d.,]+k?) cache hit)?, ([\d.,]+k?) received/.exec(text);
+        const tokens =
+          /^Tokens: ([\d.,]+k?) sent(?:, ([\d.,]+k?) cache write)?(?:, ([\d.,]+k?) cache hit)?, ([\d.,]+k?) received/.exec(
+            text,
+          );
         if (tokens) {
           usageForLast = {
             input_tokens: count(tokens[1]),

@@ -131,7 +131,12 @@ function note(info: ClaudeThreadInfo, entry: ClaudeEntry, lineNo: number): void 
       if (text.trim() !== '') info.prompt = text;
     }
   }
-  if (info.request === undefined && entry.type === 'user' && entry.isMeta !== true && entry.isCompactSummary !== true) {
+  if (
+    info.request === undefined &&
+    entry.type === 'user' &&
+    entry.isMeta !== true &&
+    entry.isCompactSummary !== true
+  ) {
     const blocks = blocksOf(entry.message?.content);
     if (blocks.length > 0 && blocks.every((b) => b.type !== 'tool_result'))
       info.request = realRequest(contentText(entry.message?.content));

@@ -14,10 +14,36 @@ const FILE = realFixture('cline', '1777073160794', 'api_conversation_history.jso
 
 /** An XML-tool task as older Cline and Roo Code write it: results as "[tool for 'x'] Result:" text. */
 const XML_TASK = [
-  { role: 'user', content: [{ type: 'text', text: '<task>\nlist the files\n</task>' }, { type: 'text', text: '<environment_details>\n# Current Working Directory (/home/me/proj) Files\n</environment_details>' }] },
-  { role: 'assistant', content: [{ type: 'text', text: 'Listing.\n<list_files>\n<path>.</path>\n</list_files>' }] },
-  { role: 'user', content: [{ type: 'text', text: "[list_files for '.'] Result:" }, { type: 'text', text: 'a.txt\nb.txt' }] },
-  { role: 'assistant', content: [{ type: 'text', text: '<attempt_completion><result>Two files.</result></attempt_completion>' }] },
+  {
+    role: 'user',
+    content: [
+      { type: 'text', text: '<task>\nlist the files\n</task>' },
+      {
+        type: 'text',
+        text: '<environment_details>\n# Current Working Directory (/home/me/proj) Files\n</environment_details>',
+      },
+    ],
+  },
+  {
+    role: 'assistant',
+    content: [{ type: 'text', text: 'Listing.\n<list_files>\n<path>.</path>\n</list_files>' }],
+  },
+  {
+    role: 'user',
+    content: [
+      { type: 'text', text: "[list_files for '.'] Result:" },
+      { type: 'text', text: 'a.txt\nb.txt' },
+    ],
+  },
+  {
+    role: 'assistant',
+    content: [
+      {
+        type: 'text',
+        text: '<attempt_completion><result>Two files.</result></attempt_completion>',
+      },
+    ],
+  },
 ];
 
 describe('Cline tasks', () => {
@@ -26,9 +52,12 @@ describe('Cline tasks', () => {
     expect(isClineDocument(doc, 'api_conversation_history.json')).toBe(true);
     expect(isClineDocument(doc, 'renamed.json')).toBe(true);
     expect(detectDocument('/x/renamed.json', doc)).toBe('cline');
-    expect(detectDocument('/vscode/rooveterinaryinc.roo-cline/tasks/1/api_conversation_history.json', doc)).toBe(
-      'roo-code',
-    );
+    expect(
+      detectDocument(
+        '/vscode/rooveterinaryinc.roo-cline/tasks/1/api_conversation_history.json',
+        doc,
+      ),
+    ).toBe('roo-code');
   });
 
   it('answer native tool_use calls with the result blocks of the next user turn', async () => {
@@ -47,7 +76,12 @@ describe('Cline tasks', () => {
     const result = messages.find((e) => e.key === 'm2/tool:0')!;
     expect(second.message.tool_calls?.[0]?.function.name).toBe('use_subagents');
     expect(result.message.tool_call_id).toBe(second.message.tool_calls![0]!.id);
-    expect(second.usage).toEqual({ input_tokens: 10049, output_tokens: 640, cache_read_tokens: 0, cache_creation_tokens: 0 });
+    expect(second.usage).toEqual({
+      input_tokens: 10049,
+      output_tokens: 640,
+      cache_read_tokens: 0,
+      cache_creation_tokens: 0,
+    });
   });
 
   it('give XML-tool replies one call per result header, and read ui_messages.json beside the history', async () => {
@@ -59,7 +93,12 @@ describe('Cline tasks', () => {
       path.join(dir, 'ui_messages.json'),
       JSON.stringify([
         { ts: 1700000000000, type: 'say', say: 'task', text: 'list the files' },
-        { ts: 1700000001000, type: 'say', say: 'api_req_started', text: JSON.stringify({ tokensIn: 100, tokensOut: 20, cacheWrites: 5, cacheReads: 0 }) },
+        {
+          ts: 1700000001000,
+          type: 'say',
+          say: 'api_req_started',
+          text: JSON.stringify({ tokensIn: 100, tokensOut: 20, cacheWrites: 5, cacheReads: 0 }),
+        },
         { ts: 1700000009000, type: 'say', say: 'completion_result', text: 'Two files.' },
       ]),
     );

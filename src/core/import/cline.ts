@@ -26,9 +26,25 @@ import { readJsonDocument } from './json-document';
 import type { AgentId, SessionEvent, SessionFormat, SessionMeta } from './session-format';
 import { realRequest } from './session-meta';
 import { REASONING_NAME } from './types';
-import { argumentsString, asNumber, asString, contentText, isRecord, normalizeTimestamp } from './text';
+import {
+  argumentsString,
+  asNumber,
+  asString,
+  contentText,
+  isRecord,
+  normalizeTimestamp,
+} from './text';
 
-const BLOCK_TYPES = new Set(['text', 'image', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking', 'reasoning', 'document']);
+const BLOCK_TYPES = new Set([
+  'text',
+  'image',
+  'tool_use',
+  'tool_result',
+  'thinking',
+  'redacted_thinking',
+  'reasoning',
+  'document',
+]);
 const RESULT_HEADER = /^\[([\w-]+)(?: for ([\s\S]*?))?\] Result:/;
 
 function isBlockMessage(m: unknown): m is Record<string, unknown> {
@@ -36,7 +52,8 @@ function isBlockMessage(m: unknown): m is Record<string, unknown> {
     isRecord(m) &&
     (m.role === 'user' || m.role === 'assistant') &&
     (typeof m.content === 'string' ||
-      (Array.isArray(m.content) && m.content.every((b) => isRecord(b) && BLOCK_TYPES.has(String(b.type)))))
+      (Array.isArray(m.content) &&
+        m.content.every((b) => isRecord(b) && BLOCK_TYPES.has(String(b.type)))))
   );
 }
 
@@ -123,7 +140,11 @@ function uiFacts(file: string): UiFacts {
   }
   const meta = readSibling(file, 'task_metadata.json');
   const usage = isRecord(meta) && Array.isArray(meta.model_usage) ? meta.model_usage : [];
-  const lastModel = usage.filter(isRecord).map((u) => asString(u.model_id)).filter(Boolean).pop();
+  const lastModel = usage
+    .filter(isRecord)
+    .map((u) => asString(u.model_id))
+    .filter(Boolean)
+    .pop();
   if (lastModel) facts.model ??= lastModel;
   return facts;
 }
@@ -152,7 +173,9 @@ function* clineEvents(file: string, messages: unknown[]): Generator<SessionEvent
   const ui = uiFacts(file);
   const firstUser = messages.find((m) => isRecord(m) && m.role === 'user');
   const request = isRecord(firstUser) ? firstRequest(firstUser.content) : undefined;
-  const stamps = messages.map((m) => (isRecord(m) ? normalizeTimestamp(m.ts) : undefined)).filter(Boolean) as string[];
+  const stamps = messages
+    .map((m) => (isRecord(m) ? normalizeTimestamp(m.ts) : undefined))
+    .filter(Boolean) as string[];
   const historyModel = messages
     .map((m) => (isRecord(m) && isRecord(m.modelInfo) ? asString(m.modelInfo.modelId) : undefined))
     .find(Boolean);
@@ -179,13 +202,20 @@ function* clineEvents(file: string, messages: unknown[]): Generator<SessionEvent
     const m = messages[i];
     const key = `m${i}`;
     if (!isBlockMessage(m)) {
-      yield { kind: 'skip', key, where: `message ${i + 1}`, reason: 'not a Cline message (role user/assistant with text or content blocks)' };
+      yield {
+        kind: 'skip',
+        key,
+        where: `message ${i + 1}`,
+        reason: 'not a Cline message (role user/assistant with text or content blocks)',
+      };
       continue;
     }
     const ts = normalizeTimestamp(m.ts);
     const at = ts !== undefined ? { timestamp: ts } : {};
     const blocks: Record<string, unknown>[] =
-      typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : (m.content as Record<string, unknown>[]);
+      typeof m.content === 'string'
+        ? [{ type: 'text', text: m.content }]
+        : (m.content as Record<string, unknown>[]);
     if (m.role === 'assistant') {
       const reasoning = blocks
         .filter((b) => b.type === 'thinking' || b.type === 'reasoning')
@@ -195,7 +225,13 @@ function* clineEvents(file: string, messages: unknown[]): Generator<SessionEvent
         yield {
           kind: 'message',
           key: `${key}/reasoning`,
-          message: { role: 'assistant', content: reasoning.join('\n\n'), name: REASONING_NAME, historyOnly: true, ...at },
+          message: {
+            role: 'assistant',
+            content: reasoning.join('\n\n'),
+            name: REASONING_NAME,
+            historyOnly: true,
+            ...at,
+          },
         };
       const calls: ToolCall[] = blocks
         .filter((b) => b.type === 'tool_use' && typeof b.name === 'string')
@@ -211,7 +247,8 @@ function* clineEvents(file: string, messages: unknown[]): Generator<SessionEvent
         .filter((b) => b.type === 'text')
         .map((b) => asString(b.text) ?? '')
         .join('\n');
-      const metrics = isRecord(m.metrics) && isRecord(m.metrics.tokens) ? m.metrics.tokens : undefined;
+      const metrics =
+        isRecord(m.metrics) && isRecord(m.metrics.tokens) ? m.metrics.tokens : undefined;
       const usage = metrics
         ? {
             input_tokens: asNumber(metrics.prompt),
@@ -225,7 +262,12 @@ function* clineEvents(file: string, messages: unknown[]): Generator<SessionEvent
       yield {
         kind: 'message',
         key,
-        message: { role: 'assistant', content: text, ...(calls.length > 0 && { tool_calls: calls }), ...at },
+        message: {
+          role: 'assistant',
+          content: text,
+          ...(calls.length > 0 && { tool_calls: calls }),
+          ...at,
+        },
         llmCall: true,
         ...(usage && { usage }),
         ...(modelId !== undefined && { model: modelId }),
@@ -245,7 +287,9 @@ function* clineEvents(file: string, messages: unknown[]): Generator<SessionEvent
         const parts = [b.type === 'tool_result' ? contentText(b.content) : (text ?? '')];
         while (header && j + 1 < blocks.length && continuesResult(blocks[j + 1]!)) {
           const next = blocks[++j]!;
-          parts.push(next.type === 'image' ? '[image]' : (asString(next.text) ?? contentText(next)));
+          parts.push(
+            next.type === 'image' ? '[image]' : (asString(next.text) ?? contentText(next)),
+          );
         }
         yield {
           kind: 'message',
@@ -287,7 +331,10 @@ function xmlCalls(key: string, next: unknown): ToolCall[] {
     calls.push({
       id: `${key}-call-${calls.length + 1}`,
       type: 'function',
-      function: { name: header[1]!, arguments: JSON.stringify(header[2] ? { target: header[2] } : {}) },
+      function: {
+        name: header[1]!,
+        arguments: JSON.stringify(header[2] ? { target: header[2] } : {}),
+      },
     });
   }
   return calls;

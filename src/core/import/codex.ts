@@ -72,7 +72,11 @@ export async function importCodex(
     workdir: scan.cwd ?? null,
     model: scan.model ?? null,
     llm_provider: scan.provider ?? 'openai',
-    key: { task_source: 'codex', task_id: scan.sessionId ?? '', ...repoKey(scan.cwd, scan.gitRemote) },
+    key: {
+      task_source: 'codex',
+      task_id: scan.sessionId ?? '',
+      ...repoKey(scan.cwd, scan.gitRemote),
+    },
     status: 'completed',
     ...(scan.firstTimestamp !== undefined && { created_at: scan.firstTimestamp }),
     ...(scan.lastTimestamp !== undefined && { completed_at: scan.lastTimestamp }),

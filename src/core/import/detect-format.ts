@@ -46,7 +46,9 @@ export async function sniffFile(file: string): Promise<Sniffed> {
   // PK\3\4 (a local file header) or PK\5\6 (an empty archive's end record)
   if (head[0] === 0x50 && head[1] === 0x4b && (head[2] === 3 || head[2] === 5))
     return { kind: 'zip' };
-  if (SESSION_FORMATS.aider.sniff(head.subarray(0, headBytes).toString('utf8'), path.basename(file)))
+  if (
+    SESSION_FORMATS.aider.sniff(head.subarray(0, headBytes).toString('utf8'), path.basename(file))
+  )
     return { kind: 'text', format: 'aider' };
   let seen = 0;
   for await (const line of readJsonl(file, { maxLineBytes: SNIFF_LINE_BYTES })) {
@@ -85,7 +87,9 @@ export function detectDocument(
   const name = path.basename(file);
   for (const format of DOCUMENT_SESSION_FORMATS) {
     if (SESSION_FORMATS[format].sniff(doc, name)) {
-      return format === 'cline' && /roo-cline|roo-code/i.test(path.resolve(file)) ? 'roo-code' : format;
+      return format === 'cline' && /roo-cline|roo-code/i.test(path.resolve(file))
+        ? 'roo-code'
+        : format;
     }
   }
   if (isSweAgentDocument(doc)) return 'swe-agent';
@@ -99,7 +103,8 @@ export function detectDocument(
 function looksLikeChat(doc: unknown): boolean {
   let list: unknown[] | undefined;
   if (isRecord(doc)) list = Array.isArray(doc.messages) ? doc.messages : undefined;
-  else if (Array.isArray(doc)) list = isRecord(doc[0]) && 'role' in doc[0] ? doc : runMessages(doc[0]);
+  else if (Array.isArray(doc))
+    list = isRecord(doc[0]) && 'role' in doc[0] ? doc : runMessages(doc[0]);
   if (!list) return false;
   const head = list.slice(0, 5);
   return head.length === 0 || head.every((m) => ChatMessageSchema.safeParse(m).success);

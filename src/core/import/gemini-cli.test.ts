@@ -22,7 +22,11 @@ describe('Gemini CLI sessions', () => {
     expect(events[0]).toMatchObject({
       kind: 'session',
       key: expect.any(String),
-      meta: { agent: 'gemini-cli', title: 'Update Gemini CLI via npm', firstRequest: 'update Gemini CLI' },
+      meta: {
+        agent: 'gemini-cli',
+        title: 'Update Gemini CLI via npm',
+        firstRequest: 'update Gemini CLI',
+      },
     });
     const keys = messageKeys(events);
     expect(new Set(keys).size).toBe(keys.length);
@@ -30,7 +34,9 @@ describe('Gemini CLI sessions', () => {
       (e) => e.kind === 'message' && e.message.role === 'tool' && e.message.isError === true,
     );
     expect(cancelled).toMatchObject({ message: { tool_name: 'run_shell_command' } });
-    expect(cancelled?.kind === 'message' && cancelled.message.content).toContain('Operation Cancelled');
+    expect(cancelled?.kind === 'message' && cancelled.message.content).toContain(
+      'Operation Cancelled',
+    );
     // Re-reading the same file gives the same keys: what a sync relies on.
     expect(messageKeys(await collectEvents(geminiCliFormat, FILE))).toEqual(keys);
   });

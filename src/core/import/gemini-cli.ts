@@ -20,7 +20,14 @@ import { readJsonDocument } from './json-document';
 import type { SessionEvent, SessionFormat, SessionMessage } from './session-format';
 import { realRequest } from './session-meta';
 import { REASONING_NAME } from './types';
-import { argumentsString, asNumber, asString, contentText, isRecord, normalizeTimestamp } from './text';
+import {
+  argumentsString,
+  asNumber,
+  asString,
+  contentText,
+  isRecord,
+  normalizeTimestamp,
+} from './text';
 
 const MESSAGE_TYPES = new Set(['user', 'gemini', 'info', 'error', 'warning']);
 
@@ -46,7 +53,9 @@ function* geminiEvents(file: string, doc: unknown): Generator<SessionEvent> {
     return;
   }
   const messages = doc.messages;
-  const firstUser = messages.find((m) => isRecord(m) && m.type === 'user' && realRequest(contentText(m.content)));
+  const firstUser = messages.find(
+    (m) => isRecord(m) && m.type === 'user' && realRequest(contentText(m.content)),
+  );
   const model = messages.map((m) => (isRecord(m) ? asString(m.model) : undefined)).find(Boolean);
   yield {
     kind: 'session',
@@ -72,13 +81,22 @@ function* geminiEvents(file: string, doc: unknown): Generator<SessionEvent> {
     const timestamp = normalizeTimestamp(m.timestamp);
     const at = timestamp !== undefined ? { timestamp } : {};
     if (m.type === 'user') {
-      yield { kind: 'message', key, message: { role: 'user', content: contentText(m.content), ...at } };
+      yield {
+        kind: 'message',
+        key,
+        message: { role: 'user', content: contentText(m.content), ...at },
+      };
     } else if (m.type === 'gemini') {
       yield* geminiReply(m, key, i, at);
     } else if (typeof m.type === 'string' && MESSAGE_TYPES.has(m.type)) {
       yield { kind: 'ignore', key, what: `gemini ${m.type} notice` };
     } else {
-      yield { kind: 'skip', key, where: `message ${i + 1}`, reason: `unknown message type ${JSON.stringify(m.type)}` };
+      yield {
+        kind: 'skip',
+        key,
+        where: `message ${i + 1}`,
+        reason: `unknown message type ${JSON.stringify(m.type)}`,
+      };
     }
   }
 }
@@ -92,7 +110,11 @@ function* geminiReply(
   const thoughts = Array.isArray(m.thoughts) ? m.thoughts.filter(isRecord) : [];
   if (thoughts.length > 0) {
     const text = thoughts
-      .map((t) => [asString(t.subject) && `**${asString(t.subject)}**`, asString(t.description)].filter(Boolean).join('\n'))
+      .map((t) =>
+        [asString(t.subject) && `**${asString(t.subject)}**`, asString(t.description)]
+          .filter(Boolean)
+          .join('\n'),
+      )
       .join('\n\n');
     yield {
       kind: 'message',
@@ -106,7 +128,11 @@ function* geminiReply(
   calls.forEach((c, j) => {
     if (!isRecord(c) || typeof c.name !== 'string') return;
     const id = asString(c.id) ?? `${key}-call-${j + 1}`;
-    toolCalls.push({ id, type: 'function', function: { name: c.name, arguments: argumentsString(c.args) } });
+    toolCalls.push({
+      id,
+      type: 'function',
+      function: { name: c.name, arguments: argumentsString(c.args) },
+    });
     const status = asString(c.status);
     const output = toolOutput(c.result) ?? asString(c.resultDisplay) ?? null;
     const when = normalizeTimestamp(c.timestamp);
@@ -124,7 +150,12 @@ function* geminiReply(
   });
   const dropped = calls.length - toolCalls.length;
   for (let j = 0; j < dropped; j++)
-    yield { kind: 'skip', key: `${key}/call`, where: `message ${i + 1}`, reason: 'tool call without a name' };
+    yield {
+      kind: 'skip',
+      key: `${key}/call`,
+      where: `message ${i + 1}`,
+      reason: 'tool call without a name',
+    };
   const tokens = isRecord(m.tokens) ? m.tokens : undefined;
   const cached = asNumber(tokens?.cached);
   yield {

@@ -145,7 +145,11 @@ function expand(paths: readonly string[]): string[] {
       names = names.filter((n) => !CLINE_SIBLINGS.has(n));
     // An OpenHands session's events/ folder is one session: its first event reads the rest.
     const events = names.filter((n) => /^\d+\.json$/.test(n));
-    if (path.basename(path.resolve(p)) === 'events' && events.length === names.length && events.length > 0)
+    if (
+      path.basename(path.resolve(p)) === 'events' &&
+      events.length === names.length &&
+      events.length > 0
+    )
       names = [events.sort((a, b) => Number.parseInt(a, 10) - Number.parseInt(b, 10))[0]!];
     files.push(...names.map((n) => path.join(p, n)));
   }

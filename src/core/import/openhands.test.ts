@@ -12,7 +12,10 @@ const tempDir = useTempDir();
 
 describe('OpenHands trajectories', () => {
   it('pair each action with the observation that answers it', async () => {
-    const events = await collectEvents(openHandsFormat, realFixture('openhands', 'wrong_initial_state.json'));
+    const events = await collectEvents(
+      openHandsFormat,
+      realFixture('openhands', 'wrong_initial_state.json'),
+    );
     const messages = events.flatMap((e) => (e.kind === 'message' ? [e.message] : []));
     expect(messages.map((m) => m.role)).toEqual([
       'user',
@@ -37,7 +40,9 @@ describe('OpenHands trajectories', () => {
     const dir = path.join(tempDir(), 'sessions', 'abc', 'events');
     fs.mkdirSync(dir, { recursive: true });
     for (const e of trajectory) fs.writeFileSync(path.join(dir, `${e.id}.json`), JSON.stringify(e));
-    const fromTrajectory = messageKeys(await collectEvents(openHandsFormat, realFixture('openhands', 'basic.json')));
+    const fromTrajectory = messageKeys(
+      await collectEvents(openHandsFormat, realFixture('openhands', 'basic.json')),
+    );
     const fromEvents = messageKeys(await collectEvents(openHandsFormat, path.join(dir, '3.json')));
     expect(fromEvents).toEqual(fromTrajectory);
     const store = ContextStore.open(tempDir());

@@ -80,7 +80,8 @@ async function readEventFolder(
     .sort((a, b) => Number.parseInt(a, 10) - Number.parseInt(b, 10));
   if (numbered.length <= 1) return [first];
   const events: unknown[] = [];
-  for (const name of numbered) events.push(await readJsonDocument(path.join(dir, name), maxJsonBytes));
+  for (const name of numbered)
+    events.push(await readJsonDocument(path.join(dir, name), maxJsonBytes));
   return events;
 }
 
@@ -93,8 +94,12 @@ function* openHandsEvents(
     (e) => isEvent(e) && e.source === 'user' && e.action === 'message',
   ) as Record<string, unknown> | undefined;
   const request = firstUser ? realRequest(messageText(firstUser)) : undefined;
-  const stamps = events.map((e) => (isRecord(e) ? naiveUtcTimestamp(e.timestamp) : undefined)).filter(Boolean) as string[];
-  const model = events.map((e) => (isEvent(e) ? modelResponse(e)?.model : undefined)).find((m) => typeof m === 'string');
+  const stamps = events
+    .map((e) => (isRecord(e) ? naiveUtcTimestamp(e.timestamp) : undefined))
+    .filter(Boolean) as string[];
+  const model = events
+    .map((e) => (isEvent(e) ? modelResponse(e)?.model : undefined))
+    .find((m) => typeof m === 'string');
   const instance = wrapper && (asString(wrapper.instance_id) ?? asString(wrapper.session_id));
   yield {
     kind: 'session',
@@ -113,7 +118,12 @@ function* openHandsEvents(
     const e = events[i];
     const key = isRecord(e) && e.id !== undefined ? `openhands:${String(e.id)}` : `e${i}`;
     if (!isEvent(e)) {
-      yield { kind: 'skip', key, where: `event ${i + 1}`, reason: 'not an OpenHands event (no action or observation)' };
+      yield {
+        kind: 'skip',
+        key,
+        where: `event ${i + 1}`,
+        reason: 'not an OpenHands event (no action or observation)',
+      };
       continue;
     }
     const ts = naiveUtcTimestamp(e.timestamp);
@@ -126,7 +136,11 @@ function* openHandsEvents(
         continue;
       }
       if (action === 'system') {
-        yield { kind: 'message', key, message: { role: 'system', content: asString(args.content) ?? messageText(e), ...at } };
+        yield {
+          kind: 'message',
+          key,
+          message: { role: 'system', content: asString(args.content) ?? messageText(e), ...at },
+        };
         continue;
       }
       if (e.source === 'user') {
@@ -145,14 +159,27 @@ function* openHandsEvents(
         ...(typeof response?.model === 'string' && { model: response.model }),
       };
       const meta = isRecord(e.tool_call_metadata) ? e.tool_call_metadata : undefined;
-      if (action === 'message' || action === 'finish' || action === 'think' || action === 'reject') {
+      if (
+        action === 'message' ||
+        action === 'finish' ||
+        action === 'think' ||
+        action === 'reject'
+      ) {
         const text =
           action === 'message'
             ? messageText(e)
-            : [asString(args.thought), asString(args.final_thought) ?? asString(args.message) ?? asString(e.message)]
+            : [
+                asString(args.thought),
+                asString(args.final_thought) ?? asString(args.message) ?? asString(e.message),
+              ]
                 .filter((t) => t && t.trim() !== '')
                 .join('\n\n');
-        yield { kind: 'message', key, message: { role: 'assistant', content: text, ...at }, ...llm };
+        yield {
+          kind: 'message',
+          key,
+          message: { role: 'assistant', content: text, ...at },
+          ...llm,
+        };
         continue;
       }
       const callId = asString(meta?.tool_call_id) ?? `oh-${String(e.id ?? i)}`;
@@ -168,7 +195,10 @@ function* openHandsEvents(
             {
               id: callId,
               type: 'function',
-              function: { name, arguments: responseArguments(response, callId) ?? argumentsString(actionArgs(args)) },
+              function: {
+                name,
+                arguments: responseArguments(response, callId) ?? argumentsString(actionArgs(args)),
+              },
             },
           ],
           ...at,
@@ -208,7 +238,16 @@ function messageText(e: Record<string, unknown>): string {
 function actionArgs(args: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(args)) {
-    if (!['thought', 'translated_ipython_code', 'impl_source', 'confirmation_state', 'security_risk'].includes(k)) out[k] = v;
+    if (
+      ![
+        'thought',
+        'translated_ipython_code',
+        'impl_source',
+        'confirmation_state',
+        'security_risk',
+      ].includes(k)
+    )
+      out[k] = v;
   }
   return out;
 }
@@ -218,17 +257,25 @@ function modelResponse(e: Record<string, unknown>): Record<string, unknown> | un
   return meta && isRecord(meta.model_response) ? meta.model_response : undefined;
 }
 
-function responseMessage(response: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+function responseMessage(
+  response: Record<string, unknown> | undefined,
+): Record<string, unknown> | undefined {
   const choices = response && Array.isArray(response.choices) ? response.choices : [];
   const first = choices[0];
   return isRecord(first) && isRecord(first.message) ? first.message : undefined;
 }
 
-function responseText(response: Record<string, unknown> | undefined, _callId: string): string | undefined {
+function responseText(
+  response: Record<string, unknown> | undefined,
+  _callId: string,
+): string | undefined {
   return asString(responseMessage(response)?.content);
 }
 
-function responseArguments(response: Record<string, unknown> | undefined, callId: string): string | undefined {
+function responseArguments(
+  response: Record<string, unknown> | undefined,
+  callId: string,
+): string | undefined {
   const calls = responseMessage(response)?.tool_calls;
   if (!Array.isArray(calls)) return undefined;
   const call = calls.find((c) => isRecord(c) && c.id === callId);
@@ -236,7 +283,9 @@ function responseArguments(response: Record<string, unknown> | undefined, callId
   return fn ? argumentsString(fn.arguments) : undefined;
 }
 
-function usageOf(response: Record<string, unknown>): { usage: Record<string, number> } | Record<string, never> {
+function usageOf(
+  response: Record<string, unknown>,
+): { usage: Record<string, number> } | Record<string, never> {
   const u = isRecord(response.usage) ? response.usage : undefined;
   if (!u) return {};
   const details = isRecord(u.prompt_tokens_details) ? u.prompt_tokens_details : {};

@@ -11,12 +11,17 @@ describe('rederiveImports', () => {
   it('gives earlier imports the first real request as title and their text as tokens, once', async () => {
     const store = ContextStore.open(tempDir());
     try {
-      const result = await importFile(store, realFixture('swe-agent', 'function_calling_simple.traj'));
+      const result = await importFile(
+        store,
+        realFixture('swe-agent', 'function_calling_simple.traj'),
+      );
       const uuid = result.tasks[0]!.uuid;
       const estimate = store.requireTask(uuid).total_tokens;
       expect(estimate).toBeGreaterThan(0);
       // What the earlier importer left: a slash-command title and 0 tokens.
-      store.db.prepare(`UPDATE tasks SET title = '/clear', total_tokens = 0 WHERE uuid = ?`).run(uuid);
+      store.db
+        .prepare(`UPDATE tasks SET title = '/clear', total_tokens = 0 WHERE uuid = ?`)
+        .run(uuid);
       expect(await rederiveImports(store)).toEqual({ checked: 1, titles: 1, tokens: 1 });
       const row = store.requireTask(uuid);
       expect(row.total_tokens).toBe(estimate);

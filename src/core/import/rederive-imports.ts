@@ -48,12 +48,18 @@ export async function rederiveImports(store: ContextStore): Promise<RederiveResu
     if (!setTitle && !setTokens) continue;
     store.repo.write(() =>
       store.db
-      .prepare(
-        `UPDATE tasks SET title = CASE WHEN @setTitle THEN @title ELSE title END,
+        .prepare(
+          `UPDATE tasks SET title = CASE WHEN @setTitle THEN @title ELSE title END,
            total_tokens = CASE WHEN @setTokens THEN @tokens ELSE total_tokens END
          WHERE uuid = @uuid`,
-      )
-      .run({ setTitle: setTitle ? 1 : 0, title: title ?? null, setTokens: setTokens ? 1 : 0, tokens, uuid: row.uuid }),
+        )
+        .run({
+          setTitle: setTitle ? 1 : 0,
+          title: title ?? null,
+          setTokens: setTokens ? 1 : 0,
+          tokens,
+          uuid: row.uuid,
+        }),
     );
     if (setTitle) result.titles++;
     if (setTokens) result.tokens++;

@@ -59,7 +59,9 @@ export function titleLine(text: string | undefined, max = 100): string | undefin
 }
 
 /** `owner/repo` parts from a git remote URL (https, ssh or scp-like), if it names one. */
-export function repoFromRemote(remote: string | undefined): { owner: string; repo: string } | undefined {
+export function repoFromRemote(
+  remote: string | undefined,
+): { owner: string; repo: string } | undefined {
   if (!remote) return undefined;
   const m = /[/:]([^/:\s]+)\/([^/\s]+?)(?:\.git)?\/?$/.exec(remote.trim());
   return m ? { owner: m[1]!, repo: m[2]! } : undefined;
