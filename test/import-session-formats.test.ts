@@ -326,6 +326,12 @@ describe('the formats imported before carry the session facts too', () => {
       realFixture('claude-code', '5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl'),
     );
     const main = store.requireTask(result.tasks.find((t) => t.parent_uuid === null)!.uuid);
-    expect([main.workdir, main.repository]).toEqual(['/path/to/Demo', 'Demo']);
+    expect([main.workdir, main.repository, main.agent]).toEqual([
+      '/path/to/Demo',
+      'Demo',
+      'claude-code',
+    ]);
+    // The transcript names its branch ("gitBranch": "main" on every line): a column of its own.
+    expect(main.git_branch).toBe('main');
   });
 });

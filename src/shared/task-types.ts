@@ -123,6 +123,8 @@ export interface TaskRow {
    * Optional only because rows built by hand (archives of older versions) may lack it.
    */
   agent?: string;
+  /** The git branch an imported session ran on, when its transcript names one. */
+  git_branch?: string | null;
   owner: string;
   repo: string;
   repository: string;

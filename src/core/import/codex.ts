@@ -89,6 +89,8 @@ export async function importCodex(
       model_provider: scan.provider ?? null,
       cli_version: scan.cliVersion ?? null,
       originator: scan.originator ?? null,
+      git_branch: scan.gitBranch ?? null,
+      git_remote: scan.gitRemote ?? null,
     },
   });
   try {

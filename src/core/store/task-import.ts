@@ -94,7 +94,8 @@ export async function importTask(
            completed_at = COALESCE(@completed, completed_at),
            updated_at = COALESCE(@completed, @created, updated_at),
            model = COALESCE(model, @model),
-           agent = @agent
+           agent = @agent,
+           git_branch = @branch
          WHERE uuid = @uuid`,
       )
       .run({
@@ -102,6 +103,7 @@ export async function importTask(
         started: counters.times?.started_at ?? null,
         completed,
         model: counters.model ?? null,
+        branch: typeof input.source?.git_branch === 'string' ? input.source.git_branch : null,
         agent: AGENT_OF_SOURCE[input.key?.task_source ?? ''] ?? input.key?.task_source ?? '',
         uuid: task.uuid,
       });
