@@ -118,15 +118,19 @@ async function checkImports(root: string): Promise<Check> {
     const fixed = [
       r.titles && `${r.titles} title(s)`,
       r.tokens && `${r.tokens} token total(s)`,
+      r.branches && `${r.branches} branch(es)`,
     ].filter(Boolean);
-    return {
-      name: 'imports',
-      level: 'ok',
-      detail:
-        fixed.length > 0
-          ? `re-derived from their messages: ${fixed.join(', ')}`
-          : 'nothing to re-derive',
-    };
+    const detail =
+      fixed.length > 0
+        ? `re-derived from their files: ${fixed.join(', ')}`
+        : 'nothing to re-derive';
+    if (r.empty.length > 0)
+      return {
+        name: 'imports',
+        level: 'warn',
+        detail: `${detail}; ${r.empty.length} imported task(s) hold no message (an earlier version read their file as the wrong format: delete them and import the file again): ${r.empty.join(', ')}`,
+      };
+    return { name: 'imports', level: 'ok', detail };
   } finally {
     store.close();
   }

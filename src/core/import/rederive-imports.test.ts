@@ -22,12 +22,29 @@ describe('rederiveImports', () => {
       store.db
         .prepare(`UPDATE tasks SET title = '/clear', total_tokens = 0 WHERE uuid = ?`)
         .run(uuid);
-      expect(await rederiveImports(store)).toEqual({ checked: 1, titles: 1, tokens: 1 });
+      store.db.prepare(`UPDATE tasks SET git_branch = NULL WHERE uuid = ?`).run(uuid);
+      expect(await rederiveImports(store)).toEqual({
+        checked: 1,
+        titles: 1,
+        tokens: 1,
+        branches: 0,
+        empty: [],
+      });
+      expect(store.requireTask(uuid).git_branch).toBe('');
       const row = store.requireTask(uuid);
       expect(row.total_tokens).toBe(estimate);
       expect(row.title).not.toMatch(/^\//);
       expect(row.title!.length).toBeGreaterThan(0);
-      expect(await rederiveImports(store)).toEqual({ checked: 0, titles: 0, tokens: 0 });
+      expect(await rederiveImports(store)).toEqual({
+        checked: 0,
+        titles: 0,
+        tokens: 0,
+        branches: 0,
+        empty: [],
+      });
+      // What the importer that read Gemini sessions as OpenAI chat left: a task with nothing.
+      store.db.prepare(`UPDATE tasks SET total_messages = 0 WHERE uuid = ?`).run(uuid);
+      expect((await rederiveImports(store)).empty).toEqual([uuid]);
     } finally {
       store.close();
     }

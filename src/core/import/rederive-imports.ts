@@ -16,6 +16,9 @@ export interface RederiveResult {
   checked: number;
   titles: number;
   tokens: number;
+  branches: number;
+  /** Imported tasks without a single message (left by importers that guessed a format wrong). */
+  empty: string[];
 }
 
 export async function rederiveImports(store: ContextStore): Promise<RederiveResult> {
@@ -26,7 +29,19 @@ export async function rederiveImports(store: ContextStore): Promise<RederiveResu
          AND (total_tokens = 0 OR title IS NULL OR title LIKE '/%' OR title LIKE '<%' OR title LIKE 'Caveat:%')`,
     )
     .all() as { uuid: string; status: string; title: string | null; total_tokens: number }[];
-  const result: RederiveResult = { checked: rows.length, titles: 0, tokens: 0 };
+  const result: RederiveResult = {
+    checked: rows.length,
+    titles: 0,
+    tokens: 0,
+    branches: rederiveBranches(store),
+    empty: (
+      store.db
+        .prepare(
+          `SELECT uuid FROM tasks WHERE agent <> '' AND total_messages = 0 ORDER BY created_at`,
+        )
+        .all() as { uuid: string }[]
+    ).map((r) => r.uuid),
+  };
   for (const row of rows) {
     const full = store.repo.get(row.uuid);
     if (!full) continue;
@@ -65,4 +80,34 @@ export async function rederiveImports(store: ContextStore): Promise<RederiveResu
     if (setTokens) result.tokens++;
   }
   return result;
+}
+
+/**
+ * Earlier imports kept the branch in metadata.json's source only: copy it into the column
+ * ('' when the transcript named none, so each task is read once).
+ */
+function rederiveBranches(store: ContextStore): number {
+  const rows = store.db
+    .prepare(`SELECT uuid FROM tasks WHERE agent <> '' AND git_branch IS NULL`)
+    .all() as { uuid: string }[];
+  let found = 0;
+  for (const { uuid } of rows) {
+    const row = store.repo.get(uuid);
+    if (!row) continue;
+    let branch = '';
+    try {
+      const meta: unknown = JSON.parse(
+        fs.readFileSync(path.join(store.taskPath(row), 'metadata.json'), 'utf8'),
+      );
+      const source = isRecord(meta) && isRecord(meta.source) ? meta.source : {};
+      if (typeof source.git_branch === 'string') branch = source.git_branch;
+    } catch {
+      // no readable metadata.json: nothing to copy
+    }
+    if (branch !== '') found++;
+    store.repo.write(() =>
+      store.db.prepare('UPDATE tasks SET git_branch = ? WHERE uuid = ?').run(branch, uuid),
+    );
+  }
+  return found;
 }
