@@ -69,7 +69,8 @@ describe('cwb import / export', () => {
     const main = json.imported[0]!.uuid;
     const md = runCwb(['--contexts', root, 'export', main, '--format', 'markdown']);
     expect(md.status).toBe(0);
-    expect(md.stdout).toMatch(/^# \/orchestrator/);
+    // The title is the request: the slash command's arguments, not the command.
+    expect(md.stdout).toMatch(/^# @CLAUDE.md を最新の状態に/);
     expect(md.stdout).toContain('⟪TOOL CALL⟫');
 
     const zip = path.join(dir, 'tasks.zip');

@@ -117,6 +117,14 @@ export interface TaskRow {
   workdir: string | null;
   parent_uuid: string | null;
   task_source: string;
+  /**
+   * The agent that wrote an imported session ('claude-code', 'codex', 'gemini-cli',
+   * 'openhands', 'cline', 'roo-code', 'aider', 'swe-agent', 'openai'); '' for our own tasks.
+   * Optional only because rows built by hand (archives of older versions) may lack it.
+   */
+  agent?: string;
+  /** The git branch an imported session ran on, when its transcript names one. */
+  git_branch?: string | null;
   owner: string;
   repo: string;
   repository: string;

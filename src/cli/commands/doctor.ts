@@ -11,6 +11,7 @@ import { CwbError } from '../../core/errors';
 import { createLlmClient } from '../../core/llm';
 import { PROVIDER_LABELS, displayUrl, providerSettings } from '../../core/llm/provider-info';
 import { secretValues } from '../../core/config/secrets';
+import { rederiveImports } from '../../core/import';
 
 type Level = 'ok' | 'warn' | 'fail';
 interface Check {
@@ -36,6 +37,7 @@ export function registerDoctor(program: Command, output: Output): void {
       const root = ctx?.root ?? resolveContextsRoot(globals.contexts, process.env);
       checks.push(checkWritable(root));
       checkStore(root, checks);
+      checks.push(await checkImports(root));
       checks.push(checkDisk(root));
       if (ctx) checks.push(await checkProvider(ctx));
       checks.push({
@@ -100,6 +102,37 @@ function checkWritable(root: string): Check {
     return { name: 'contexts folder', level: 'ok', detail: `${root} is writable` };
   } catch (err) {
     return { name: 'contexts folder', level: 'fail', detail: `${root}: ${(err as Error).message}` };
+  }
+}
+
+/** Titles and token totals of earlier imports, re-derived from their messages (idempotent). */
+async function checkImports(root: string): Promise<Check> {
+  let store: ContextStore;
+  try {
+    store = ContextStore.open(root);
+  } catch (err) {
+    return { name: 'imports', level: 'fail', detail: (err as Error).message };
+  }
+  try {
+    const r = await rederiveImports(store);
+    const fixed = [
+      r.titles && `${r.titles} title(s)`,
+      r.tokens && `${r.tokens} token total(s)`,
+      r.branches && `${r.branches} branch(es)`,
+    ].filter(Boolean);
+    const detail =
+      fixed.length > 0
+        ? `re-derived from their files: ${fixed.join(', ')}`
+        : 'nothing to re-derive';
+    if (r.empty.length > 0)
+      return {
+        name: 'imports',
+        level: 'warn',
+        detail: `${detail}; ${r.empty.length} imported task(s) hold no message (an earlier version read their file as the wrong format: delete them and import the file again): ${r.empty.join(', ')}`,
+      };
+    return { name: 'imports', level: 'ok', detail };
+  } finally {
+    store.close();
   }
 }
 

@@ -19,7 +19,7 @@ export function registerImport(program: Command, output: Output): void {
   program
     .command('import')
     .description(
-      'import tasks: cwb archives, Claude Code or Codex sessions, OpenAI chat JSON, SWE-agent .traj (a folder: the files in it)',
+      'import tasks: cwb archives, Claude Code, Codex or Gemini CLI sessions, OpenHands trajectories/events, Cline or Roo Code tasks, Aider chat histories, OpenAI chat JSON, SWE-agent .traj (a folder: the files in it)',
     )
     .argument('<path...>', 'files or folders to import')
     .option(`--format <format>`, `${FORMAT_CHOICES.join(', ')}`, 'auto')

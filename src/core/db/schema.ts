@@ -204,6 +204,22 @@ export const MIGRATIONS: readonly string[] = [
       ON CONFLICT (facet, value) DO UPDATE SET n = n + 1;
   END;
   `,
+  // Imported sessions: which agent wrote them (a filter column), the git branch they ran on
+  // (earlier imports keep theirs in metadata.json only), and the fixes older imports
+  // need: updated_at was the import time, and repo stayed empty though workdir was known.
+  `
+  ALTER TABLE tasks ADD COLUMN agent TEXT NOT NULL DEFAULT '';
+  ALTER TABLE tasks ADD COLUMN git_branch TEXT;
+  CREATE INDEX idx_tasks_agent ON tasks(agent);
+  UPDATE tasks SET agent = CASE task_source WHEN 'openai-chat' THEN 'openai' ELSE task_source END
+    WHERE task_source IN ('claude-code', 'codex', 'openai-chat', 'swe-agent');
+  UPDATE tasks SET updated_at = completed_at
+    WHERE agent <> '' AND completed_at IS NOT NULL AND status IN ('completed', 'failed');
+  UPDATE tasks SET repo = replace(rtrim(workdir, '/'), rtrim(rtrim(workdir, '/'), replace(rtrim(workdir, '/'), '/', '')), '')
+    WHERE agent <> '' AND repo = '' AND owner = '' AND workdir LIKE '%/%' AND rtrim(workdir, '/') <> '';
+  UPDATE tasks SET repo = replace(rtrim(workdir, '\\'), rtrim(rtrim(workdir, '\\'), replace(rtrim(workdir, '\\'), '\\', '')), '')
+    WHERE agent <> '' AND repo = '' AND owner = '' AND workdir LIKE '%\\%';
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

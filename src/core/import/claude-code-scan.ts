@@ -1,3 +1,4 @@
+import { realRequest } from './session-meta';
 import fs from 'node:fs';
 import crypto from 'node:crypto';
 import { readJsonl } from '../jsonl/jsonl-reader';
@@ -20,6 +21,8 @@ export interface ClaudeThreadInfo {
   lastTimestamp?: string;
   /** Text of the first user message that is not a meta or tool-result entry. */
   prompt?: string;
+  /** The first real request (slash commands, caveats and reminders skipped): the title. */
+  request?: string;
   model?: string;
   cwd?: string;
   gitBranch?: string;
@@ -127,6 +130,16 @@ function note(info: ClaudeThreadInfo, entry: ClaudeEntry, lineNo: number): void 
       const text = contentText(entry.message?.content);
       if (text.trim() !== '') info.prompt = text;
     }
+  }
+  if (
+    info.request === undefined &&
+    entry.type === 'user' &&
+    entry.isMeta !== true &&
+    entry.isCompactSummary !== true
+  ) {
+    const blocks = blocksOf(entry.message?.content);
+    if (blocks.length > 0 && blocks.every((b) => b.type !== 'tool_result'))
+      info.request = realRequest(contentText(entry.message?.content));
   }
 }
 

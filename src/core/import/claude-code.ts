@@ -21,6 +21,7 @@
  * Two streaming passes: a scan (threads, metadata, last compaction line), then the import,
  * both bounded to the size the file had at the scan so a live session can be imported.
  */
+import { repoKey, titleLine } from './session-meta';
 import crypto from 'node:crypto';
 import path from 'node:path';
 import type { TaskRow } from '../../shared/task-types';
@@ -116,8 +117,8 @@ async function openThread(
 ): Promise<OpenThread> {
   const isMain = info.key === MAIN_THREAD;
   const title = isMain
-    ? (scan.titles[0]?.summary ?? titleFrom(info.prompt))
-    : `Subagent: ${info.description ?? titleFrom(info.prompt) ?? info.key}`;
+    ? (scan.titles[0]?.summary ?? titleLine(info.request) ?? titleFrom(info.prompt))
+    : `Subagent: ${info.description ?? titleLine(info.request) ?? titleFrom(info.prompt) ?? info.key}`;
   const session = await beginImport(store, {
     ...(isMain && mainUuid !== null && { uuid: mainUuid }),
     title: title ?? null,
@@ -130,6 +131,7 @@ async function openThread(
       task_source: 'claude-code',
       task_id: info.sessionId ?? '',
       task_type: isMain ? '' : 'subagent',
+      ...repoKey(info.cwd, undefined),
     },
     status: 'completed',
     ...(info.firstTimestamp !== undefined && { created_at: info.firstTimestamp }),

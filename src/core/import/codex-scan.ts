@@ -1,3 +1,4 @@
+import { realRequest } from './session-meta';
 import fs from 'node:fs';
 import type { TokenUsage } from '../../shared/task-types';
 import { readJsonl } from '../jsonl/jsonl-reader';
@@ -16,6 +17,9 @@ export interface CodexScan {
   firstTimestamp?: string;
   lastTimestamp?: string;
   prompt?: string;
+  /** `session_meta.git`: the repository's remote and branch, when Codex ran in a git checkout. */
+  gitRemote?: string;
+  gitBranch?: string;
   /** Rollouts record each user turn twice (response item and event); use the items when there are any. */
   hasUserItems: boolean;
   /** Line of the last `compacted` entry; messages before it are history only. */
@@ -49,6 +53,9 @@ export async function scanCodex(file: string, maxLineBytes?: number): Promise<Co
       scan.originator = asString(p.originator);
       scan.model ??= asString(p.model);
       scan.instructions = codexInstructions(p);
+      const git = isRecord(p.git) ? p.git : undefined;
+      scan.gitRemote = asString(git?.repository_url);
+      scan.gitBranch = asString(git?.branch);
       // The session started before its first line was written.
       const started = normalizeTimestamp(p.timestamp);
       if (started !== undefined) scan.firstTimestamp = started;
@@ -60,9 +67,11 @@ export async function scanCodex(file: string, maxLineBytes?: number): Promise<Co
     } else if (line.kind === 'response_item' && p.type === 'message' && p.role === 'user') {
       scan.hasUserItems = true;
       const text = codexMessageText(p);
-      if (firstUserItem === undefined && !text.trimStart().startsWith('<')) firstUserItem = text;
+      if (firstUserItem === undefined && !text.trimStart().startsWith('<') && realRequest(text))
+        firstUserItem = text;
     } else if (line.kind === 'event_msg' && p.type === 'user_message') {
-      scan.prompt ??= asString(p.message);
+      const message = asString(p.message);
+      if (realRequest(message)) scan.prompt ??= message;
     } else if (line.kind === 'event_msg' && p.type === 'token_count' && isRecord(p.info)) {
       scan.tokenCounts++;
       const total = p.info.total_token_usage;

@@ -29,6 +29,7 @@
  * items + reasoning items + assistant groups + outputs (+ compaction messages);
  * tool calls = call items + web searches + outputs without a call.
  */
+import { realRequest, repoKey, titleLine } from './session-meta';
 import path from 'node:path';
 import type { ToolCall, TaskRow } from '../../shared/task-types';
 import type { ContextStore } from '../store/context-store';
@@ -66,12 +67,16 @@ export async function importCodex(
   }
   const report = new ImportReport(file);
   const session = await beginImport(store, {
-    title: titleFrom(scan.prompt) ?? null,
+    title: titleLine(realRequest(scan.prompt)) ?? titleFrom(scan.prompt) ?? null,
     prompt: scan.prompt !== undefined ? clip(scan.prompt, PROMPT_MAX_CHARS) : null,
     workdir: scan.cwd ?? null,
     model: scan.model ?? null,
     llm_provider: scan.provider ?? 'openai',
-    key: { task_source: 'codex', task_id: scan.sessionId ?? '' },
+    key: {
+      task_source: 'codex',
+      task_id: scan.sessionId ?? '',
+      ...repoKey(scan.cwd, scan.gitRemote),
+    },
     status: 'completed',
     ...(scan.firstTimestamp !== undefined && { created_at: scan.firstTimestamp }),
     ...(scan.lastTimestamp !== undefined && { completed_at: scan.lastTimestamp }),
@@ -84,6 +89,8 @@ export async function importCodex(
       model_provider: scan.provider ?? null,
       cli_version: scan.cliVersion ?? null,
       originator: scan.originator ?? null,
+      git_branch: scan.gitBranch ?? null,
+      git_remote: scan.gitRemote ?? null,
     },
   });
   try {

@@ -60,6 +60,43 @@ describe('format detection (by content, not by file name)', () => {
     await expect(detect(write('j.json', ''))).rejects.toThrow(/not valid JSON/);
   });
 
+  it('never reads another agent as OpenAI chat: each claims its own shape, the rest is refused', async () => {
+    const gemini = {
+      sessionId: 's',
+      projectHash: 'h',
+      messages: [{ id: '1', type: 'user', content: 'hi' }],
+    };
+    expect(await detect(write('session-1.json', JSON.stringify(gemini, null, 2)))).toBe(
+      'gemini-cli',
+    );
+    const openhands = [{ id: 0, source: 'user', action: 'message', args: { content: 'hi' } }];
+    expect(await detect(write('traj.json', JSON.stringify(openhands)))).toBe('openhands');
+    expect(await detect(write('3.json', JSON.stringify(openhands[0])))).toBe('openhands');
+    const cline = [
+      { role: 'user', content: [{ type: 'text', text: '<task>\nhi\n</task>' }] },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'read_file', input: {} }] },
+    ];
+    expect(await detect(write('history.json', JSON.stringify(cline)))).toBe('cline');
+    expect(
+      await detect(
+        write(
+          '.aider.chat.history.md',
+          '\n# aider chat started at 2024-08-05 19:33:02\n\n#### hi\n',
+        ),
+      ),
+    ).toBe('aider');
+    expect(await detect(write('notes.md', '# aider chat started at 2024-08-05 19:33:02\n'))).toBe(
+      'aider',
+    );
+    // Lists of role-less or malformed messages are not guessed as chat.
+    await expect(
+      detect(write('k.json', JSON.stringify({ messages: [{ kind: 'x' }] }))),
+    ).rejects.toThrow(/cannot tell its format/);
+    await expect(
+      detect(write('l.json', JSON.stringify({ sessionId: 's', messages: [{ type: 'robot' }] }))),
+    ).rejects.toThrow(/cannot tell its format/);
+  });
+
   it('knows a zip by its magic bytes', async () => {
     const zip = new ZipFile();
     zip.addBuffer(Buffer.from('{}'), 'manifest.json');

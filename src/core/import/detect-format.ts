@@ -2,15 +2,23 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { readJsonl } from '../jsonl/jsonl-reader';
 import { badInput } from '../errors';
+import { ChatMessageSchema } from './chat-messages';
 import { toCodexLine } from './codex-line';
-import { isOpenAiChatDocument } from './openai-chat';
+import { isOpenAiChatDocument, runMessages } from './openai-chat';
+import { DOCUMENT_SESSION_FORMATS, SESSION_FORMATS } from './session-formats';
 import { isSweAgentDocument } from './swe-agent';
 import { isRecord } from './text';
 import type { ImportFormat } from './types';
 
-/** How a file is read: a zip, a stream of JSON lines, or one JSON document. */
+/** How a file is read: a zip, a stream of JSON lines, text (Aider's markdown), or one JSON document. */
 export type Sniffed =
-  { kind: 'zip' } | { kind: 'jsonl'; format: 'claude-code' | 'codex' } | { kind: 'document' };
+  | { kind: 'zip' }
+  | { kind: 'jsonl'; format: 'claude-code' | 'codex' }
+  | { kind: 'text'; format: 'aider' }
+  | { kind: 'document' };
+
+/** Bytes of the head read to recognize text formats. */
+const TEXT_HEAD_BYTES = 4096;
 
 /** Lines looked at before deciding a file is not JSON Lines. */
 const SNIFF_LINES = 20;
@@ -27,16 +35,21 @@ const CLAUDE_TYPES = new Set(['user', 'assistant', 'system', 'summary']);
  * decides (see detectDocument).
  */
 export async function sniffFile(file: string): Promise<Sniffed> {
-  const head = Buffer.alloc(4);
+  const head = Buffer.alloc(TEXT_HEAD_BYTES);
   const handle = await fs.promises.open(file, 'r');
+  let headBytes: number;
   try {
-    await handle.read(head, 0, 4, 0);
+    headBytes = (await handle.read(head, 0, TEXT_HEAD_BYTES, 0)).bytesRead;
   } finally {
     await handle.close();
   }
   // PK\3\4 (a local file header) or PK\5\6 (an empty archive's end record)
   if (head[0] === 0x50 && head[1] === 0x4b && (head[2] === 3 || head[2] === 5))
     return { kind: 'zip' };
+  if (
+    SESSION_FORMATS.aider.sniff(head.subarray(0, headBytes).toString('utf8'), path.basename(file))
+  )
+    return { kind: 'text', format: 'aider' };
   let seen = 0;
   for await (const line of readJsonl(file, { maxLineBytes: SNIFF_LINE_BYTES })) {
     if (++seen > SNIFF_LINES) break;
@@ -62,13 +75,39 @@ export async function sniffFile(file: string): Promise<Sniffed> {
   return { kind: 'document' };
 }
 
-/** The format of a parsed JSON document, or a clear error naming what was expected. */
-export function detectDocument(file: string, doc: unknown): 'swe-agent' | 'openai' {
+/**
+ * The format of a parsed JSON document, or a clear error naming what was expected. Each
+ * format claims only its own shape, and the OpenAI chat fallback only lists whose first
+ * messages really are chat messages, so nothing is read as the wrong format silently.
+ */
+export function detectDocument(
+  file: string,
+  doc: unknown,
+): 'swe-agent' | 'openai' | 'gemini-cli' | 'openhands' | 'cline' | 'roo-code' {
+  const name = path.basename(file);
+  for (const format of DOCUMENT_SESSION_FORMATS) {
+    if (SESSION_FORMATS[format].sniff(doc, name)) {
+      return format === 'cline' && /roo-cline|roo-code/i.test(path.resolve(file))
+        ? 'roo-code'
+        : format;
+    }
+  }
   if (isSweAgentDocument(doc)) return 'swe-agent';
-  if (isOpenAiChatDocument(doc)) return 'openai';
+  if (isOpenAiChatDocument(doc) && looksLikeChat(doc)) return 'openai';
   throw badInput(
-    `${path.basename(file)}: cannot tell its format (expected a Claude Code or Codex JSONL session, an OpenAI chat message list or list of runs, a SWE-agent .traj, or a cwb archive); pass --format`,
+    `${name}: cannot tell its format (expected a Claude Code or Codex JSONL session, a Gemini CLI session, an OpenHands trajectory or event, a Cline/Roo Code api_conversation_history.json, an Aider chat history, an OpenAI chat message list or list of runs, a SWE-agent .traj, or a cwb archive); pass --format`,
   );
+}
+
+/** The first messages of the (first) list parse as OpenAI chat messages. */
+function looksLikeChat(doc: unknown): boolean {
+  let list: unknown[] | undefined;
+  if (isRecord(doc)) list = Array.isArray(doc.messages) ? doc.messages : undefined;
+  else if (Array.isArray(doc))
+    list = isRecord(doc[0]) && 'role' in doc[0] ? doc : runMessages(doc[0]);
+  if (!list) return false;
+  const head = list.slice(0, 5);
+  return head.length === 0 || head.every((m) => ChatMessageSchema.safeParse(m).success);
 }
 
 /** The format `--format auto` would choose; parses a JSON document to look at its shape. */
@@ -78,6 +117,6 @@ export async function detectFormat(
 ): Promise<ImportFormat> {
   const sniffed = await sniffFile(file);
   if (sniffed.kind === 'zip') return 'cwb';
-  if (sniffed.kind === 'jsonl') return sniffed.format;
+  if (sniffed.kind === 'jsonl' || sniffed.kind === 'text') return sniffed.format;
   return detectDocument(file, await parse(file));
 }

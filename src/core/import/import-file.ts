@@ -11,10 +11,14 @@ import type { TranscriptImport } from './import-report';
 import { readJsonDocument } from './json-document';
 import { importOpenAiChat } from './openai-chat';
 import { importSweAgent } from './swe-agent';
+import { importSessionFile } from './session-import';
+import { SESSION_FORMATS } from './session-formats';
 import type { FileImportResult, ImportFormat, ImportOptions, ImportedTask } from './types';
 
 /** File names a folder given to `cwb import` is searched for (not recursively). */
-const FOLDER_EXTENSIONS = ['.jsonl', '.json', '.traj', '.zip'];
+const FOLDER_EXTENSIONS = ['.jsonl', '.json', '.traj', '.zip', '.aider.chat.history.md'];
+/** Cline/Roo task folders: only the history is imported, its siblings are read with it. */
+const CLINE_SIBLINGS = new Set(['ui_messages.json', 'task_metadata.json']);
 
 export interface ImportRun {
   results: FileImportResult[];
@@ -61,7 +65,7 @@ export async function importFile(
   if (options.format === undefined || options.format === 'auto') {
     const sniffed = await sniffFile(file);
     if (sniffed.kind === 'zip') format = 'cwb';
-    else if (sniffed.kind === 'jsonl') format = sniffed.format;
+    else if (sniffed.kind === 'jsonl' || sniffed.kind === 'text') format = sniffed.format;
     else {
       doc = await parse(file);
       format = detectDocument(file, doc);
@@ -77,7 +81,18 @@ export async function importFile(
   else if (format === 'codex') imported = await importCodex(store, file, options);
   else if (format === 'openai')
     imported = await importOpenAiChat(store, file, doc ?? (await parse(file)));
-  else imported = await importSweAgent(store, file, doc ?? (await parse(file)));
+  else if (format === 'swe-agent')
+    imported = await importSweAgent(store, file, doc ?? (await parse(file)));
+  else {
+    const sessionFormat = SESSION_FORMATS[format];
+    if (doc === undefined && sessionFormat.input === 'document') doc = await parse(file);
+    if (doc !== undefined && !sessionFormat.sniff(doc, path.basename(file)))
+      throw badInput(`${path.basename(file)} is not a ${format} session`);
+    imported = await importSessionFile(store, file, sessionFormat, doc, {
+      ...(options.maxJsonBytes !== undefined && { maxJsonBytes: options.maxJsonBytes }),
+      ...(format === 'roo-code' && { agent: 'roo-code' as const }),
+    });
+  }
   return result(file, format, imported.rows.map(importedTask), imported.report);
 }
 
@@ -121,11 +136,21 @@ function expand(paths: readonly string[]): string[] {
       files.push(p);
       continue;
     }
-    const names = fs
+    let names = fs
       .readdirSync(p, { withFileTypes: true })
       .filter((e) => e.isFile() && FOLDER_EXTENSIONS.some((ext) => e.name.endsWith(ext)))
       .map((e) => e.name)
       .sort();
+    if (names.includes('api_conversation_history.json'))
+      names = names.filter((n) => !CLINE_SIBLINGS.has(n));
+    // An OpenHands session's events/ folder is one session: its first event reads the rest.
+    const events = names.filter((n) => /^\d+\.json$/.test(n));
+    if (
+      path.basename(path.resolve(p)) === 'events' &&
+      events.length === names.length &&
+      events.length > 0
+    )
+      names = [events.sort((a, b) => Number.parseInt(a, 10) - Number.parseInt(b, 10))[0]!];
     files.push(...names.map((n) => path.join(p, n)));
   }
   return files;

@@ -10,6 +10,18 @@ export { importCodex } from './codex';
 export { importOpenAiChat } from './openai-chat';
 export { importSweAgent } from './swe-agent';
 export { readJsonDocument } from './json-document';
+export { rederiveImports, type RederiveResult } from './rederive-imports';
+export { importSessionFile } from './session-import';
+export { SESSION_FORMATS, type SessionFormatName } from './session-formats';
+export {
+  AGENTS,
+  AGENT_LABELS,
+  type AgentId,
+  type SessionEvent,
+  type SessionFormat,
+  type SessionMessage,
+  type SessionMeta,
+} from './session-format';
 export {
   IMPORT_FORMATS,
   DEFAULT_MAX_JSON_BYTES,

@@ -14,6 +14,7 @@
  *
  * A document is one JSON value, parsed whole after a size check (readJsonDocument).
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import type { TaskRow } from '../../shared/task-types';
 import type { ContextStore } from '../store/context-store';
@@ -22,7 +23,15 @@ import { writeChatMessages } from './chat-messages';
 import { ImportReport, type TranscriptImport } from './import-report';
 import { beginImport, discardImportedTask } from './import-session';
 import { TranscriptWriter } from './transcript-writer';
-import { PROMPT_MAX_CHARS, asString, clip, contentText, isRecord, titleFrom } from './text';
+import {
+  PROMPT_MAX_CHARS,
+  asString,
+  clip,
+  contentText,
+  fileTimes,
+  isRecord,
+  titleFrom,
+} from './text';
 
 /** info objects larger than this are not copied into metadata.json. */
 const MAX_INFO_JSON_CHARS = 64 * 1024;
@@ -126,6 +135,8 @@ async function importRun(
     model: run.model,
     key: { task_source: 'openai-chat', task_id: run.taskId },
     status: 'completed',
+    // Chat lists carry no times: the file's stand in.
+    ...fileTimes(fs.statSync(file)),
     source: {
       format: 'openai',
       file: path.resolve(file),

@@ -15,6 +15,7 @@
  * Counts: messages = valid history entries; tool calls = trajectory steps, or (without
  * steps) history tool_calls + tool messages without a call.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import type { TaskRow } from '../../shared/task-types';
 import type { ContextStore } from '../store/context-store';
@@ -23,7 +24,15 @@ import { writeChatMessages } from './chat-messages';
 import { ImportReport, type TranscriptImport } from './import-report';
 import { beginImport } from './import-session';
 import { TranscriptWriter } from './transcript-writer';
-import { PROMPT_MAX_CHARS, asNumber, asString, clip, contentText, isRecord } from './text';
+import {
+  PROMPT_MAX_CHARS,
+  asNumber,
+  asString,
+  clip,
+  contentText,
+  fileTimes,
+  isRecord,
+} from './text';
 
 export function isSweAgentDocument(doc: unknown): boolean {
   return isRecord(doc) && (Array.isArray(doc.history) || Array.isArray(doc.trajectory));
@@ -57,6 +66,8 @@ export async function importSweAgent(
     key: { task_source: 'swe-agent', task_id: instance, ...repoOf(instance) },
     status: failed ? 'failed' : 'completed',
     ...(failed && { error_message: `SWE-agent exit status: ${exitStatus}` }),
+    // A trajectory records durations but no dates: the file's times stand in.
+    ...fileTimes(fs.statSync(file)),
     source: {
       format: 'swe-agent',
       file: path.resolve(file),

@@ -24,6 +24,19 @@ export function normalizeTimestamp(value: unknown): string | undefined {
   return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
 }
 
+/**
+ * A timestamp written without a zone (OpenHands' `datetime.now().isoformat()`, Aider's
+ * "2024-08-05 19:33:02") read as UTC, so an import gives the same times on every machine.
+ */
+export function naiveUtcTimestamp(value: unknown): string | undefined {
+  if (typeof value !== 'string') return normalizeTimestamp(value);
+  const t = value.trim().replace(' ', 'T');
+  const zoned = /(Z|[+-]\d\d:?\d\d)$/i.test(t);
+  // Date.parse takes at most milliseconds; Python writes microseconds.
+  const trimmed = t.replace(/(\.\d{3})\d+/, '$1');
+  return normalizeTimestamp(zoned || !/T\d/.test(trimmed) ? trimmed : `${trimmed}Z`);
+}
+
 /** Milliseconds between two normalized timestamps, 0 when either is missing or they go backwards. */
 export function durationBetween(start: string | undefined, end: string | undefined): number {
   if (!start || !end) return 0;
@@ -93,3 +106,15 @@ export function titleFrom(text: string | undefined, max = 100): string | undefin
 
 /** The prompt column holds the start of the first user message, not a whole pasted file. */
 export const PROMPT_MAX_CHARS = 8000;
+
+/**
+ * A file's own times standing in for a session's when its format records none: created at
+ * its birth time (its modification time where the file system has none), ended when last written.
+ */
+export function fileTimes(stat: { birthtimeMs: number; birthtime: Date; mtime: Date }): {
+  created_at: string;
+  completed_at: string;
+} {
+  const born = stat.birthtimeMs > 0 && stat.birthtime <= stat.mtime ? stat.birthtime : stat.mtime;
+  return { created_at: born.toISOString(), completed_at: stat.mtime.toISOString() };
+}

@@ -52,6 +52,7 @@ export class TranscriptWriter {
   private segmentStart = 1;
   private segmentTokens = 0;
   private lastSeq = 0;
+  private allTokens = 0;
 
   constructor(readonly task: TaskContextManager) {}
 
@@ -63,6 +64,7 @@ export class TranscriptWriter {
     const record = this.task.messages.append(message);
     this.lastSeq = record.seq;
     this.segmentTokens += record.tokens;
+    this.allTokens += record.tokens;
     return record;
   }
 
@@ -164,6 +166,7 @@ export class TranscriptWriter {
     this.pending.clear();
     return {
       llm_calls: this.llmCalls,
+      estimated_tokens: this.allTokens,
       ...(this.usageSeen && { usage: { ...this.usage } }),
     };
   }

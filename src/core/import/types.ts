@@ -1,7 +1,18 @@
 import type { UuidConflict } from '../store/task-import';
 
 /** The transcript formats `cwb import` understands; `cwb` is our own archive. */
-export const IMPORT_FORMATS = ['cwb', 'claude-code', 'codex', 'openai', 'swe-agent'] as const;
+export const IMPORT_FORMATS = [
+  'cwb',
+  'claude-code',
+  'codex',
+  'openai',
+  'swe-agent',
+  'gemini-cli',
+  'openhands',
+  'cline',
+  'roo-code',
+  'aider',
+] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
 export interface ImportOptions {

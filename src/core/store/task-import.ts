@@ -11,7 +11,29 @@ import { CwbError } from '../errors';
 export interface ImportedCounters {
   llm_calls: number;
   usage?: Partial<TokenUsage>;
+  /**
+   * Estimated tokens of every message written (chars/4, see countMessageTokens): the task's
+   * total when the transcript records no usage, so a task with text never shows 0 tokens.
+   */
+  estimated_tokens?: number;
+  /** The session's own times, known only once the whole source was read. */
+  times?: { created_at: string; started_at: string; completed_at: string };
+  /** The model, when only the messages named it. */
+  model?: string;
 }
+
+/** The agent each importer's task_source stands for (tasks.agent, a filterable column). */
+export const AGENT_OF_SOURCE: Record<string, string> = {
+  'claude-code': 'claude-code',
+  codex: 'codex',
+  'openai-chat': 'openai',
+  'swe-agent': 'swe-agent',
+  'gemini-cli': 'gemini-cli',
+  openhands: 'openhands',
+  cline: 'cline',
+  'roo-code': 'roo-code',
+  aider: 'aider',
+};
 
 export interface ImportTaskInput extends CreateTaskInput {
   status: 'completed' | 'failed';
@@ -46,12 +68,13 @@ export async function importTask(
   }
   const stats = task.statistics();
   task.close();
+  const usage = usageOrEstimate(counters);
   store.repo.write(() => {
     store.repo.addStats(task.uuid, {
       llm_calls: counters.llm_calls,
       tool_calls: stats.total_tool_calls,
       compressions: stats.total_summaries,
-      ...(counters.usage && { usage: counters.usage }),
+      ...(usage && { usage }),
     });
     // Message, summary and tool totals come from the files themselves.
     store.repo.setFinalStats(task.uuid, stats);
@@ -61,20 +84,46 @@ export async function importTask(
       hostname: null,
     });
     store.move({ uuid: task.uuid, status: 'running' }, input.status);
-    if (input.created_at || input.completed_at) {
-      store.db
-        .prepare(
-          'UPDATE tasks SET created_at = COALESCE(?, created_at), started_at = COALESCE(?, started_at), completed_at = COALESCE(?, completed_at) WHERE uuid = ?',
-        )
-        .run(
-          input.created_at ?? null,
-          input.created_at ?? null,
-          input.completed_at ?? null,
-          task.uuid,
-        );
-    }
+    // The session's own times, not the import's: updated_at is when the session last changed.
+    const created = counters.times?.created_at ?? input.created_at ?? null;
+    const completed = counters.times?.completed_at ?? input.completed_at ?? null;
+    store.db
+      .prepare(
+        `UPDATE tasks SET created_at = COALESCE(@created, created_at),
+           started_at = COALESCE(@started, @created, started_at),
+           completed_at = COALESCE(@completed, completed_at),
+           updated_at = COALESCE(@completed, @created, updated_at),
+           model = COALESCE(model, @model),
+           agent = @agent,
+           git_branch = @branch
+         WHERE uuid = @uuid`,
+      )
+      .run({
+        created,
+        started: counters.times?.started_at ?? null,
+        completed,
+        model: counters.model ?? null,
+        branch: typeof input.source?.git_branch === 'string' ? input.source.git_branch : null,
+        agent: AGENT_OF_SOURCE[input.key?.task_source ?? ''] ?? input.key?.task_source ?? '',
+        uuid: task.uuid,
+      });
   });
   return store.requireTask(task.uuid);
+}
+
+/** Provider usage when the transcript had any, else the estimate of the text (total only). */
+function usageOrEstimate(counters: ImportedCounters): Partial<TokenUsage> | undefined {
+  const u = counters.usage;
+  const total = u
+    ? (u.total_tokens ??
+      (u.input_tokens ?? 0) +
+        (u.output_tokens ?? 0) +
+        (u.cache_creation_tokens ?? 0) +
+        (u.cache_read_tokens ?? 0))
+    : 0;
+  if (u && total > 0) return u;
+  const estimate = counters.estimated_tokens ?? 0;
+  return estimate > 0 ? { total_tokens: estimate } : u;
 }
 
 export type UuidConflict = 'keep-both' | 'replace';

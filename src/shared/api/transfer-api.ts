@@ -10,6 +10,11 @@ export const IMPORT_FORMATS = [
   'codex',
   'openai',
   'swe-agent',
+  'gemini-cli',
+  'openhands',
+  'cline',
+  'roo-code',
+  'aider',
 ] as const;
 
 export const exportTasksInput = z.strictObject({

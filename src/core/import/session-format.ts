@@ -1,0 +1,126 @@
+/**
+ * The per-format parse interface shared by `cwb import` and live sources (src/core/sources).
+ *
+ * A format module turns one session file into a stream of events: the session's metadata
+ * (as soon as it is known, possibly refined later) and its messages, each with a key that is
+ * stable across re-reads of the same file. A sync that has already stored keys up to some
+ * point skips them; an importer writes every message. Parsing never touches the store.
+ *
+ * Keys: JSONL formats use `L<line>` (1-based line number); whole-document formats use the
+ * agent's own message id where it has one (`gemini:<id>`, `openhands:<event id>`) or the
+ * index in the document (`m<index>` / `m<index>.<part>`), which is stable because those
+ * agents only append to their lists and rewrite the file whole (Cline/Roo, Gemini CLI);
+ * Aider's markdown uses `o<byte offset>` of the block that starts the message.
+ */
+import type { MessageRole, TokenUsage, ToolCall } from '../../shared/task-types';
+
+/** The agents whose sessions the workbench reads; stored in tasks.agent. */
+export const AGENTS = [
+  'claude-code',
+  'codex',
+  'gemini-cli',
+  'openhands',
+  'cline',
+  'roo-code',
+  'aider',
+  'swe-agent',
+  'openai',
+] as const;
+export type AgentId = (typeof AGENTS)[number];
+
+/** Names shown to people (UI filter, CLI tables). */
+export const AGENT_LABELS: Record<AgentId, string> = {
+  'claude-code': 'Claude Code',
+  codex: 'Codex',
+  'gemini-cli': 'Gemini CLI',
+  openhands: 'OpenHands',
+  cline: 'Cline',
+  'roo-code': 'Roo Code',
+  aider: 'Aider',
+  'swe-agent': 'SWE-agent',
+  openai: 'OpenAI chat',
+};
+
+/** What a session says about itself. Every field is optional: formats differ. */
+export interface SessionMeta {
+  agent: AgentId;
+  /** The agent's own session/task id. */
+  sessionId?: string;
+  /** The agent's own title or summary of the session (preferred to the first request). */
+  title?: string;
+  /** The first real user request (slash commands, caveats and reminders skipped). */
+  firstRequest?: string;
+  cwd?: string;
+  gitBranch?: string;
+  /** e.g. `https://github.com/owner/repo.git` or `git@github.com:owner/repo.git`. */
+  gitRemote?: string;
+  model?: string;
+  /** ISO times; the file's birth/modification time stands in where the format has none. */
+  startedAt?: string;
+  updatedAt?: string;
+  endedAt?: string;
+  /** Free-form extras kept in metadata.json's source (small values only). */
+  extra?: Record<string, unknown>;
+}
+
+/** One message of the session, in our own message shape. */
+export interface SessionMessage {
+  role: MessageRole;
+  content: string | null;
+  /** Assistant tool calls; each later answered by a `tool` message with the same id. */
+  tool_calls?: ToolCall[];
+  tool_call_id?: string;
+  tool_name?: string;
+  name?: string;
+  /** A tool result that reports failure. */
+  isError?: boolean;
+  /** History-only (reasoning): kept in messages.jsonl, never sent back. */
+  historyOnly?: boolean;
+  timestamp?: string;
+}
+
+export type SessionEvent =
+  /**
+   * Starts a session: every file yields one before its first message. A file that holds
+   * several sessions (Aider's history) yields one per session; `key` is stable like message keys.
+   */
+  | { kind: 'session'; key: string; meta: SessionMeta }
+  /** Refines the current session's metadata (e.g. its end time, known only at the end). */
+  | { kind: 'meta'; meta: Partial<SessionMeta> }
+  | {
+      kind: 'message';
+      /** Stable across re-reads of the same file (see the file comment). */
+      key: string;
+      message: SessionMessage;
+      /** This message is the reply of one LLM request (counts an LLM call). */
+      llmCall?: boolean;
+      /** Provider usage of that request, when the transcript records it. */
+      usage?: Partial<TokenUsage>;
+      model?: string;
+    }
+  /** Something that could not be used: reported with its place, the rest goes on. */
+  | { kind: 'skip'; key: string; where: string; reason: string }
+  /** Understood but deliberately not imported (counted by kind in the report). */
+  | { kind: 'ignore'; key: string; what: string };
+
+export interface SessionParseOptions {
+  /** Whole-document formats: refuse files larger than this. */
+  maxJsonBytes?: number;
+}
+
+/**
+ * A session file format. `sniff` looks at a parsed JSON document (or, for text formats, the
+ * first KiB of the file) and says whether this format claims it; `parse` yields its events.
+ */
+export interface SessionFormat {
+  readonly agent: AgentId;
+  /** How the file is read: one JSON document, or text (markdown, streamed). */
+  readonly input: 'document' | 'text';
+  /**
+   * True when this format claims the input: the parsed document for `document` formats, the
+   * file's first 4 KiB (as text) plus its name for `text` formats. Never throws.
+   */
+  sniff(input: unknown, fileName: string): boolean;
+  /** The events of one file; `doc` is the parsed document when the caller has it already. */
+  parse(file: string, doc?: unknown, options?: SessionParseOptions): AsyncIterable<SessionEvent>;
+}

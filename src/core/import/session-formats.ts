@@ -1,0 +1,23 @@
+import { aiderFormat } from './aider';
+import { clineFormat } from './cline';
+import { geminiCliFormat } from './gemini-cli';
+import { openHandsFormat } from './openhands';
+import type { SessionFormat } from './session-format';
+
+/**
+ * The formats read through the SessionFormat interface, in detection order: each claims
+ * only shapes the others cannot have (Gemini's `type` user/gemini messages, OpenHands'
+ * action/observation events, Cline's Anthropic blocks), so order matters only for speed.
+ */
+export const SESSION_FORMATS = {
+  'gemini-cli': geminiCliFormat,
+  openhands: openHandsFormat,
+  cline: clineFormat,
+  // Roo Code writes Cline's files; its own name only changes the agent recorded.
+  'roo-code': clineFormat,
+  aider: aiderFormat,
+} as const satisfies Record<string, SessionFormat>;
+
+export type SessionFormatName = keyof typeof SESSION_FORMATS;
+
+export const DOCUMENT_SESSION_FORMATS = ['gemini-cli', 'openhands', 'cline'] as const;
