@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { MessageStore, type NewMessage } from '../../src/core/store/message-store';
 import { ContextStore } from '../../src/core/store/context-store';
-import { countO200k } from '../../src/core/tokens';
+import { countO200k } from '../../src/core/tokens/o200k';
 import { loadCorpora, numberedLines, textOfSize } from '../lib/corpus';
 import { count, mb, ratio } from '../lib/format';
 import { median, pairedRatio, rng } from '../lib/stats';

@@ -1,4 +1,5 @@
-import { countO200k, estimateTokens, japaneseRatio } from '../../src/core/tokens';
+import { estimateTokens, japaneseRatio } from '../../src/core/tokens';
+import { countO200k } from '../../src/core/tokens/o200k';
 import { loadCorpora, textOfSize } from '../lib/corpus';
 import { count, mb, mbps, percent, ratio } from '../lib/format';
 import { median, pairedRatio, rng } from '../lib/stats';
