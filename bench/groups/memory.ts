@@ -284,7 +284,8 @@ function timeRows(size: Size, task: RunResult[], results: Map<Mode, RunResult[]>
   const rows: Row[] = [];
   const taskMs = task.map((r) => r.ms);
   for (const mode of ['pieces', 'jsonl', 'whole'] as const) {
-    const base = results.get(mode)!;
+    const base = results.get(mode);
+    if (!base) continue;
     const label = BASELINE_LABEL[mode];
     const what = `time of the scripted run at ${size.label}: task process vs in-memory agent (${label})`;
     if (!base.every((r) => r.ok)) {
@@ -341,7 +342,14 @@ export const memoryGroup: BenchGroup = {
     const notes: string[] = [];
     const script = transpileBaseline(ctx.tmp);
     const peaks: { label: string; context: number; task: number; pieces: number }[] = [];
+    // BENCH_MEMORY_SIZES="100 MB" / BENCH_MEMORY_MODES=task,pieces: a part of the group, for
+    // profiling and for a 1 GB case alone; rows of programs not run are left out.
+    const onlySizes = process.env.BENCH_MEMORY_SIZES?.split(',').map((x) => x.trim());
+    const onlyModes = process.env.BENCH_MEMORY_MODES?.split(',').map((x) => x.trim());
+    // BENCH_MEMORY_RUNS=1: one run, to take a profile (the report's figures need 3 or more).
+    const runs = Number(process.env.BENCH_MEMORY_RUNS ?? ctx.runs);
     for (const size of SIZES) {
+      if (onlySizes && !onlySizes.includes(size.label)) continue;
       const goal = '≥ 95 % less than the in-memory agent (seed 000; set at 1 GB)';
       if (size.fullOnly && !ctx.full) {
         rows.push(
@@ -363,11 +371,13 @@ export const memoryGroup: BenchGroup = {
       }
       const workdir = path.join(ctx.tmp, `work-${size.calls}`);
       makeWorkdir(workdir, size.calls, ctx.repoRoot);
-      const modes: Mode[] = ['task', 'pieces', 'whole', 'jsonl'];
+      const modes = (['task', 'pieces', 'whole', 'jsonl'] as Mode[]).filter(
+        (m) => m === 'task' || !onlyModes || onlyModes.includes(m),
+      );
       // The V8-flag variant only at the smallest size: it shows the fixed cost, cheaply.
-      if (size.label === '10 MB') modes.push('task-small');
+      if (size.label === '10 MB' && !onlyModes) modes.push('task-small');
       const results = new Map<Mode, RunResult[]>(modes.map((m) => [m, []]));
-      for (let i = 0; i < ctx.runs; i++) {
+      for (let i = 0; i < runs; i++) {
         // Alternate the order so no program always runs on a warmer (or busier) machine.
         const order = i % 2 === 0 ? modes : [...modes].reverse();
         for (const mode of order) {
@@ -402,7 +412,8 @@ export const memoryGroup: BenchGroup = {
       const what = `peak RSS at ${size.label} of context (current.jsonl ${mb(context)})`;
       const isGoal = size.label === '1 GB';
       for (const mode of ['pieces', 'whole', 'jsonl'] as const) {
-        const base = results.get(mode)!;
+        const base = results.get(mode);
+        if (!base) continue;
         const label = BASELINE_LABEL[mode];
         const failed = base.find((r) => !r.ok);
         if (failed) {
