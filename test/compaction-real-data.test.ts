@@ -148,7 +148,7 @@ describe('every strategy on every imported real transcript', () => {
             params: expect.any(Object),
             duration_ms: expect.any(Number),
           });
-          expect(record.tokens_after_o200k).toBeLessThan(record.tokens_before_o200k!);
+          expect(record.tokens_after).toBeLessThan(record.tokens_before);
           if (summarizer === model && ['summarize', 'retain-summary', 'condense'].includes(name)) {
             expect(record.llm_usage, label).toMatchObject({ input_tokens: 900, output_tokens: 12 });
           }

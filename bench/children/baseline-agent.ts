@@ -9,9 +9,12 @@
  * BODY_MODE `whole`: one JSON.stringify of the whole body per request (what the OpenAI SDK
  * and most agents do). `pieces`: one JSON.stringify per message, written as the socket
  * drains, so a request costs one message of memory on top of the array — the leanest an
- * in-memory agent can be, and the only way past V8's 512 MiB string limit.
+ * in-memory agent can be, and the only way past V8's 512 MiB string limit. `jsonl`: `pieces`
+ * plus what Codex CLI (its rollout file) and Claude Code (its session transcript) do to
+ * keep a conversation: every item appended once to one JSON Lines file as it arrives, and
+ * token counts taken from the API's usage, never counted locally.
  *
- * Usage: node baseline-agent.mjs BASE_URL WORKDIR MODEL MAX_TURNS BODY_MODE
+ * Usage: node baseline-agent.mjs BASE_URL WORKDIR MODEL MAX_TURNS BODY_MODE [JSONL_FILE]
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -30,13 +33,24 @@ interface Message {
   name?: string;
 }
 
-const [baseUrl, workdir, model, maxTurns, mode] = process.argv.slice(2) as [
+const [baseUrl, workdir, model, maxTurns, mode, jsonlFile] = process.argv.slice(2) as [
   string,
   string,
   string,
   string,
   string,
+  string | undefined,
 ];
+/** `jsonl` mode: the transcript, opened for appending like a rollout file. */
+const transcript = mode === 'jsonl' ? fs.openSync(jsonlFile!, 'a') : -1;
+/** `jsonl` mode: the context size as the API last reported it. */
+let promptTokens = 0;
+
+/** One item of the conversation: kept in the array, and in `jsonl` mode appended once. */
+function remember(message: Message): void {
+  messages.push(message);
+  if (transcript >= 0) fs.writeSync(transcript, `${JSON.stringify(message)}\n`);
+}
 const READ_LINES = 2000;
 // read_file's budget: 50 KiB of output less room for its closing note.
 const READ_BUDGET = 50 * 1024 - 1024;
@@ -114,14 +128,19 @@ async function chat(): Promise<Message> {
     }
     req.end(`],"tools":${JSON.stringify(TOOLS)},"stream":false}`);
   }
-  const body = JSON.parse(await answer) as { choices: { message: Message }[] };
+  const body = JSON.parse(await answer) as {
+    choices: { message: Message }[];
+    usage?: { prompt_tokens?: number };
+  };
+  promptTokens = body.usage?.prompt_tokens ?? promptTokens;
   return body.choices[0]!.message;
 }
 
+if (transcript >= 0) for (const m of messages) fs.writeSync(transcript, `${JSON.stringify(m)}\n`);
 for (let turn = 0; turn < Number(maxTurns); turn++) {
   const reply = await chat();
   const calls = reply.tool_calls ?? [];
-  messages.push({
+  remember({
     role: 'assistant',
     content: reply.content,
     ...(calls.length > 0 && { tool_calls: calls }),
@@ -129,7 +148,7 @@ for (let turn = 0; turn < Number(maxTurns); turn++) {
   if (calls.length === 0) break;
   for (const call of calls) {
     const args = JSON.parse(call.function.arguments) as { path: string };
-    messages.push({
+    remember({
       role: 'tool',
       tool_call_id: call.id,
       name: call.function.name,
@@ -137,4 +156,5 @@ for (let turn = 0; turn < Number(maxTurns); turn++) {
     });
   }
 }
-process.stdout.write(`${JSON.stringify({ messages: messages.length })}\n`);
+if (transcript >= 0) fs.closeSync(transcript);
+process.stdout.write(`${JSON.stringify({ messages: messages.length, promptTokens })}\n`);

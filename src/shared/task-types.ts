@@ -56,8 +56,16 @@ export interface MessageRecord extends CurrentMessage {
   timestamp: string;
   /** Seed estimate: chars/4, or chars/2 when at least half the characters are Japanese. */
   tokens: number;
-  /** The same content counted with the o200k tokenizer. */
-  tokens_o200k: number;
+  /**
+   * Which counter produced `tokens`: the seed estimate for every line the app writes; absent
+   * on lines written before the field existed (also estimates).
+   */
+  token_counter?: 'estimate' | 'o200k' | 'usage';
+  /**
+   * The same content counted with the o200k tokenizer, on lines written before counting
+   * moved off the append path (issue #17); exact counts are now made where shown.
+   */
+  tokens_o200k?: number;
   kind?: MessageKind;
   usage?: TokenUsage;
   /** Set on messages a compaction created (summaries, markers): they enter the context only through that compaction's plan. */
@@ -92,7 +100,10 @@ export interface ToolRecord {
   tool_name: string;
   args: unknown;
   arguments: unknown;
+  /** Null when `result_seq` is set: the result is that message's content, not written twice. */
   result: string | null;
+  /** seq of the tool message in messages.jsonl whose content is the result (issue #17). */
+  result_seq?: number;
   status: 'success' | 'error';
   error: string | null;
   duration_ms: number;

@@ -3,7 +3,9 @@
  * tight loop (seed 000 §6.2: an LLM call with its usage, a tool call, a message), as the
  * agent loop does after each step, until it is killed. After each call returns it prints a
  * one-letter ack (L, T or M) on stdout (with write(2), see child-io.ts), so the parent
- * knows which updates were committed before the kill.
+ * knows which updates were committed before the kill. Message and tool-call counts are
+ * batched until the step ends (TaskContextManager.flushStats, which the agent loop reaches
+ * by reading the row after each step), so this loop ends a step after each of them.
  * Usage: fault-db-writer.ts ROOT UUID
  */
 import './fault-hooks';
@@ -27,9 +29,11 @@ for (let i = 0; ; i++) {
       duration_ms: 1,
       tool_call_id: `call_${i}`,
     });
+    task.flushStats();
     say('T');
   } else {
     task.addMessage({ role: 'tool', content: `result ${i}`, tool_call_id: `call_${i - 1}` });
+    task.flushStats();
     say('M');
   }
 }

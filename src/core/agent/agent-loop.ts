@@ -119,20 +119,22 @@ async function runTools(options: AgentLoopOptions, calls: ToolCall[]): Promise<v
     const outcome = control.stopSignal.aborted
       ? { content: 'Not run: the task was stopped.', status: 'error' as const, error: 'stopped' }
       : await options.runTool(call.function.name, call.function.arguments, control.stopSignal);
-    task.recordToolCall({
-      tool: call.function.name,
-      args: parseArguments(call.function.arguments),
-      result: outcome.status === 'success' ? outcome.content : null,
-      status: outcome.status,
-      error: outcome.error ?? (outcome.status === 'error' ? outcome.content : null),
-      duration_ms: performance.now() - started,
-      tool_call_id: call.id,
-    });
     const message = task.addMessage({
       role: 'tool',
       content: outcome.content,
       tool_call_id: call.id,
       tool_name: call.function.name,
+    });
+    // The output is written once, in messages.jsonl; tools.jsonl refers to that message.
+    task.recordToolCall({
+      tool: call.function.name,
+      args: parseArguments(call.function.arguments),
+      result: outcome.status === 'success' ? outcome.content : null,
+      ...(outcome.status === 'success' && { result_seq: message.seq }),
+      status: outcome.status,
+      error: outcome.error ?? (outcome.status === 'error' ? outcome.content : null),
+      duration_ms: performance.now() - started,
+      tool_call_id: call.id,
     });
     options.emit({
       type: 'message-appended',

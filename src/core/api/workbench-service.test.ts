@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ApiResult } from '../../shared/api/api-result';
 import { OPERATION_NAMES } from '../../shared/api/operation-names';
@@ -148,6 +149,21 @@ describe('WorkbenchService', () => {
     expect(history.view).toBe('history');
     expect(history.total).toBe(43);
     expect(history.messages.map((m) => ('seq' in m ? m.seq : 0))).toEqual([10, 11, 12, 13, 14]);
+    // Appended with the estimate only; an exact o200k count is made when asked for.
+    expect(history.messages.every((m) => !('tokens_o200k' in m))).toBe(true);
+    const counted = await call(service, 'readMessages', {
+      uuid: t!.uuid,
+      from: 10,
+      limit: 5,
+      exactTokens: true,
+    });
+    for (const m of counted.messages) {
+      if (!('seq' in m)) continue;
+      expect(m.tokens_o200k).toBe(
+        countTokens(m.content ?? '') +
+          (m.tool_calls ? countTokens(JSON.stringify(m.tool_calls)) : 0),
+      );
+    }
     const current = await call(service, 'readMessages', {
       uuid: t!.uuid,
       view: 'current',

@@ -6,7 +6,7 @@ import { readView } from './read-view';
 import { writeCurrent } from './materialize';
 import { repairToolPairs } from './tool-pairing';
 import { splitSystem } from './format-messages';
-import { entryFromRecord, entrySeq, viewTokens, viewTokensO200k, type ViewEntry } from './view';
+import { entryFromRecord, entrySeq, viewTokens, type ViewEntry } from './view';
 import type { RunReason, Strategy, StrategyContext, Summarizer } from './strategy';
 import { compactionQuality, storedQuality, type CompactionQuality } from './compaction-quality';
 
@@ -163,7 +163,7 @@ export async function runCompaction(
     if (task && !options.dryRun) {
       // The record about to be appended names the outputs this step copied aside.
       await target.toolOutputs.sync();
-      after = persistStep(task, step, after, report, runId, viewTokensO200k(before));
+      after = persistStep(task, step, after, report, runId);
     }
     steps.push(report);
     options.onStep?.(report, steps.length - 1, options.steps.length);
@@ -278,7 +278,6 @@ function persistStep(
   view: ViewEntry[],
   report: StepReport,
   runId: string,
-  o200kBefore: number,
 ): ViewEntry[] {
   const id = task.summaries.nextId;
   const createdSeqs: number[] = [];
@@ -313,8 +312,6 @@ function persistStep(
       created_seqs: createdSeqs,
       run_id: runId,
       params: (step.params ?? {}) as Record<string, unknown>,
-      tokens_before_o200k: o200kBefore,
-      tokens_after_o200k: viewTokensO200k(stored),
       duration_ms: report.durationMs ?? 0,
       llm_usage: report.llmUsage ?? null,
       ...(report.quality && { quality: storedQuality(report.quality) }),

@@ -25,7 +25,10 @@ export interface CompactionRecord extends SummaryRecord {
   run_id: string;
   /** Strategy parameters as used. */
   params: Record<string, unknown>;
-  /** The same context sizes counted with o200k (tokens_before/after are the seed estimate). */
+  /**
+   * The same context sizes counted with o200k, on records written before counting moved off
+   * the task process (issue #17); tokens_before/after are the seed estimate.
+   */
   tokens_before_o200k?: number;
   tokens_after_o200k?: number;
   duration_ms?: number;

@@ -1,6 +1,5 @@
 import type { CurrentMessage, MessageKind, MessageRecord } from '../../shared/task-types';
 import { estimateTokens } from '../tokens/estimate';
-import { countMessageTokens } from '../tokens';
 
 /**
  * The context the model sees is a view over messages.jsonl (DESIGN.md §4): a list of plan
@@ -41,16 +40,6 @@ export function messageTokens(message: CurrentMessage): number {
 export function viewTokens(entries: readonly ViewEntry[]): number {
   let total = 0;
   for (const e of entries) total += e.tokens;
-  return total;
-}
-
-/** The view counted with the o200k tokenizer (stored counts where the message is shown as stored). */
-export function viewTokensO200k(entries: readonly ViewEntry[]): number {
-  let total = 0;
-  for (const e of entries) {
-    const asStored = e.record && 'seq' in e.item && e.item.content === undefined;
-    total += asStored ? e.record!.tokens_o200k : countMessageTokens(e.message).tokens_o200k;
-  }
   return total;
 }
 

@@ -192,13 +192,17 @@ describe('task lifecycle', () => {
     store.close();
   });
 
-  it('updates updated_at and the statistics on every change', async () => {
+  it('updates updated_at and the statistics once per step (message counts batched until the row is read)', async () => {
     const store = openStore();
     const task = store.createTask();
     const before = store.requireTask(task.uuid).updated_at;
     await new Promise((r) => setTimeout(r, 5));
     task.addMessage({ role: 'user', content: 'x'.repeat(400) });
-    const afterMessage = store.requireTask(task.uuid);
+    // Batched: nothing written to tasks.db per message...
+    expect(store.requireTask(task.uuid).total_messages).toBe(0);
+    // ...until the step ends (the agent loop reads the row for its progress event).
+    const afterMessage = task.row();
+    expect(afterMessage.total_messages).toBe(1);
     expect(afterMessage.updated_at > before).toBe(true);
     task.recordLlmCall({
       input_tokens: 100,

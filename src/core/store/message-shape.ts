@@ -36,10 +36,20 @@ export function asMessageRecord(value: unknown): ShapeResult<MessageRecord> {
     return { ok: false, error: 'not a message (no integer "seq")' };
   }
   const record = message.value as unknown as Record<string, unknown>;
-  for (const field of ['tokens', 'tokens_o200k'] as const) {
-    const n = record[field];
-    if (typeof n !== 'number' || !Number.isFinite(n)) record[field] = 0;
-  }
+  if (typeof record.tokens !== 'number' || !Number.isFinite(record.tokens)) record.tokens = 0;
+  // Optional since issue #17: dropped when damaged rather than shown as 0.
+  if (
+    'tokens_o200k' in record &&
+    (typeof record.tokens_o200k !== 'number' || !Number.isFinite(record.tokens_o200k))
+  )
+    delete record.tokens_o200k;
+  if (
+    'token_counter' in record &&
+    record.token_counter !== 'estimate' &&
+    record.token_counter !== 'o200k' &&
+    record.token_counter !== 'usage'
+  )
+    delete record.token_counter;
   if (typeof record.timestamp !== 'string') record.timestamp = '';
   for (const field of ['kind', 'output_ref'] as const) {
     if (field in record && typeof record[field] !== 'string') delete record[field];

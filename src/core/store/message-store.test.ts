@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MessageStore } from './message-store';
+import { MessageStore, toCurrent } from './message-store';
 import { TASK_FILES } from './contexts-layout';
 import { useTempDir } from '../../../test/support/temp-dir';
-import { countO200k } from '../tokens/o200k';
+import { o200kLoaded } from '../tokens/o200k-state';
 
 const tempDir = useTempDir();
 
@@ -47,7 +47,7 @@ describe('MessageStore', () => {
       role: 'system',
       content: 'You are an AI',
       tokens: 3,
-      tokens_o200k: countO200k('You are an AI'),
+      token_counter: 'estimate',
     });
     expect(history[2]).toMatchObject({
       seq: 3,
@@ -72,6 +72,46 @@ describe('MessageStore', () => {
       },
       { role: 'tool', content: '{"ok":true}', tool_name: 'read_file', tool_call_id: 'call_1' },
     ]);
+  });
+
+  it('writes each line as JSON.stringify of its record, and never loads the o200k tables', () => {
+    const dir = tempDir();
+    const store = MessageStore.open(dir);
+    const records = [
+      store.append({ role: 'user', content: 'naïve "quoted"\n日本語 \u2028 end' }),
+      store.append({
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }],
+        usage: {
+          input_tokens: 1,
+          output_tokens: 2,
+          cache_creation_tokens: 0,
+          cache_read_tokens: 0,
+          total_tokens: 3,
+        },
+      }),
+      store.append({ role: 'tool', content: 'x', tool_call_id: 'c', name: 'f', output_ref: 'r' }),
+      store.append({
+        role: 'assistant',
+        content: 's',
+        kind: 'summary',
+        compaction_id: 2,
+        historyOnly: true,
+      }),
+    ];
+    store.close();
+    const raw = fs.readFileSync(path.join(dir, TASK_FILES.messages), 'utf8').split('\n');
+    expect(raw.slice(0, -1)).toEqual(records.map((r) => JSON.stringify(r)));
+    expect(records[1]).toMatchObject({
+      tokens: Math.floor(JSON.stringify(records[1]!.tool_calls).length / 4),
+      token_counter: 'estimate',
+    });
+    const current = fs.readFileSync(path.join(dir, TASK_FILES.current), 'utf8').split('\n');
+    expect(current.slice(0, -1)).toEqual(
+      records.slice(0, 3).map((r) => JSON.stringify(toCurrent(r))),
+    );
+    expect(o200kLoaded()).toBe(false);
   });
 
   it('uses the Japanese-aware estimate (chars/2 when at least half the characters are Japanese)', () => {

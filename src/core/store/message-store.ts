@@ -20,7 +20,6 @@ import {
   type MessageWindow,
 } from './message-window';
 import { asCurrentMessage } from './message-shape';
-import { countMessageTokens } from '../tokens';
 import { estimateTokens } from '../tokens/estimate';
 import { TASK_FILES } from './contexts-layout';
 import { badInput } from '../errors';
@@ -95,32 +94,81 @@ export class MessageStore {
     if (input.content !== null && typeof input.content !== 'string') {
       throw badInput('message content must be a string or null');
     }
-    const counted = countMessageTokens(input);
+    // Each part is encoded once and shared by both lines and the estimate: a tool output is
+    // stringified once instead of twice, and no spread copies of the record are made.
+    const contentJson = JSON.stringify(input.content);
+    const toolCallsJson =
+      input.tool_calls !== undefined ? JSON.stringify(input.tool_calls) : undefined;
+    let tokens = input.content ? estimateTokens(input.content) : 0;
+    if (
+      toolCallsJson !== undefined &&
+      input.tool_calls !== null &&
+      !(Array.isArray(input.tool_calls) && input.tool_calls.length === 0)
+    ) {
+      tokens += estimateTokens(toolCallsJson);
+    }
+    const seq = this.index.count + 1;
+    const timestamp = input.timestamp ?? new Date().toISOString();
     const record: MessageRecord = {
-      seq: this.index.count + 1,
+      seq,
       role: input.role,
       content: input.content,
-      timestamp: input.timestamp ?? new Date().toISOString(),
-      tokens: counted.tokens,
-      tokens_o200k: counted.tokens_o200k,
-      ...(input.tool_name !== undefined && { tool_name: input.tool_name }),
-      ...(input.tool_calls !== undefined && { tool_calls: input.tool_calls }),
-      ...(input.tool_call_id !== undefined && { tool_call_id: input.tool_call_id }),
-      ...(input.name !== undefined && { name: input.name }),
-      ...(input.kind !== undefined && input.kind !== 'message' && { kind: input.kind }),
-      ...(input.usage !== undefined && { usage: input.usage }),
-      ...(input.compaction_id !== undefined && { compaction_id: input.compaction_id }),
-      ...(input.output_ref !== undefined && { output_ref: input.output_ref }),
-      ...(input.historyOnly && { history_only: true as const }),
+      timestamp,
+      tokens,
+      token_counter: 'estimate',
     };
+    // The fields current.jsonl shares with messages.jsonl, in the same order in both.
+    let shared = '';
+    if (input.tool_name !== undefined) {
+      record.tool_name = input.tool_name;
+      shared += `,"tool_name":${JSON.stringify(input.tool_name)}`;
+    }
+    if (toolCallsJson !== undefined) {
+      record.tool_calls = input.tool_calls;
+      shared += `,"tool_calls":${toolCallsJson}`;
+    }
+    if (input.tool_call_id !== undefined) {
+      record.tool_call_id = input.tool_call_id;
+      shared += `,"tool_call_id":${JSON.stringify(input.tool_call_id)}`;
+    }
+    if (input.name !== undefined) {
+      record.name = input.name;
+      shared += `,"name":${JSON.stringify(input.name)}`;
+    }
+    let own = '';
+    if (input.kind !== undefined && input.kind !== 'message') {
+      record.kind = input.kind;
+      own += `,"kind":${JSON.stringify(input.kind)}`;
+    }
+    if (input.usage !== undefined) {
+      record.usage = input.usage;
+      own += `,"usage":${JSON.stringify(input.usage)}`;
+    }
+    if (input.compaction_id !== undefined) {
+      record.compaction_id = input.compaction_id;
+      own += `,"compaction_id":${JSON.stringify(input.compaction_id)}`;
+    }
+    if (input.output_ref !== undefined) {
+      record.output_ref = input.output_ref;
+      own += `,"output_ref":${JSON.stringify(input.output_ref)}`;
+    }
+    if (input.historyOnly) {
+      record.history_only = true;
+      own += ',"history_only":true';
+    }
+    const role = JSON.stringify(input.role);
     // Line first, index second: after a crash between the two, opening the index catches up.
     // A crash before the current.jsonl line is caught up when the task is next opened for
     // writing (syncCurrent).
-    const { offset } = this.logs.messages.append(JSON.stringify(record));
+    const { offset } = this.logs.messages.append(
+      `{"seq":${seq},"role":${role},"content":${contentJson},"timestamp":${JSON.stringify(timestamp)},"tokens":${tokens},"token_counter":"estimate"${shared}${own}}`,
+    );
     const indexed = this.index.count;
     try {
       this.index.append(offset);
-      if (!input.historyOnly) this.logs.current.append(JSON.stringify(toCurrent(record)));
+      if (!input.historyOnly) {
+        this.logs.current.append(`{"role":${role},"content":${contentJson}${shared}}`);
+      }
     } catch (error) {
       // A write failed (disk full): the message was not stored, so it leaves no trace, and
       // the next append gets this seq and lands in both files.

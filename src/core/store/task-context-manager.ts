@@ -1,5 +1,5 @@
 import type { MessageRecord, TaskRow, TokenUsage } from '../../shared/task-types';
-import type { FinalStats, TaskRepository } from '../db/task-repository';
+import type { FinalStats, StatIncrements, TaskRepository } from '../db/task-repository';
 import { MessageStore, type NewMessage } from './message-store';
 import { SummaryStore, type NewSummary } from './summary-store';
 import { ToolStore, type NewToolCall } from './tool-store';
@@ -41,6 +41,13 @@ export class TaskContextManager {
   private readonly completionHooks = new Map<string, TaskHook>();
   private readonly stopHooks = new Map<string, TaskHook>();
   private closed = false;
+  /**
+   * Message and tool-call counts not yet in tasks.db. A transaction per message was 2 % of a
+   * task's time (issue #17), so they are written once per step: with the step's LLM call,
+   * whenever the row is read, and when the task ends. A crash loses at most one step of
+   * increments, which reopening the task corrects from the files (recovery.ts).
+   */
+  private pending = { messages: 0, tool_calls: 0 };
 
   constructor(
     private readonly host: TaskHost,
@@ -61,34 +68,47 @@ export class TaskContextManager {
   }
 
   row(): TaskRow {
+    this.flushStats();
     return this.host.repo.require(this.uuid);
   }
 
   addMessage(message: NewMessage): MessageRecord {
     this.assertOpen();
     const record = this.messages.append(message);
-    this.host.repo.addStats(this.uuid, { messages: 1 });
+    this.pending.messages++;
     return record;
   }
 
   /** After each LLM call (seed 000 §6.2 g): one call, and the provider's token usage when known. */
   recordLlmCall(usage?: Partial<TokenUsage>): void {
     this.assertOpen();
-    this.host.repo.addStats(this.uuid, { llm_calls: 1, ...(usage && { usage }) });
+    this.flushStats({ llm_calls: 1, ...(usage && { usage }) });
   }
 
   recordToolCall(call: NewToolCall): number {
     this.assertOpen();
     const record = this.tools.add(call);
-    this.host.repo.addStats(this.uuid, { tool_calls: 1 });
+    this.pending.tool_calls++;
     return record.seq;
   }
 
   recordSummary(summary: NewSummary): number {
     this.assertOpen();
     const record = this.summaries.add(summary);
-    this.host.repo.addStats(this.uuid, { summaries: 1, compressions: 1 });
+    this.flushStats({ summaries: 1, compressions: 1 });
     return record.id;
+  }
+
+  /** Writes the counts batched since the last write (with `extra` in the same update). */
+  flushStats(extra: StatIncrements = {}): void {
+    const { messages, tool_calls } = this.pending;
+    if (messages === 0 && tool_calls === 0 && Object.keys(extra).length === 0) return;
+    this.pending = { messages: 0, tool_calls: 0 };
+    this.host.repo.addStats(this.uuid, {
+      ...extra,
+      ...(messages > 0 && { messages }),
+      ...(tool_calls > 0 && { tool_calls }),
+    });
   }
 
   registerCompletionHook(name: string, hook: TaskHook): void {
@@ -143,6 +163,12 @@ export class TaskContextManager {
 
   close(): void {
     if (this.closed) return;
+    try {
+      this.flushStats();
+    } catch {
+      // tasks.db is unwritable (closed, full): the counts are taken from the files when the
+      // task is next opened, and closing the files matters more.
+    }
     this.closed = true;
     this.messages.close();
     this.summaries.close();
@@ -151,6 +177,7 @@ export class TaskContextManager {
   }
 
   private finish(status: 'paused' | 'completed' | 'failed', errorMessage?: string): void {
+    this.flushStats();
     const stats = this.statistics();
     // Files are closed before the folder moves (Windows cannot rename a folder with open files).
     this.close();

@@ -89,10 +89,31 @@ export class TaskReader {
     );
   }
 
+  /** tools.jsonl records, with `result` read back from messages.jsonl where a record refers to it. */
   tools(offset = 0, limit = 1000): { records: ToolRecord[]; bad: BadLine[] } {
-    return this.read((dir) =>
-      new RecordLogReader<ToolRecord>(path.join(dir, TASK_FILES.tools)).list(offset, limit),
-    );
+    return this.read((dir) => {
+      const listed = new RecordLogReader<ToolRecord>(path.join(dir, TASK_FILES.tools)).list(
+        offset,
+        limit,
+      );
+      const referring = listed.records.filter(
+        (r) => r.result === null && typeof r.result_seq === 'number',
+      );
+      if (referring.length === 0) return listed;
+      const file = path.join(dir, TASK_FILES.messages);
+      const index = OffsetIndex.open(file, path.join(dir, TASK_FILES.messagesIndex), {
+        readonly: true,
+      });
+      try {
+        for (const record of referring) {
+          const message = readMessageWindow(file, index, record.result_seq!, 1).messages[0];
+          if (message?.seq === record.result_seq) record.result = message.content;
+        }
+      } finally {
+        index.close();
+      }
+      return listed;
+    });
   }
 
   planning(offset = 0, limit = 1000): { records: PlanningEntry[]; bad: BadLine[] } {

@@ -11,6 +11,11 @@ export interface NewToolCall {
   error?: string | null;
   duration_ms: number;
   tool_call_id?: string;
+  /**
+   * The message of messages.jsonl that holds `result` as its content: the record then refers
+   * to it instead of holding a third copy of the output (readers fill `result` back in).
+   */
+  result_seq?: number;
   /** When the call ended, for calls read from a transcript; now when absent. */
   timestamp?: string;
 }
@@ -30,7 +35,8 @@ export class ToolStore {
       tool_name: input.tool,
       args: input.args,
       arguments: input.args,
-      result: input.result,
+      result: input.result_seq !== undefined ? null : input.result,
+      ...(input.result_seq !== undefined && { result_seq: input.result_seq }),
       status: input.status,
       error: input.error ?? null,
       duration_ms: Math.round(input.duration_ms),

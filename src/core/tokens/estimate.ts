@@ -29,6 +29,9 @@ function isJapaneseCodeUnit(c: number): boolean {
  */
 export function countCharacters(text: string): CharacterCounts {
   const length = text.length;
+  // ASCII only (most tool output): one UTF-8 byte per code unit, so every code unit is a
+  // character and none is Japanese. byteLength scans in native code, ~10× the loop below.
+  if (Buffer.byteLength(text, 'utf8') === length) return { characters: length, japanese: 0 };
   let characters = 0;
   let japanese = 0;
   for (let i = 0; i < length; i++) {

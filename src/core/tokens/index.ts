@@ -1,15 +1,20 @@
 import { estimateTokens } from './estimate';
-import { countO200k } from './o200k';
 
 export { countCharacters, estimateTokens, japaneseRatio } from './estimate';
 export type { CharacterCounts } from './estimate';
-export { countO200k } from './o200k';
+export { exactMessageTokens, exactTokens } from './exact';
+
+/**
+ * Which counter produced a message's `tokens` (messages.jsonl `token_counter`): the seed
+ * estimate for every message the app writes; lines written before the field existed were
+ * estimates too.
+ */
+export type TokenCounter = 'estimate' | 'o200k' | 'usage';
 
 export interface MessageTokenCounts {
   /** Seed 001 §4.2 estimate: what thresholds and messages.jsonl use. */
   tokens: number;
-  /** Exact o200k_base count, for display next to the estimate. */
-  tokens_o200k: number;
+  token_counter: 'estimate';
 }
 
 export interface CountableMessage {
@@ -23,23 +28,20 @@ export interface CountableMessage {
  * sent to the model. The parts are estimated separately so a Japanese reply with a large
  * ASCII tool call keeps the Japanese rate for its text. `tool_name` is not counted, like
  * in seed 001 where only the content is estimated.
+ *
+ * Only the estimate: an o200k count costs ~50× more and was 41 % of a task process's time
+ * (issue #17), so exact counts are made where they are shown (`exactMessageTokens`).
  */
 export function countMessageTokens(msg: CountableMessage): MessageTokenCounts {
   let tokens = 0;
-  let tokensO200k = 0;
-  if (msg.content !== null && msg.content !== '') {
-    tokens += estimateTokens(msg.content);
-    tokensO200k += countO200k(msg.content);
-  }
+  if (msg.content !== null && msg.content !== '') tokens += estimateTokens(msg.content);
   const toolCalls = msg.tool_calls;
   if (
     toolCalls !== undefined &&
     toolCalls !== null &&
     !(Array.isArray(toolCalls) && toolCalls.length === 0)
   ) {
-    const json = JSON.stringify(toolCalls);
-    tokens += estimateTokens(json);
-    tokensO200k += countO200k(json);
+    tokens += estimateTokens(JSON.stringify(toolCalls));
   }
-  return { tokens, tokens_o200k: tokensO200k };
+  return { tokens, token_counter: 'estimate' };
 }

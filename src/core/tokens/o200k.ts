@@ -1,4 +1,7 @@
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { noteO200kLoaded } from './o200k-state';
+
+noteO200kLoaded();
 
 /**
  * Exact o200k_base token counts (the GPT-4o / GPT-5 family), shown next to the cheap

@@ -42,6 +42,66 @@ describe('read_file', () => {
     expect(tail.content).toBe('     9\tline 9\n    10\tline 10');
   });
 
+  it('shows the same lines from a small file (one read) as from a large one (streamed)', async () => {
+    const { call, write } = fixture();
+    const variety = [
+      'plain ascii',
+      '',
+      'crlf line\r',
+      '日本語の行、句読点。',
+      'emoji 🎉 and naïve café',
+      'x'.repeat(1999),
+      'y'.repeat(2001),
+      'tab\there',
+      ...Array.from({ length: 3000 }, (_, i) => `filler ${i} ${'z'.repeat(i % 90)}`),
+    ].join('\n');
+    write('small.txt', `${variety}\n`);
+    // Past the one-read size, so the same first lines come through the streaming reader.
+    write('large.txt', `${variety}\n${`${'w'.repeat(100)}\n`.repeat(12_000)}`);
+    for (const args of [
+      {},
+      { offset: 1, limit: 6 },
+      { offset: 3, limit: 5 },
+      { offset: 6, limit: 3 },
+      { offset: 8 },
+      { offset: 900 },
+    ]) {
+      const small = await call('read_file', { path: 'small.txt', ...args });
+      const large = await call('read_file', { path: 'large.txt', ...args });
+      const lines = (r: { content: string }): string[] => r.content.split('\n');
+      // The closing note differs (an exact count of the rest vs an estimate); the lines and
+      // where to continue do not.
+      expect(lines(small).slice(0, -1)).toEqual(lines(large).slice(0, -1));
+      expect(
+        lines(small)
+          .at(-1)!
+          .replace(/.*offset=/, ''),
+      ).toBe(
+        lines(large)
+          .at(-1)!
+          .replace(/.*offset=/, ''),
+      );
+    }
+    const tail = await call('read_file', { path: 'small.txt', offset: 3005 });
+    expect(tail.content).toBe(
+      `  3005\tfiller 2996 ${'z'.repeat(2996 % 90)}\n  3006\tfiller 2997 ${'z'.repeat(2997 % 90)}\n  3007\tfiller 2998 ${'z'.repeat(2998 % 90)}\n  3008\tfiller 2999 ${'z'.repeat(2999 % 90)}`,
+    );
+    // Lines that fill the output budget to the byte (25 × 2000 bytes with their numbers and
+    // newlines): one more byte in the next line, and it stays out.
+    const exact = `${`${'e'.repeat(1992)}\n`.repeat(25)}${'f'.repeat(169)}\nend\n`;
+    write('exact.txt', exact);
+    write('exact-large.txt', `${exact}${`${'w'.repeat(100)}\n`.repeat(12_000)}`);
+    const exactSmall = (await call('read_file', { path: 'exact.txt' })).content.split('\n');
+    const exactLarge = (await call('read_file', { path: 'exact-large.txt' })).content.split('\n');
+    expect(exactSmall).toHaveLength(26);
+    expect(exactSmall.slice(0, -1)).toEqual(exactLarge.slice(0, -1));
+    // Not UTF-8: decoded line by line with replacement characters, like the streaming reader.
+    write('bad.txt', Buffer.from([0x61, 0xff, 0x0a, 0x62, 0x0a]));
+    expect((await call('read_file', { path: 'bad.txt' })).content).toBe(
+      '     1\ta\uFFFD\n     2\tb',
+    );
+  });
+
   it('reads the first 2000 lines by default', async () => {
     const { call, write } = fixture();
     write('n.txt', numbered(2500, 'x'));

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import { z } from 'zod';
 import { readLinesSync } from '../jsonl/line-reader';
 import type { LineEntry, TooLongLineEntry } from '../jsonl/line-entry';
-import { looksBinary } from './binary-file';
+import { isUtf8 } from 'node:buffer';
+import { BINARY_PROBE_BYTES, looksBinary } from './binary-file';
 import { confinePath, show } from './confine-path';
 import { defineTool, functionTool } from './define-tool';
 import { MAX_INLINE_BYTES, MAX_LINE_CHARS, cutToChars, shortenLine } from './output-limits';
@@ -23,6 +24,13 @@ const LINE_START_BYTES = MAX_LINE_CHARS * 4;
  * are counted exactly; beyond it they are estimated, so a read never costs the whole file.
  */
 const EXACT_COUNT_BYTES = 1024 * 1024;
+
+/**
+ * Files up to this size are read with one read and split in memory: the chunked line reader
+ * costs a handful of syscalls, copies and generator steps per line, which for the typical
+ * small source file was most of the tool's time (issue #17).
+ */
+const ONE_READ_BYTES = 1024 * 1024;
 
 /** What a read puts into the context, leaving room for the closing note. */
 const OUTPUT_BUDGET_BYTES = MAX_INLINE_BYTES - 1024;
@@ -73,17 +81,90 @@ export const readFileTool = defineTool({
     }
     if (!stat.isFile()) return failure(`${name} is not a regular file`);
     if (stat.size === 0) return success(`(file ${name} is empty)`);
-    if (looksBinary(target.real)) {
-      return failure(
-        `${name} is a binary file (${stat.size} bytes); read_file shows text files only`,
+    const binary = (): ToolResult =>
+      failure(`${name} is a binary file (${stat.size} bytes); read_file shows text files only`);
+    if (stat.size <= ONE_READ_BYTES) {
+      // One read for the probe and the lines.
+      const data = fs.readFileSync(target.real);
+      if (data.subarray(0, BINARY_PROBE_BYTES).includes(0)) return binary();
+      return (
+        readSmallWindow(data, name, offset, limit) ??
+        readWindow(target.real, linesOfBuffer(data), name, data.length, offset, limit)
       );
     }
-    return readWindow(target.real, name, stat.size, offset, limit);
+    if (looksBinary(target.real)) return binary();
+    const lines = readLinesSync(target.real, { maxLineBytes: BUFFERED_LINE_BYTES });
+    return readWindow(target.real, lines, name, stat.size, offset, limit);
   },
 });
 
+/**
+ * The window of a file held in memory whose lines are all short, built as bytes in one
+ * buffer and decoded once: no string per line (those were most of a task's garbage, issue
+ * #17). Gives the same text as readWindow; undefined when a line needs readWindow's care
+ * (too long, so cut) or the file is not valid UTF-8 (decoded with replacements per line).
+ */
+function readSmallWindow(
+  data: Buffer,
+  name: string,
+  offset: number,
+  limit: number,
+): ToolResult | undefined {
+  if (!isUtf8(data)) return undefined;
+  const out = outputScratch();
+  let length = 0;
+  let shown = 0;
+  let lineNo = 1;
+  let start = 0;
+  while (start < data.length) {
+    const newline = data.indexOf(0x0a, start);
+    const end = newline === -1 ? data.length : newline;
+    if (lineNo >= offset) {
+      if (shown >= limit) break;
+      // Bytes bound characters from above: a line this short is never cut.
+      if (end - start > MAX_LINE_CHARS) return undefined;
+      const prefix = `${String(lineNo).padStart(6)}\t`;
+      const bytes = prefix.length + (end - start) + 1;
+      // readWindow counts a newline after every line shown, so far `length + 1` bytes.
+      if (shown > 0 && length + 1 + bytes > OUTPUT_BUDGET_BYTES) break;
+      if (shown > 0) out[length++] = 0x0a;
+      length += out.write(prefix, length, 'latin1');
+      length += data.copy(out, length, start, end);
+      shown++;
+    }
+    lineNo++;
+    start = end + 1;
+  }
+  if (shown === 0) {
+    const total = lineNo - 1;
+    return failure(
+      `offset ${offset} is past the end of ${name}, which has ${total} line${total === 1 ? '' : 's'}`,
+    );
+  }
+  const text = out.toString('utf8', 0, length);
+  if (start >= data.length) return success(text);
+  // The rest of a small file is counted exactly, like readWindow does below EXACT_COUNT_BYTES.
+  let count = 0;
+  for (let at = start; at < data.length; count++) {
+    const newline = data.indexOf(0x0a, at);
+    at = newline === -1 ? data.length : newline + 1;
+  }
+  const last = lineNo - 1;
+  const rest = `lines ${offset}-${last} of ${last + count} shown; ${count} more line${count === 1 ? '' : 's'}`;
+  return success(`${text}\n[${rest}; continue with offset=${last + 1}]`);
+}
+
+let scratch: Buffer | undefined;
+
+/** Room for a full window: the budget plus the first line, which always goes in. */
+function outputScratch(): Buffer {
+  scratch ??= Buffer.allocUnsafe(OUTPUT_BUDGET_BYTES + MAX_LINE_CHARS + 64);
+  return scratch;
+}
+
 function readWindow(
   file: string,
+  lines: Generator<LineEntry>,
   name: string,
   size: number,
   offset: number,
@@ -93,7 +174,6 @@ function readWindow(
   let shownBytes = 0;
   let linesSeen = 0;
   let next: LineEntry | undefined;
-  const lines = readLinesSync(file, { maxLineBytes: BUFFERED_LINE_BYTES });
   try {
     for (let step = lines.next(); !step.done; step = lines.next()) {
       const entry = step.value;
@@ -136,6 +216,26 @@ function readWindow(
     return success(shown.join('\n'));
   } finally {
     lines.return(undefined);
+  }
+}
+
+/** The entries readLinesSync would give for `data` (the whole file), from memory. */
+function* linesOfBuffer(data: Buffer): Generator<LineEntry> {
+  let start = 0;
+  let lineNo = 1;
+  while (start < data.length) {
+    const newline = data.indexOf(0x0a, start);
+    const end = newline === -1 ? data.length : newline;
+    const bytes = end - start;
+    const position = { offset: start, bytes, lineNo };
+    const entry: LineEntry =
+      bytes > BUFFERED_LINE_BYTES
+        ? { tooLong: true, ...position }
+        : { text: data.toString('utf8', start, end), ...position };
+    if (newline === -1) entry.partial = true;
+    yield entry;
+    lineNo++;
+    start = end + 1;
   }
 }
 

@@ -14,6 +14,11 @@ export const readMessagesInput = z.strictObject({
   from: z.number().int().min(1).default(1),
   /** 0 answers only the total. */
   limit: z.number().int().min(0).max(MAX_MESSAGE_WINDOW).default(200),
+  /**
+   * history: fill `tokens_o200k` of each message that lacks it with an exact o200k count
+   * (made now and cached by content hash; messages are appended with the estimate only).
+   */
+  exactTokens: z.boolean().default(false),
 });
 
 /** A line of current.jsonl with its 1-based position. */
