@@ -45,6 +45,14 @@ export interface PgTaskIndexOptions extends PgSyncOptions {
   host?: string;
 }
 
+export interface HostLease {
+  name: string;
+  contexts_root: string | null;
+  last_seen: string;
+  lease_expires: string;
+  alive: boolean;
+}
+
 /** Bound parameters, numbered as they are added. */
 class Params {
   readonly values: unknown[] = [];
@@ -222,6 +230,17 @@ export class PgTaskRepository implements TaskIndex {
     ]);
   }
 
+  setTimes(
+    uuid: string,
+    times: { created_at?: string | null; completed_at?: string | null },
+  ): void {
+    this.client.query(
+      `UPDATE tasks SET created_at = COALESCE($2, created_at), started_at = COALESCE($2, started_at),
+         completed_at = COALESCE($3, completed_at) WHERE uuid = $1`,
+      [uuid, times.created_at ?? null, times.completed_at ?? null],
+    );
+  }
+
   requestControl(uuid: string, action: ControlAction): void {
     const { rowCount } = this.client.query(
       'UPDATE tasks SET control = $2, updated_at = $3 WHERE uuid = $1',
@@ -374,6 +393,44 @@ export class PgTaskRepository implements TaskIndex {
       'SELECT last_value::text AS v, is_called AS called FROM tasks_change_seq',
     ).rows[0]!;
     return `${row.v}|${row.called}`;
+  }
+
+  /** Renews this host's lease and records where its contexts folder is (docs/fleet.md). */
+  heartbeat(contextsRoot: string, leaseMs: number): void {
+    this.client.query(
+      `INSERT INTO hosts (name, contexts_root, lease_expires)
+       VALUES ($1, $2, now() + $3 * interval '1 millisecond')
+       ON CONFLICT (name) DO UPDATE SET contexts_root = EXCLUDED.contexts_root,
+         last_seen = now(), lease_expires = EXCLUDED.lease_expires`,
+      [this.host, contextsRoot, leaseMs],
+    );
+  }
+
+  /**
+   * Marks the running tasks of every other host whose lease ran out as interrupted
+   * (failed, resumable), judged by the server's clock alone; returns them. Their folders
+   * stay where they are: the owning host's recovery moves them when it comes back.
+   */
+  interruptExpiredHosts(): { uuid: string; host: string }[] {
+    return this.client.query<{ uuid: string; host: string }>(
+      `UPDATE tasks SET status = 'failed', completed_at = $2, updated_at = $2,
+         error_message = 'interrupted: host ' || h.name || ' stopped renewing its lease (last seen '
+           || to_char(h.last_seen AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') || ')'
+       FROM hosts AS h
+       WHERE tasks.host = h.name AND h.name <> $1 AND h.lease_expires < now()
+         AND tasks.status = 'running'
+       RETURNING tasks.uuid, tasks.host`,
+      [this.host, nowIso()],
+    ).rows;
+  }
+
+  /** Every host that ever joined the index, with its lease. */
+  hosts(): HostLease[] {
+    return this.client.query<HostLease>(
+      `SELECT name, contexts_root, last_seen::text, lease_expires::text,
+         lease_expires >= now() AS alive
+       FROM hosts ORDER BY name`,
+    ).rows;
   }
 
   close(): void {

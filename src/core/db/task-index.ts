@@ -29,6 +29,8 @@ export interface TaskIndex {
   addStats(uuid: string, inc: StatIncrements): void;
   setFinalStats(uuid: string, stats: FinalStats): void;
   setMetadata(uuid: string, metadata: unknown): void;
+  /** An imported task's own times: created_at (and started_at) and completed_at, where given. */
+  setTimes(uuid: string, times: { created_at?: string | null; completed_at?: string | null }): void;
   requestControl(uuid: string, action: ControlAction): void;
   /** Reads and clears the pending request atomically, so a request is acted on once. */
   takeControl(uuid: string): ControlAction | null;

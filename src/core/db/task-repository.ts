@@ -248,6 +248,19 @@ export class TaskRepository implements TaskIndex {
     );
   }
 
+  setTimes(
+    uuid: string,
+    times: { created_at?: string | null; completed_at?: string | null },
+  ): void {
+    this.write(() =>
+      this.db
+        .prepare(
+          'UPDATE tasks SET created_at = COALESCE(?, created_at), started_at = COALESCE(?, started_at), completed_at = COALESCE(?, completed_at) WHERE uuid = ?',
+        )
+        .run(times.created_at ?? null, times.created_at ?? null, times.completed_at ?? null, uuid),
+    );
+  }
+
   /** Asks the process running a task to pause, stop or compact (see TaskControl). */
   requestControl(uuid: string, action: ControlAction): void {
     const info = this.write(() =>

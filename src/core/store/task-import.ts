@@ -62,16 +62,10 @@ export async function importTask(
     });
     store.move({ uuid: task.uuid, status: 'running' }, input.status);
     if (input.created_at || input.completed_at) {
-      store.db
-        .prepare(
-          'UPDATE tasks SET created_at = COALESCE(?, created_at), started_at = COALESCE(?, started_at), completed_at = COALESCE(?, completed_at) WHERE uuid = ?',
-        )
-        .run(
-          input.created_at ?? null,
-          input.created_at ?? null,
-          input.completed_at ?? null,
-          task.uuid,
-        );
+      store.repo.setTimes(task.uuid, {
+        created_at: input.created_at ?? null,
+        completed_at: input.completed_at ?? null,
+      });
     }
   });
   return store.requireTask(task.uuid);
