@@ -50,6 +50,9 @@ export function openTaskIndex(
   root: string,
   options: { url?: string; host?: string; databaseFile: string },
 ): TaskIndex {
-  if (options.url) return new PgTaskRepository(options.url, { host: options.host ?? hostName() });
+  if (options.url) {
+    assertIndexUrl(options.url);
+    return new PgTaskRepository(options.url, { host: options.host ?? hostName() });
+  }
   return new TaskRepository(openDatabase(path.join(root, options.databaseFile)));
 }

@@ -30,6 +30,8 @@ export interface ContextStoreOptions {
   summarizer?: FinalSummarizer;
   /** A PostgreSQL task index (postgres://…); default $CWB_INDEX_URL, else tasks.db. */
   index?: string;
+  /** This host's name in a fleet (default $CWB_HOST, else the OS host name). */
+  host?: string;
   /** How long this host's lease lasts without a heartbeat (PostgreSQL index only). */
   leaseMs?: number;
 }
@@ -71,7 +73,7 @@ export class ContextStore implements TaskHost {
   readonly repo: TaskIndex;
   readonly recovery: RecoveryReport | undefined;
   /** This host's name: rows it writes carry it (hostname, and the fleet index's host). */
-  readonly host = hostName();
+  readonly host: string;
   /** Tasks of dead hosts this store marked interrupted when it opened (fleet index only). */
   readonly interruptedElsewhere: { uuid: string; host: string }[] = [];
   private heartbeat: NodeJS.Timeout | undefined;
@@ -83,6 +85,7 @@ export class ContextStore implements TaskHost {
     options: ContextStoreOptions,
   ) {
     for (const folder of STATUS_FOLDERS) fs.mkdirSync(path.join(root, folder), { recursive: true });
+    this.host = options.host ?? hostName();
     this.repo = openTaskIndex(root, {
       url: options.index ?? (process.env[INDEX_URL_ENV] || undefined),
       host: this.host,
