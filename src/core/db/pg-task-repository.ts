@@ -157,6 +157,26 @@ export class PgTaskRepository implements TaskIndex {
     );
   }
 
+  /**
+   * Inserts rows, or replaces the row with the same uuid by these values (a copy from
+   * tasks.db run again after an interruption ends with the source's exact counters).
+   */
+  upsertRows(rows: TaskRow[]): void {
+    if (rows.length === 0) return;
+    const columns = [...INSERTABLE_COLUMNS, 'control' as const];
+    const p = new Params();
+    const tuples = rows.map(
+      (row) => `(${[...columns.map((c) => p.add(row[c] ?? null)), p.add(this.host)].join(', ')})`,
+    );
+    this.client.query(
+      `INSERT INTO tasks (${[...columns.map(quote), 'host'].join(', ')}) VALUES ${tuples.join(', ')}
+       ON CONFLICT (uuid) DO UPDATE SET ${[...columns.filter((c) => c !== 'uuid'), 'host']
+         .map((c) => `${quote(c)} = EXCLUDED.${quote(c)}`)
+         .join(', ')}`,
+      p.values,
+    );
+  }
+
   get(uuid: string): TaskRow | undefined {
     return this.client.query<TaskRow>('SELECT * FROM tasks WHERE uuid = $1', [uuid]).rows[0];
   }
