@@ -26,6 +26,7 @@ import { compactionGroup } from './groups/compaction';
 import { compactionQualityGroup } from './groups/compaction-quality';
 import { transferGroup } from './groups/transfer';
 import { uiGroup } from './groups/ui';
+import { fleetGroup } from './groups/fleet';
 
 const GROUPS: BenchGroup[] = [
   memoryGroup,
@@ -38,6 +39,7 @@ const GROUPS: BenchGroup[] = [
   compactionQualityGroup,
   transferGroup,
   uiGroup,
+  fleetGroup,
 ];
 
 const { values } = parseArgs({

@@ -269,7 +269,7 @@ function insertThroughRepository(store: ContextStore, rows: readonly TaskRow[]):
   return performance.now() - started;
 }
 
-const QUERIES: { label: string; q: TaskQuery }[] = [
+export const QUERIES: { label: string; q: TaskQuery }[] = [
   { label: 'first page, newest first (the default view)', q: {} },
   { label: 'page 501 (offset 50,000)', q: { offset: 50_000 } },
   { label: 'sort by updated_at', q: { sort: 'updated_at' } },

@@ -4,10 +4,13 @@ import { resolveContextsRoot } from '../core/store/contexts-layout';
 import { ContextStore } from '../core/store/context-store';
 import { processSecrets } from '../core/llm/process-secrets';
 import { rememberSecrets } from './cli-secrets';
+import { readIndexSetting } from '../core/config/index-setting';
+import { INDEX_URL_ENV, resolveIndexUrl } from '../core/db/open-task-index';
 
 export interface GlobalOptions {
   contexts?: string;
   config?: string;
+  index?: string;
 }
 
 export interface CliContext {
@@ -23,6 +26,10 @@ export function resolveContext(
 ): CliContext {
   const { config, file } = loadConfig({ file: options.config ?? null, env });
   rememberSecrets(processSecrets(config, env));
+  // The index goes into the environment: every process this one starts (task processes,
+  // detached runs) then writes to the same index.
+  const index = resolveIndexUrl(options.index, env, readIndexSetting(file, env));
+  if (index) env[INDEX_URL_ENV] = index;
   return {
     config,
     configFile: file,

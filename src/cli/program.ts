@@ -6,6 +6,7 @@ import { registerShow } from './commands/show';
 import { registerMessages } from './commands/messages';
 import { registerCleanup } from './commands/cleanup';
 import { registerDoctor } from './commands/doctor';
+import { registerIndex } from './commands/index-migrate';
 import { registerImport } from './commands/import';
 import { registerExport } from './commands/export';
 import { registerRun } from './commands/run';
@@ -26,6 +27,10 @@ export function buildProgram(output: Output): Command {
       'contexts folder (default: $CWB_CONTEXTS, the config, or the user data folder)',
     )
     .option('--config <file>', 'config.yaml (default: $CWB_CONFIG or the user config folder)')
+    .option(
+      '--index <url>',
+      'task index: postgres://user@host/db for a fleet of hosts (default: $CWB_INDEX_URL, the config, or tasks.db)',
+    )
     .showHelpAfterError('(run cwb --help for usage)')
     .configureOutput({
       writeOut: (s) => output.out(s.trimEnd()),
@@ -43,6 +48,7 @@ export function buildProgram(output: Output): Command {
   registerCompaction(program, output);
   registerEvalCompaction(program, output);
   registerDoctor(program, output);
+  registerIndex(program, output);
   registerImport(program, output);
   registerExport(program, output);
   registerServe(program, output);

@@ -1,5 +1,5 @@
 import type { ControlState } from '../core/agent/agent-types';
-import type { TaskRepository } from '../core/db/task-repository';
+import type { TaskIndex } from '../core/db/task-index';
 
 /** How often a task process looks in tasks.db for a request from another process. */
 const POLL_MS = 500;
@@ -39,7 +39,7 @@ export class TaskControl implements ControlState {
   }
 
   /** Starts watching tasks.db and signals for this task. */
-  watch(repo: TaskRepository, uuid: string): void {
+  watch(repo: TaskIndex, uuid: string): void {
     this.timer = setInterval(() => {
       try {
         const action = repo.takeControl(uuid);

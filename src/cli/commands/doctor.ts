@@ -5,6 +5,8 @@ import { resolveContextsRoot } from '../../core/store/contexts-layout';
 import { ContextStore } from '../../core/store/context-store';
 import { reportIsClean } from '../../core/store/recovery';
 import { SCHEMA_VERSION } from '../../core/db/schema';
+import { PgTaskRepository } from '../../core/db/pg-task-repository';
+import { PG_SCHEMA_VERSION } from '../../core/db/pg-schema';
 import { resolveContext, type CliContext, type GlobalOptions } from '../cli-context';
 import { printJson, type Output } from '../output';
 import { CwbError } from '../../core/errors';
@@ -141,25 +143,20 @@ function checkStore(root: string, checks: Check[]): void {
   try {
     store = ContextStore.open(root);
   } catch (err) {
-    checks.push({ name: 'tasks.db', level: 'fail', detail: (err as Error).message });
+    const name = process.env.CWB_INDEX_URL ? 'task index' : 'tasks.db';
+    checks.push({ name, level: 'fail', detail: (err as Error).message });
     return;
   }
+  const indexName = store.repo.kind === 'sqlite' ? 'tasks.db' : 'the task index';
   try {
-    const integrity = store.db.pragma('quick_check', { simple: true }) as string;
-    const mode = store.db.pragma('journal_mode', { simple: true }) as string;
-    const sqlite = (store.db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
-    const { total } = store.listTasks({ limit: 0 });
-    checks.push({
-      name: 'tasks.db',
-      level: integrity === 'ok' && mode === 'wal' ? 'ok' : 'fail',
-      detail: `schema v${SCHEMA_VERSION}, ${mode} journal, integrity ${integrity}, SQLite ${sqlite}, ${total} tasks`,
-    });
+    if (store.repo instanceof PgTaskRepository) checkPostgres(store.repo, checks);
+    else checkSqlite(store, checks);
     const r = store.recovery;
     if (r && !reportIsClean(r)) {
       const parts = [
         r.interrupted.length &&
           `${r.interrupted.length} interrupted task(s) marked failed (resumable): ${r.interrupted.join(', ')}`,
-        r.moved.length && `${r.moved.length} folder(s) moved to match tasks.db`,
+        r.moved.length && `${r.moved.length} folder(s) moved to match ${indexName}`,
         r.rowsWithoutFolder.length &&
           `${r.rowsWithoutFolder.length} row(s) without a folder removed: ${r.rowsWithoutFolder.join(', ')}`,
         r.foldersWithoutRow.length &&
@@ -169,11 +166,74 @@ function checkStore(root: string, checks: Check[]): void {
       ].filter(Boolean);
       checks.push({ name: 'recovery', level: 'warn', detail: `repaired: ${parts.join('; ')}` });
     } else {
-      checks.push({ name: 'recovery', level: 'ok', detail: 'tasks.db and the folders agree' });
+      checks.push({ name: 'recovery', level: 'ok', detail: `${indexName} and the folders agree` });
+    }
+    if (store.interruptedElsewhere.length) {
+      checks.push({
+        name: 'fleet',
+        level: 'warn',
+        detail: `marked interrupted (their host's lease ran out): ${store.interruptedElsewhere.map((t) => `${t.uuid} on ${t.host}`).join(', ')}`,
+      });
     }
   } finally {
     store.close();
   }
+}
+
+function checkSqlite(store: ContextStore, checks: Check[]): void {
+  const integrity = store.db.pragma('quick_check', { simple: true }) as string;
+  const mode = store.db.pragma('journal_mode', { simple: true }) as string;
+  const sqlite = (store.db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
+  const { total } = store.listTasks({ limit: 0 });
+  checks.push({
+    name: 'tasks.db',
+    level: integrity === 'ok' && mode === 'wal' ? 'ok' : 'fail',
+    detail: `schema v${SCHEMA_VERSION}, ${mode} journal, integrity ${integrity}, SQLite ${sqlite}, ${total} tasks`,
+  });
+}
+
+/**
+ * The fleet's PostgreSQL index: reachable, at this version's schema, with the trigram
+ * search extension, writable by this role; and each host's lease.
+ */
+function checkPostgres(index: PgTaskRepository, checks: Check[]): void {
+  const [info] = index.sql<{
+    server: string;
+    role: string;
+    trgm: boolean;
+    write: boolean;
+    n: number;
+  }>(
+    `SELECT current_setting('server_version') AS server, current_user AS role,
+       EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm') AS trgm,
+       has_table_privilege('tasks', 'INSERT, UPDATE, DELETE') AS write,
+       (SELECT COUNT(*) FROM tasks)::bigint AS n`,
+  );
+  const version = index.schemaVersion();
+  const problems = [
+    version !== PG_SCHEMA_VERSION && `schema v${version}, expected v${PG_SCHEMA_VERSION}`,
+    !info!.trgm && 'the pg_trgm extension is missing (search would scan)',
+    !info!.write && `role ${info!.role} may not write the tasks table (a read-only role)`,
+  ].filter(Boolean);
+  checks.push({
+    name: 'task index',
+    level: problems.length ? 'fail' : 'ok',
+    detail:
+      `PostgreSQL ${info!.server} at ${index.location} as ${info!.role}, schema v${version}, ` +
+      `${info!.n} tasks, this host ${index.host}${problems.length ? `: ${problems.join('; ')}` : ''}`,
+  });
+  const hosts = index.hosts();
+  const dead = hosts.filter((h) => !h.alive);
+  checks.push({
+    name: 'hosts',
+    level: dead.length ? 'warn' : 'ok',
+    detail: hosts
+      .map(
+        (h) =>
+          `${h.name} ${h.alive ? 'alive' : `lease expired (last seen ${h.last_seen})`} at ${h.contexts_root ?? '?'}`,
+      )
+      .join('; '),
+  });
 }
 
 function checkDisk(root: string): Check {

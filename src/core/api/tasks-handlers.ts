@@ -2,12 +2,7 @@ import type { TaskListRow } from '../../shared/api/tasks-api';
 import type { WorkbenchHandlers } from '../../shared/api/workbench-api';
 import type { TaskRow } from '../../shared/task-types';
 import { allRecords } from '../compaction/compaction-record';
-import {
-  taskFacetValues,
-  taskStatusCounts,
-  tasksTableStamp,
-  type FacetValues,
-} from '../db/task-facets';
+import type { FacetValues } from '../db/task-facets';
 import path from 'node:path';
 import { TASK_FILES } from '../store/contexts-layout';
 import { LineCountCache } from './line-count-cache';
@@ -22,8 +17,8 @@ export function tasksHandlers(
   // they are kept until the table changes; status counts follow the filters every time.
   let values: { stamp: string; lists: FacetValues } | undefined;
   const facetValues = (): FacetValues => {
-    const stamp = tasksTableStamp(ctx.store.db);
-    if (values?.stamp !== stamp) values = { stamp, lists: taskFacetValues(ctx.store.db) };
+    const stamp = ctx.store.repo.stamp();
+    if (values?.stamp !== stamp) values = { stamp, lists: ctx.store.repo.facetValues() };
     return values.lists;
   };
   const currentLines = new LineCountCache();
@@ -37,7 +32,7 @@ export function tasksHandlers(
         offset: q.offset,
         limit: q.limit,
         ...(facets && {
-          facets: { status: taskStatusCounts(ctx.store.db, query), ...facetValues() },
+          facets: { status: ctx.store.repo.statusCounts(query), ...facetValues() },
         }),
       };
     },

@@ -1,5 +1,4 @@
-import type { Db } from '../db/open-database';
-import { tasksTableStamp } from '../db/task-facets';
+import type { TaskIndex } from '../db/task-index';
 import type { EventHub } from './event-hub';
 
 export const TASKS_POLL_MS = 1500;
@@ -10,8 +9,12 @@ export const TASKS_POLL_MS = 1500;
  * scan (SQLite's data_version and two indexed maxima) notices any change and announces
  * it, so the task table stays live whoever writes.
  */
-export function watchTasksTable(db: Db, events: EventHub, intervalMs = TASKS_POLL_MS): () => void {
-  const read = (): string => tasksTableStamp(db);
+export function watchTasksTable(
+  index: Pick<TaskIndex, 'stamp'>,
+  events: EventHub,
+  intervalMs = TASKS_POLL_MS,
+): () => void {
+  const read = (): string => index.stamp();
   let timer: NodeJS.Timeout | undefined;
   let last = '';
   const tick = (): void => {

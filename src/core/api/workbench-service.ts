@@ -73,7 +73,7 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
       signal: exit.signal,
     }),
   );
-  const stopWatching = watchTasksTable(store.db, events, options.pollMs);
+  const stopWatching = watchTasksTable(store.repo, events, options.pollMs);
   const ctx: ServiceContext = {
     store,
     supervisor,

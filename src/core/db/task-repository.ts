@@ -1,105 +1,43 @@
 import type Database from 'better-sqlite3';
-import type { TaskKey, TaskRow, TaskStatus, TokenUsage } from '../../shared/task-types';
-import { TASK_SORT_COLUMNS } from '../../shared/api/tasks-api';
+import type { TaskFacets } from '../../shared/api/tasks-api';
+import type { TaskKey, TaskRow, TaskStatus } from '../../shared/task-types';
 import { searchDriver, taskWhere, usesSearchIndex, type TaskFilter } from './task-filter';
 import { backfillSearchIndex, searchIndexReady, withSearchIndexDeferred } from './task-search';
+import {
+  taskFacetValues,
+  taskStatusCounts,
+  tasksTableStamp,
+  type FacetValues,
+} from './task-facets';
 import { writeTx, type Db } from './open-database';
+import {
+  type ImportedFacts,
+  CONTROL_ACTIONS,
+  INSERTABLE_COLUMNS,
+  SORTABLE_COLUMNS,
+  nowIso,
+  type ControlAction,
+  type NewTaskRow,
+  type SortColumn,
+  type StatIncrements,
+  type FinalStats,
+  type TaskIndex,
+  type TaskQuery,
+} from './task-index';
 import { notFound } from '../errors';
 
-/** What a new task row starts with. */
-export interface NewTaskRow {
-  uuid: string;
-  key: TaskKey;
-  title?: string | null;
-  prompt?: string | null;
-  workdir?: string | null;
-  parent_uuid?: string | null;
-  llm_provider?: string | null;
-  model?: string | null;
-  context_length?: number | null;
-  process_id?: number | null;
-  hostname?: string | null;
-  metadata?: unknown;
-  status?: TaskStatus;
-  created_at?: string;
-}
-
-/** Counters added to a task after an event (seed 000 update_statistics). */
-export interface StatIncrements {
-  llm_calls?: number;
-  tool_calls?: number;
-  compressions?: number;
-  messages?: number;
-  summaries?: number;
-  usage?: Partial<TokenUsage>;
-}
-
-/** Final figures recorded when a task stops, completes or fails (seed 001 §3.12). */
-export interface FinalStats {
-  total_messages: number;
-  total_summaries: number;
-  total_tool_calls: number;
-  final_token_count: number;
-  final_message_count: number;
-}
-
-/** The task table's sort columns (the UI contract owns the list). */
-export const SORTABLE_COLUMNS = TASK_SORT_COLUMNS;
-export type SortColumn = (typeof SORTABLE_COLUMNS)[number];
-
-export interface TaskQuery extends TaskFilter {
-  sort?: SortColumn;
-  order?: 'asc' | 'desc';
-  limit?: number;
-  offset?: number;
-}
-
-/** Every stored column of the tasks table (the generated ones, repository and task_identifier, are derived). */
-const INSERTABLE_COLUMNS = [
-  'uuid',
-  'status',
-  'title',
-  'prompt',
-  'workdir',
-  'parent_uuid',
-  'task_source',
-  'owner',
-  'repo',
-  'task_type',
-  'task_id',
-  'user',
-  'created_at',
-  'started_at',
-  'updated_at',
-  'completed_at',
-  'process_id',
-  'hostname',
-  'llm_provider',
-  'model',
-  'context_length',
-  'llm_call_count',
-  'tool_call_count',
-  'input_tokens',
-  'output_tokens',
-  'cache_creation_tokens',
-  'cache_read_tokens',
-  'total_tokens',
-  'compression_count',
-  'total_messages',
-  'total_summaries',
-  'total_tool_calls',
-  'final_token_count',
-  'final_message_count',
-  'error_message',
-  'metadata',
-] as const satisfies readonly (keyof TaskRow)[];
-
-export const CONTROL_ACTIONS = ['pause', 'stop', 'compact'] as const;
-export type ControlAction = (typeof CONTROL_ACTIONS)[number];
-
-export function nowIso(): string {
-  return new Date().toISOString();
-}
+// The shared types lived here before the PostgreSQL index; importers keep working.
+export {
+  CONTROL_ACTIONS,
+  SORTABLE_COLUMNS,
+  nowIso,
+  type ControlAction,
+  type FinalStats,
+  type NewTaskRow,
+  type SortColumn,
+  type StatIncrements,
+  type TaskQuery,
+};
 
 /**
  * How long a listing may spend indexing tasks for search while the v3 backfill is
@@ -129,12 +67,17 @@ const STAT_COLUMNS = [
   ['total', ['total_tokens']],
 ] as const;
 
-/** Every read and write of the tasks table. One instance per process, over one connection. */
-export class TaskRepository {
+/** Every read and write of tasks.db's tasks table. One instance per process, over one connection. */
+export class TaskRepository implements TaskIndex {
+  readonly kind = 'sqlite' as const;
   private searchReady = false;
   private readonly addStatsStatements = new Map<string, Database.Statement>();
 
   constructor(readonly db: Db) {}
+
+  get location(): string {
+    return this.db.name;
+  }
 
   insert(row: NewTaskRow): void {
     const now = row.created_at ?? nowIso();
@@ -306,6 +249,23 @@ export class TaskRepository {
     );
   }
 
+  setImportedFacts(uuid: string, facts: ImportedFacts): void {
+    this.write(() =>
+      this.db
+        .prepare(
+          `UPDATE tasks SET created_at = COALESCE(@created_at, created_at),
+             started_at = COALESCE(@started_at, @created_at, started_at),
+             completed_at = COALESCE(@completed_at, completed_at),
+             updated_at = COALESCE(@completed_at, @created_at, updated_at),
+             model = COALESCE(model, @model),
+             agent = @agent,
+             git_branch = @git_branch
+           WHERE uuid = @uuid`,
+        )
+        .run({ ...facts, uuid }),
+    );
+  }
+
   /** Asks the process running a task to pause, stop or compact (see TaskControl). */
   requestControl(uuid: string, action: ControlAction): void {
     const info = this.write(() =>
@@ -441,5 +401,21 @@ export class TaskRepository {
          ORDER BY completed_at DESC LIMIT 1`,
       )
       .get({ ...key, since, exclude: excludeUuid ?? '' }) as TaskRow | undefined;
+  }
+
+  statusCounts(filter: TaskFilter): TaskFacets['status'] {
+    return taskStatusCounts(this.db, filter);
+  }
+
+  facetValues(maxValues?: number): FacetValues {
+    return taskFacetValues(this.db, maxValues);
+  }
+
+  stamp(): string {
+    return tasksTableStamp(this.db);
+  }
+
+  close(): void {
+    this.db.close();
   }
 }

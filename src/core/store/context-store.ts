@@ -1,10 +1,12 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import type { TaskKey, TaskRow, TaskStatus } from '../../shared/task-types';
-import { openDatabase, type Db } from '../db/open-database';
-import { TaskRepository, type FinalStats, type TaskQuery } from '../db/task-repository';
+import type { Db } from '../db/open-database';
+import type { FinalStats, TaskIndex, TaskQuery } from '../db/task-index';
+import { TaskRepository } from '../db/task-repository';
+import { PgTaskRepository } from '../db/pg-task-repository';
+import { INDEX_URL_ENV, hostName, openTaskIndex } from '../db/open-task-index';
 import {
   DATABASE_FILE,
   STATUS_FOLDERS,
@@ -26,7 +28,16 @@ export interface ContextStoreOptions {
   /** Reconcile tasks.db with the folders and mark dead running tasks as interrupted (default true). */
   recover?: boolean;
   summarizer?: FinalSummarizer;
+  /** A PostgreSQL task index (postgres://…); default $CWB_INDEX_URL, else tasks.db. */
+  index?: string;
+  /** This host's name in a fleet (default $CWB_HOST, else the OS host name). */
+  host?: string;
+  /** How long this host's lease lasts without a heartbeat (PostgreSQL index only). */
+  leaseMs?: number;
 }
+
+/** A host that has not renewed its lease for this long is taken for dead (docs/fleet.md). */
+export const DEFAULT_LEASE_MS = 60_000;
 
 export interface CreateTaskInput {
   uuid?: string;
@@ -59,9 +70,13 @@ export const EMPTY_KEY: TaskKey = {
  * finds a folder that moved under it).
  */
 export class ContextStore implements TaskHost {
-  readonly db: Db;
-  readonly repo: TaskRepository;
+  readonly repo: TaskIndex;
   readonly recovery: RecoveryReport | undefined;
+  /** This host's name: rows it writes carry it (hostname, and the fleet index's host). */
+  readonly host: string;
+  /** Tasks of dead hosts this store marked interrupted when it opened (fleet index only). */
+  readonly interruptedElsewhere: { uuid: string; host: string }[] = [];
+  private heartbeat: NodeJS.Timeout | undefined;
   private readonly fsync: boolean;
   private readonly summarizer: FinalSummarizer;
 
@@ -70,11 +85,53 @@ export class ContextStore implements TaskHost {
     options: ContextStoreOptions,
   ) {
     for (const folder of STATUS_FOLDERS) fs.mkdirSync(path.join(root, folder), { recursive: true });
-    this.db = openDatabase(path.join(root, DATABASE_FILE));
-    this.repo = new TaskRepository(this.db);
+    this.host = options.host ?? hostName();
+    this.repo = openTaskIndex(root, {
+      url: options.index ?? (process.env[INDEX_URL_ENV] || undefined),
+      host: this.host,
+      databaseFile: DATABASE_FILE,
+    });
     this.fsync = options.fsync ?? false;
     this.summarizer = options.summarizer ?? basicFinalSummary;
-    this.recovery = options.recover === false ? undefined : reconcile(this);
+    try {
+      if (this.repo instanceof PgTaskRepository) this.joinFleet(this.repo, options);
+      this.recovery = options.recover === false ? undefined : reconcile(this);
+    } catch (err) {
+      this.close();
+      throw err;
+    }
+  }
+
+  /** tasks.db's connection; only the SQLite index has one. */
+  get db(): Db {
+    if (this.repo instanceof TaskRepository) return this.repo.db;
+    throw new CwbError(
+      'usage',
+      `this needs tasks.db, but the task index is PostgreSQL (${this.repo.location})`,
+    );
+  }
+
+  /**
+   * A fleet index: renew this host's lease now and while the store is open, and mark
+   * the running tasks of hosts whose lease ran out as interrupted. The timer does not
+   * keep a process alive.
+   */
+  private joinFleet(index: PgTaskRepository, options: ContextStoreOptions): void {
+    const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    index.heartbeat(this.root, leaseMs);
+    this.interruptedElsewhere.push(...index.interruptExpiredHosts());
+    this.heartbeat = setInterval(
+      () => {
+        try {
+          index.heartbeat(this.root, leaseMs);
+          index.interruptExpiredHosts();
+        } catch {
+          // The database is away: the next beat tries again; writes report the error.
+        }
+      },
+      Math.max(1000, Math.floor(leaseMs / 3)),
+    );
+    this.heartbeat.unref();
   }
 
   static open(root: string, options: ContextStoreOptions = {}): ContextStore {
@@ -109,7 +166,7 @@ export class ContextStore implements TaskHost {
         model: input.model ?? null,
         context_length: input.context_length ?? null,
         process_id: process.pid,
-        hostname: os.hostname(),
+        hostname: this.host,
         metadata: input.metadata,
         created_at: createdAt,
       });
@@ -122,7 +179,7 @@ export class ContextStore implements TaskHost {
           key,
           created_at: createdAt,
           process_id: process.pid,
-          hostname: os.hostname(),
+          hostname: this.host,
         }),
       );
     });
@@ -132,6 +189,7 @@ export class ContextStore implements TaskHost {
   /** Opens a running task for writing, in the process that drives it. */
   openTask(uuid: string): TaskContextManager {
     const row = this.requireTask(uuid);
+    this.assertOwnTask(row);
     if (row.status !== 'running') {
       throw new CwbError(
         'conflict',
@@ -140,7 +198,7 @@ export class ContextStore implements TaskHost {
     }
     const dir = this.taskPath(row);
     this.prepareForWriting(dir);
-    this.repo.setStatus(uuid, 'running', { process_id: process.pid, hostname: os.hostname() });
+    this.repo.setStatus(uuid, 'running', { process_id: process.pid, hostname: this.host });
     return this.manager(uuid, dir);
   }
 
@@ -148,12 +206,13 @@ export class ContextStore implements TaskHost {
   resumeTask(uuid: string): TaskContextManager {
     const dir = this.moveInTransaction(() => {
       const row = this.requireTask(uuid);
+      this.assertOwnTask(row);
       if (row.status === 'running')
         throw new CwbError('conflict', `task ${uuid} is already running`);
       if (row.status === 'completed')
         throw new CwbError('conflict', `task ${uuid} has completed; it cannot be resumed`);
       // Row first, folder second: if the move fails the transaction rolls the row back.
-      this.repo.setStatus(uuid, 'running', { process_id: process.pid, hostname: os.hostname() });
+      this.repo.setStatus(uuid, 'running', { process_id: process.pid, hostname: this.host });
       return { row, status: 'running' };
     });
     this.prepareForWriting(dir);
@@ -167,6 +226,7 @@ export class ContextStore implements TaskHost {
    */
   openForMaintenance(uuid: string): TaskContextManager {
     const row = this.requireTask(uuid);
+    this.assertOwnTask(row);
     if (row.status === 'running') {
       throw new CwbError(
         'conflict',
@@ -191,7 +251,37 @@ export class ContextStore implements TaskHost {
   }
 
   taskPath(row: Pick<TaskRow, 'uuid' | 'status'>): string {
-    return taskDir(this.root, statusFolder(row.status), row.uuid);
+    return taskDir(this.rootOf(row), statusFolder(row.status), row.uuid);
+  }
+
+  /**
+   * The contexts folder holding a task: this host's, or for another host's task in a
+   * fleet index, that host's folder as it recorded it (reachable when it is on storage
+   * both mount at the same path). A folder that is not there names the host holding it.
+   */
+  private rootOf(row: Pick<TaskRow, 'uuid' | 'status'>): string {
+    const owner = (row as { host?: string | null }).host;
+    if (!owner || owner === this.host || !(this.repo instanceof PgTaskRepository)) return this.root;
+    const root = this.repo.hosts().find((h) => h.name === owner)?.contexts_root;
+    const dir = root ? taskDir(root, statusFolder(row.status), row.uuid) : undefined;
+    if (!root || !dir || !fs.existsSync(dir)) {
+      throw new CwbError(
+        'not_found',
+        `task ${row.uuid} is held by host ${owner}${root ? ` in ${root}` : ''}, which this host (${this.host}) cannot reach; open it on ${owner}`,
+      );
+    }
+    return root;
+  }
+
+  /** Only the host that holds a task writes it (docs/fleet.md). */
+  private assertOwnTask(row: TaskRow): void {
+    const owner = (row as { host?: string | null }).host;
+    if (owner && owner !== this.host) {
+      throw new CwbError(
+        'conflict',
+        `task ${row.uuid} belongs to host ${owner}; run, resume or change it there (this host is ${this.host})`,
+      );
+    }
   }
 
   listTasks(query: TaskQuery = {}): { rows: TaskRow[]; total: number } {
@@ -241,7 +331,8 @@ export class ContextStore implements TaskHost {
   }
 
   close(): void {
-    this.db.close();
+    clearInterval(this.heartbeat);
+    this.repo.close();
   }
 
   /** Moves a task folder to the one its new status lives in. Call inside a write transaction. */

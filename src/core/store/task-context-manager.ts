@@ -1,5 +1,5 @@
 import type { MessageRecord, TaskRow, TokenUsage } from '../../shared/task-types';
-import type { FinalStats, StatIncrements, TaskRepository } from '../db/task-repository';
+import type { FinalStats, StatIncrements, TaskIndex } from '../db/task-index';
 import { MessageStore, type NewMessage } from './message-store';
 import { SummaryStore, type NewSummary } from './summary-store';
 import { ToolStore, type NewToolCall } from './tool-store';
@@ -14,7 +14,7 @@ export type FinalSummarizer = (task: TaskContextManager) => string | Promise<str
 
 /** What the manager needs from the store that owns it: the table and folder moves. */
 export interface TaskHost {
-  readonly repo: TaskRepository;
+  readonly repo: TaskIndex;
   transition(
     uuid: string,
     status: 'paused' | 'completed' | 'failed',

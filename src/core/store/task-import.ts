@@ -85,28 +85,14 @@ export async function importTask(
     });
     store.move({ uuid: task.uuid, status: 'running' }, input.status);
     // The session's own times, not the import's: updated_at is when the session last changed.
-    const created = counters.times?.created_at ?? input.created_at ?? null;
-    const completed = counters.times?.completed_at ?? input.completed_at ?? null;
-    store.db
-      .prepare(
-        `UPDATE tasks SET created_at = COALESCE(@created, created_at),
-           started_at = COALESCE(@started, @created, started_at),
-           completed_at = COALESCE(@completed, completed_at),
-           updated_at = COALESCE(@completed, @created, updated_at),
-           model = COALESCE(model, @model),
-           agent = @agent,
-           git_branch = @branch
-         WHERE uuid = @uuid`,
-      )
-      .run({
-        created,
-        started: counters.times?.started_at ?? null,
-        completed,
-        model: counters.model ?? null,
-        branch: typeof input.source?.git_branch === 'string' ? input.source.git_branch : null,
-        agent: AGENT_OF_SOURCE[input.key?.task_source ?? ''] ?? input.key?.task_source ?? '',
-        uuid: task.uuid,
-      });
+    store.repo.setImportedFacts(task.uuid, {
+      created_at: counters.times?.created_at ?? input.created_at ?? null,
+      started_at: counters.times?.started_at ?? null,
+      completed_at: counters.times?.completed_at ?? input.completed_at ?? null,
+      model: counters.model ?? null,
+      agent: AGENT_OF_SOURCE[input.key?.task_source ?? ''] ?? input.key?.task_source ?? '',
+      git_branch: typeof input.source?.git_branch === 'string' ? input.source.git_branch : null,
+    });
   });
   return store.requireTask(task.uuid);
 }

@@ -1,0 +1,114 @@
+/**
+ * The PostgreSQL task index's schema (docs/fleet.md). The tasks table keeps tasks.db's
+ * name and columns (schema.ts), so `psql` users find what they expect, plus:
+ * - `host`: the host whose contexts folder holds the task (only it reconciles the row
+ *   with a folder, and only it writes the row while the task runs);
+ * - `seq`: insertion order, the tie-break SQLite's rowid gives (PostgreSQL has none).
+ * Text columns compare with the "C" collation, byte order like SQLite's BINARY, so the
+ * same list sorts the same on both whatever the server's locale.
+ *
+ * Migrations only move forward; `cwb_schema.version` records where a database stands.
+ * Adding a column to tasks.db (schema.ts) means appending its ALTER TABLE here too.
+ */
+export const PG_MIGRATIONS: readonly string[] = [
+  `
+  CREATE EXTENSION IF NOT EXISTS pg_trgm;
+  CREATE TABLE tasks (
+    uuid TEXT COLLATE "C" PRIMARY KEY,
+    status TEXT COLLATE "C" NOT NULL,
+    title TEXT COLLATE "C",
+    prompt TEXT COLLATE "C",
+    workdir TEXT,
+    parent_uuid TEXT,
+    task_source TEXT COLLATE "C" NOT NULL DEFAULT '',
+    owner TEXT COLLATE "C" NOT NULL DEFAULT '',
+    repo TEXT COLLATE "C" NOT NULL DEFAULT '',
+    task_type TEXT COLLATE "C" NOT NULL DEFAULT '',
+    task_id TEXT COLLATE "C" NOT NULL DEFAULT '',
+    repository TEXT COLLATE "C" GENERATED ALWAYS AS (CASE WHEN owner <> '' THEN owner || '/' || repo ELSE repo END) STORED,
+    task_identifier TEXT COLLATE "C" GENERATED ALWAYS AS (task_id) STORED,
+    "user" TEXT COLLATE "C",
+    created_at TEXT COLLATE "C" NOT NULL,
+    started_at TEXT COLLATE "C",
+    updated_at TEXT COLLATE "C" NOT NULL,
+    completed_at TEXT COLLATE "C",
+    process_id INTEGER,
+    hostname TEXT,
+    llm_provider TEXT,
+    model TEXT COLLATE "C",
+    context_length BIGINT,
+    llm_call_count BIGINT NOT NULL DEFAULT 0,
+    tool_call_count BIGINT NOT NULL DEFAULT 0,
+    input_tokens BIGINT NOT NULL DEFAULT 0,
+    output_tokens BIGINT NOT NULL DEFAULT 0,
+    cache_creation_tokens BIGINT NOT NULL DEFAULT 0,
+    cache_read_tokens BIGINT NOT NULL DEFAULT 0,
+    total_tokens BIGINT NOT NULL DEFAULT 0,
+    compression_count BIGINT NOT NULL DEFAULT 0,
+    total_messages BIGINT NOT NULL DEFAULT 0,
+    total_summaries BIGINT NOT NULL DEFAULT 0,
+    total_tool_calls BIGINT NOT NULL DEFAULT 0,
+    final_token_count BIGINT,
+    final_message_count BIGINT,
+    error_message TEXT,
+    metadata TEXT,
+    control TEXT,
+    host TEXT COLLATE "C",
+    seq BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE
+  );
+  -- Every sort column, NULLS FIRST like SQLite ascending (a backward scan is SQLite's
+  -- descending), ending with seq, so ORDER BY col, seq LIMIT walks the index.
+  CREATE INDEX idx_tasks_created_at ON tasks (created_at NULLS FIRST, seq);
+  CREATE INDEX idx_tasks_updated_at ON tasks (updated_at NULLS FIRST, seq);
+  CREATE INDEX idx_tasks_completed_at ON tasks (completed_at NULLS FIRST, seq);
+  CREATE INDEX idx_tasks_started_at ON tasks (started_at NULLS FIRST, seq);
+  CREATE INDEX idx_tasks_status ON tasks (status NULLS FIRST, seq);
+  CREATE INDEX idx_tasks_status_created_at ON tasks (status, created_at NULLS FIRST, seq);
+  CREATE INDEX idx_tasks_title ON tasks (title NULLS FIRST, seq);
+  CREATE INDEX idx_tasks_repo ON tasks (repo NULLS FIRST, seq);
+  CREATE INDEX idx_tasks_repository ON tasks (repository NULLS FIRST, seq);
+  CREATE INDEX idx_tasks_task_type ON tasks (task_type NULLS FIRST, seq);
+  CREATE INDEX idx_tasks_task_id ON tasks (task_id NULLS FIRST, seq);
+  CREATE INDEX idx_tasks_user ON tasks ("user" NULLS FIRST, seq);
+  CREATE INDEX idx_tasks_model ON tasks (model NULLS FIRST, seq);
+  CREATE INDEX idx_tasks_total_messages ON tasks (total_messages NULLS FIRST, seq);
+  CREATE INDEX idx_tasks_total_tokens ON tasks (total_tokens NULLS FIRST, seq);
+  CREATE INDEX idx_tasks_compression_count ON tasks (compression_count NULLS FIRST, seq);
+  CREATE INDEX idx_tasks_tool_call_count ON tasks (tool_call_count NULLS FIRST, seq);
+  CREATE INDEX idx_tasks_llm_call_count ON tasks (llm_call_count NULLS FIRST, seq);
+  CREATE INDEX idx_tasks_key ON tasks (task_source, owner, repo, task_type, task_id, "user");
+  CREATE INDEX idx_tasks_host_status ON tasks (host, status);
+  -- Search: trigram indexes answer ILIKE '%text%' (3 characters or more) without a scan.
+  CREATE INDEX idx_tasks_title_trgm ON tasks USING gin (title gin_trgm_ops);
+  CREATE INDEX idx_tasks_prompt_trgm ON tasks USING gin (prompt gin_trgm_ops);
+
+  -- The UI's change stamp: bumped by every statement that changes tasks. A sequence takes
+  -- no lock, so concurrent writers never wait on it.
+  CREATE SEQUENCE tasks_change_seq;
+  CREATE FUNCTION tasks_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    PERFORM nextval('tasks_change_seq');
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER tasks_changed AFTER INSERT OR UPDATE OR DELETE ON tasks
+    FOR EACH STATEMENT EXECUTE FUNCTION tasks_changed();
+
+  -- Each host's lease: renewed by its heartbeat; a host whose lease ran out is dead, and
+  -- the next host that checks marks its running tasks interrupted (server clock only).
+  CREATE TABLE hosts (
+    name TEXT COLLATE "C" PRIMARY KEY,
+    contexts_root TEXT,
+    started_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+    last_seen TIMESTAMPTZ NOT NULL DEFAULT now(),
+    lease_expires TIMESTAMPTZ NOT NULL
+  );
+  `,
+  // v2: imported sessions' agent (a filter column) and git branch.
+  `
+  ALTER TABLE tasks ADD COLUMN agent TEXT COLLATE "C" NOT NULL DEFAULT '';
+  ALTER TABLE tasks ADD COLUMN git_branch TEXT;
+  CREATE INDEX idx_tasks_agent ON tasks (agent, seq);
+  `,
+];
+
+export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

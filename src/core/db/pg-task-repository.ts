@@ -1,0 +1,541 @@
+import os from 'node:os';
+import type { TaskFacets } from '../../shared/api/tasks-api';
+import {
+  TASK_STATUSES,
+  type TaskKey,
+  type TaskRow,
+  type TaskStatus,
+} from '../../shared/task-types';
+import { CwbError, notFound } from '../errors';
+import { PgSyncClient, redactUrl, type PgSyncOptions } from './pg-sync-client';
+import { PG_MIGRATIONS, PG_SCHEMA_VERSION } from './pg-schema';
+import { MAX_FACET_VALUES, type FacetValues } from './task-facets';
+import type { TaskFilter } from './task-filter';
+import {
+  type ImportedFacts,
+  CONTROL_ACTIONS,
+  INSERTABLE_COLUMNS,
+  nowIso,
+  pageOf,
+  statIncrements,
+  type ControlAction,
+  type FinalStats,
+  type NewTaskRow,
+  type StatIncrements,
+  type StatusExtra,
+  type TaskIndex,
+  type TaskOwner,
+  type TaskQuery,
+} from './task-index';
+import { likePattern } from './task-search';
+
+/**
+ * Locks every `write` of every process on every host takes first (transaction-scoped
+ * advisory locks), so a write transaction is as exclusive as SQLite's BEGIN IMMEDIATE:
+ * reconcile and the folder moves rely on it. Single statements (counters, status) take
+ * none: PostgreSQL makes each atomic on its own.
+ */
+const WRITE_LOCK = 0x637762_01; // 'cwb' 1
+const MIGRATE_LOCK = 0x637762_02;
+
+/** Rows per INSERT statement in a bulk insert. */
+const BULK_ROWS = 500;
+
+export interface PgTaskIndexOptions extends PgSyncOptions {
+  /** This host's name in the fleet (default os.hostname()). */
+  host?: string;
+}
+
+export interface HostLease {
+  name: string;
+  contexts_root: string | null;
+  last_seen: string;
+  lease_expires: string;
+  alive: boolean;
+}
+
+/** Bound parameters, numbered as they are added. */
+class Params {
+  readonly values: unknown[] = [];
+  add(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+}
+
+/** The task index on PostgreSQL (docs/fleet.md): the same interface and answers as tasks.db. */
+export class PgTaskRepository implements TaskIndex {
+  readonly kind = 'postgres' as const;
+  readonly location: string;
+  readonly host: string;
+  private readonly client: PgSyncClient;
+  private depth = 0;
+
+  constructor(url: string, options: PgTaskIndexOptions = {}) {
+    this.location = redactUrl(url);
+    this.host = options.host ?? os.hostname();
+    this.client = new PgSyncClient(url, this.location, options);
+    try {
+      this.migrate();
+    } catch (err) {
+      this.client.close();
+      throw err;
+    }
+  }
+
+  /** Runs SQL (for tools and tests: doctor, migrate). */
+  sql<Row = Record<string, unknown>>(sql: string, params: unknown[] = []): Row[] {
+    return this.client.query<Row>(sql, params).rows;
+  }
+
+  insert(row: NewTaskRow): void {
+    const now = row.created_at ?? nowIso();
+    const status = row.status ?? 'running';
+    this.client.query(
+      `INSERT INTO tasks (uuid, status, title, prompt, workdir, parent_uuid,
+         task_source, owner, repo, task_type, task_id, "user",
+         created_at, started_at, updated_at, process_id, hostname,
+         llm_provider, model, context_length, metadata, host)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $13, $15, $16, $17, $18, $19, $20, $21)`,
+      [
+        row.uuid,
+        status,
+        row.title ?? null,
+        row.prompt ?? null,
+        row.workdir ?? null,
+        row.parent_uuid ?? null,
+        row.key.task_source,
+        row.key.owner,
+        row.key.repo,
+        row.key.task_type,
+        row.key.task_id,
+        row.key.user,
+        now,
+        status === 'running' ? now : null,
+        row.process_id ?? null,
+        row.hostname ?? null,
+        row.llm_provider ?? null,
+        row.model ?? null,
+        row.context_length ?? null,
+        row.metadata === undefined ? null : JSON.stringify(row.metadata),
+        this.host,
+      ],
+    );
+  }
+
+  insertRow(row: TaskRow): void {
+    this.insertBatch([row]);
+  }
+
+  insertRows(rows: Iterable<TaskRow>): void {
+    this.write(() => {
+      let batch: TaskRow[] = [];
+      for (const row of rows) {
+        batch.push(row);
+        if (batch.length >= BULK_ROWS) {
+          this.insertBatch(batch);
+          batch = [];
+        }
+      }
+      if (batch.length) this.insertBatch(batch);
+    });
+  }
+
+  /** One INSERT of several rows; a row's missing columns take their defaults. */
+  private insertBatch(rows: TaskRow[]): void {
+    const columns = INSERTABLE_COLUMNS.filter((c) => rows.some((r) => r[c] !== undefined));
+    const p = new Params();
+    const tuples = rows.map(
+      (row) =>
+        `(${[
+          ...columns.map((c) => (row[c] === undefined ? 'DEFAULT' : p.add(row[c]))),
+          p.add(this.host),
+        ].join(', ')})`,
+    );
+    this.client.query(
+      `INSERT INTO tasks (${[...columns.map(quote), 'host'].join(', ')}) VALUES ${tuples.join(', ')}`,
+      p.values,
+    );
+  }
+
+  /**
+   * Inserts rows, or replaces the row with the same uuid by these values (a copy from
+   * tasks.db run again after an interruption ends with the source's exact counters).
+   */
+  upsertRows(rows: TaskRow[]): void {
+    if (rows.length === 0) return;
+    const columns = [...INSERTABLE_COLUMNS, 'control' as const];
+    const p = new Params();
+    const tuples = rows.map(
+      (row) => `(${[...columns.map((c) => p.add(row[c] ?? null)), p.add(this.host)].join(', ')})`,
+    );
+    this.client.query(
+      `INSERT INTO tasks (${[...columns.map(quote), 'host'].join(', ')}) VALUES ${tuples.join(', ')}
+       ON CONFLICT (uuid) DO UPDATE SET ${[...columns.filter((c) => c !== 'uuid'), 'host']
+         .map((c) => `${quote(c)} = EXCLUDED.${quote(c)}`)
+         .join(', ')}`,
+      p.values,
+    );
+  }
+
+  get(uuid: string): TaskRow | undefined {
+    return this.client.query<TaskRow>('SELECT * FROM tasks WHERE uuid = $1', [uuid]).rows[0];
+  }
+
+  require(uuid: string): TaskRow {
+    const row = this.get(uuid);
+    if (!row) throw notFound(`no task with id ${uuid}`);
+    return row;
+  }
+
+  setStatus(uuid: string, status: TaskStatus, extra: StatusExtra = {}): void {
+    const ended = status === 'completed' || status === 'failed';
+    const { rowCount } = this.client.query(
+      `UPDATE tasks SET status = $2, updated_at = $3,
+         completed_at = CASE WHEN $4::boolean THEN $3 ELSE NULL END,
+         started_at = CASE WHEN $2 = 'running' THEN $3 ELSE started_at END,
+         error_message = CASE WHEN $5::boolean THEN $6
+           ELSE (CASE WHEN $2 = 'running' THEN NULL ELSE error_message END) END,
+         process_id = CASE WHEN $7::boolean THEN $8::integer ELSE process_id END,
+         hostname = CASE WHEN $7::boolean THEN $9 ELSE hostname END
+       WHERE uuid = $1`,
+      [
+        uuid,
+        status,
+        nowIso(),
+        ended,
+        extra.error_message !== undefined,
+        extra.error_message ?? null,
+        extra.process_id !== undefined,
+        extra.process_id ?? null,
+        extra.hostname ?? null,
+      ],
+    );
+    if (rowCount === 0) throw notFound(`no task with id ${uuid}`);
+  }
+
+  /** One UPDATE of x = x + n: PostgreSQL serializes concurrent ones on the row, none is lost. */
+  addStats(uuid: string, inc: StatIncrements): void {
+    const p = new Params();
+    const sets = statIncrements(inc).flatMap(({ value, columns }) => {
+      const n = p.add(value);
+      return columns.map((c) => `${c} = ${c} + ${n}`);
+    });
+    sets.push(`updated_at = ${p.add(nowIso())}`);
+    this.client.query(`UPDATE tasks SET ${sets.join(', ')} WHERE uuid = ${p.add(uuid)}`, p.values);
+  }
+
+  setFinalStats(uuid: string, stats: FinalStats): void {
+    this.client.query(
+      `UPDATE tasks SET total_messages = $2, total_summaries = $3,
+         total_tool_calls = $4, tool_call_count = $4, compression_count = $3,
+         final_token_count = $5, final_message_count = $6, updated_at = $7
+       WHERE uuid = $1`,
+      [
+        uuid,
+        stats.total_messages,
+        stats.total_summaries,
+        stats.total_tool_calls,
+        stats.final_token_count,
+        stats.final_message_count,
+        nowIso(),
+      ],
+    );
+  }
+
+  setMetadata(uuid: string, metadata: unknown): void {
+    this.client.query('UPDATE tasks SET metadata = $2, updated_at = $3 WHERE uuid = $1', [
+      uuid,
+      JSON.stringify(metadata),
+      nowIso(),
+    ]);
+  }
+
+  setImportedFacts(uuid: string, facts: ImportedFacts): void {
+    this.client.query(
+      `UPDATE tasks SET created_at = COALESCE($2, created_at),
+         started_at = COALESCE($3, $2, started_at),
+         completed_at = COALESCE($4, completed_at),
+         updated_at = COALESCE($4, $2, updated_at),
+         model = COALESCE(model, $5),
+         agent = $6,
+         git_branch = $7
+       WHERE uuid = $1`,
+      [
+        uuid,
+        facts.created_at,
+        facts.started_at,
+        facts.completed_at,
+        facts.model,
+        facts.agent,
+        facts.git_branch,
+      ],
+    );
+  }
+
+  requestControl(uuid: string, action: ControlAction): void {
+    const { rowCount } = this.client.query(
+      'UPDATE tasks SET control = $2, updated_at = $3 WHERE uuid = $1',
+      [uuid, action, nowIso()],
+    );
+    if (rowCount === 0) throw notFound(`no task with id ${uuid}`);
+  }
+
+  takeControl(uuid: string): ControlAction | null {
+    // One statement: the row lock makes a second taker wait and then find NULL.
+    const { rows } = this.client.query<{ control: string }>(
+      `UPDATE tasks AS t SET control = NULL
+       FROM (SELECT uuid, control FROM tasks WHERE uuid = $1 FOR UPDATE) AS old
+       WHERE t.uuid = old.uuid AND old.control IS NOT NULL
+       RETURNING old.control`,
+      [uuid],
+    );
+    const action = rows[0]?.control ?? null;
+    return CONTROL_ACTIONS.includes(action as ControlAction) ? (action as ControlAction) : null;
+  }
+
+  delete(uuid: string): void {
+    this.client.query('DELETE FROM tasks WHERE uuid = $1', [uuid]);
+  }
+
+  write<T>(fn: () => T): T {
+    if (this.depth > 0) {
+      const savepoint = `cwb_${this.depth}`;
+      this.client.query(`SAVEPOINT ${savepoint}`);
+      this.depth++;
+      try {
+        const result = fn();
+        this.client.query(`RELEASE SAVEPOINT ${savepoint}`);
+        return result;
+      } catch (err) {
+        this.client.query(`ROLLBACK TO SAVEPOINT ${savepoint}`);
+        throw err;
+      } finally {
+        this.depth--;
+      }
+    }
+    this.client.begin(`BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK})`);
+    this.depth = 1;
+    let result: T;
+    try {
+      result = fn();
+    } catch (err) {
+      this.depth = 0;
+      try {
+        this.client.rollback();
+      } catch {
+        // The connection is gone: the server rolled back already.
+      }
+      throw err;
+    }
+    this.depth = 0;
+    this.client.commit();
+    return result;
+  }
+
+  allStatuses(): Map<string, TaskOwner> {
+    const rows = this.client.query<TaskOwner & { uuid: string }>(
+      'SELECT uuid, status, process_id, hostname FROM tasks WHERE host = $1',
+      [this.host],
+    ).rows;
+    return new Map(
+      rows.map((r) => [
+        r.uuid,
+        { status: r.status, process_id: r.process_id, hostname: r.hostname },
+      ]),
+    );
+  }
+
+  query(q: TaskQuery = {}): { rows: TaskRow[]; total: number } {
+    const { sort, order, limit, offset } = pageOf(q);
+    const where = pgWhere(q);
+    const nulls = order === 'ASC' ? 'NULLS FIRST' : 'NULLS LAST';
+    const p = where.params;
+    const rows = this.client.query<TaskRow>(
+      `SELECT * FROM tasks ${where.sql}
+       ORDER BY ${quote(sort)} ${order} ${nulls}, seq ${order}
+       LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}`,
+      p.values,
+    ).rows;
+    if (rows.length < limit && (rows.length > 0 || offset === 0)) {
+      return { rows, total: offset + rows.length };
+    }
+    const count = pgWhere(q);
+    const total = this.client.query<{ n: number }>(
+      `SELECT COUNT(*)::bigint AS n FROM tasks ${count.sql}`,
+      count.params.values,
+    ).rows[0]!.n;
+    return { rows, total };
+  }
+
+  endedBefore(cutoff: string): TaskRow[] {
+    return this.client.query<TaskRow>(
+      `SELECT * FROM tasks WHERE status IN ('completed', 'failed') AND completed_at < $1
+       ORDER BY completed_at`,
+      [cutoff],
+    ).rows;
+  }
+
+  findPreviousByKey(key: TaskKey, since: string, excludeUuid?: string): TaskRow | undefined {
+    return this.client.query<TaskRow>(
+      `SELECT * FROM tasks WHERE task_source = $1 AND owner = $2 AND repo = $3
+         AND task_type = $4 AND task_id = $5 AND COALESCE("user", '') = $6
+         AND status IN ('completed', 'failed') AND completed_at >= $7 AND uuid <> $8
+       ORDER BY completed_at DESC LIMIT 1`,
+      [
+        key.task_source,
+        key.owner,
+        key.repo,
+        key.task_type,
+        key.task_id,
+        key.user,
+        since,
+        excludeUuid ?? '',
+      ],
+    ).rows[0];
+  }
+
+  statusCounts(filter: TaskFilter): TaskFacets['status'] {
+    const status = Object.fromEntries(TASK_STATUSES.map((s) => [s, 0])) as Record<
+      TaskStatus,
+      number
+    >;
+    const where = pgWhere({ ...filter, status: undefined });
+    const rows = this.client.query<{ status: TaskStatus; n: number }>(
+      `SELECT status, COUNT(*)::bigint AS n FROM tasks ${where.sql} GROUP BY status`,
+      where.params.values,
+    ).rows;
+    for (const row of rows) if (row.status in status) status[row.status] = row.n;
+    return status;
+  }
+
+  facetValues(maxValues = MAX_FACET_VALUES): FacetValues {
+    const distinct = (column: string) =>
+      this.client.query<{ value: string; count: number }>(
+        `SELECT ${column} AS value, COUNT(*)::bigint AS count FROM tasks
+         WHERE ${column} IS NOT NULL AND ${column} <> ''
+         GROUP BY ${column} ORDER BY count DESC, value LIMIT $1`,
+        [maxValues],
+      ).rows;
+    return { repos: distinct('repository'), users: distinct('"user"'), models: distinct('model') };
+  }
+
+  stamp(): string {
+    const row = this.client.query<{ v: string; called: boolean }>(
+      'SELECT last_value::text AS v, is_called AS called FROM tasks_change_seq',
+    ).rows[0]!;
+    return `${row.v}|${row.called}`;
+  }
+
+  /** Renews this host's lease and records where its contexts folder is (docs/fleet.md). */
+  heartbeat(contextsRoot: string, leaseMs: number): void {
+    this.client.query(
+      `INSERT INTO hosts (name, contexts_root, lease_expires)
+       VALUES ($1, $2, now() + $3 * interval '1 millisecond')
+       ON CONFLICT (name) DO UPDATE SET contexts_root = EXCLUDED.contexts_root,
+         last_seen = now(), lease_expires = EXCLUDED.lease_expires`,
+      [this.host, contextsRoot, leaseMs],
+    );
+  }
+
+  /**
+   * Marks the running tasks of every other host whose lease ran out as interrupted
+   * (failed, resumable), judged by the server's clock alone; returns them. Their folders
+   * stay where they are: the owning host's recovery moves them when it comes back.
+   */
+  interruptExpiredHosts(): { uuid: string; host: string }[] {
+    return this.client.query<{ uuid: string; host: string }>(
+      `UPDATE tasks SET status = 'failed', completed_at = $2, updated_at = $2,
+         error_message = 'interrupted: host ' || h.name || ' stopped renewing its lease (last seen '
+           || to_char(h.last_seen AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') || ')'
+       FROM hosts AS h
+       WHERE tasks.host = h.name AND h.name <> $1 AND h.lease_expires < now()
+         AND tasks.status = 'running'
+       RETURNING tasks.uuid, tasks.host`,
+      [this.host, nowIso()],
+    ).rows;
+  }
+
+  /** Every host that ever joined the index, with its lease. */
+  hosts(): HostLease[] {
+    return this.client.query<HostLease>(
+      `SELECT name, contexts_root, last_seen::text, lease_expires::text,
+         lease_expires >= now() AS alive
+       FROM hosts ORDER BY name`,
+    ).rows;
+  }
+
+  close(): void {
+    this.client.close();
+  }
+
+  /** Brings the schema up to date, under a lock so hosts starting together migrate once. */
+  private migrate(): void {
+    const current = this.schemaVersion();
+    if (current > PG_SCHEMA_VERSION) {
+      throw new CwbError(
+        'bad_input',
+        `${this.location}: schema version ${current} is newer than this version of cwb understands (${PG_SCHEMA_VERSION}); upgrade cwb`,
+      );
+    }
+    // A read-only role can use an index at the current version; only upgrading writes.
+    if (current === PG_SCHEMA_VERSION) return;
+    this.client.begin(`BEGIN; SELECT pg_advisory_xact_lock(${MIGRATE_LOCK})`);
+    try {
+      this.client.query('CREATE TABLE IF NOT EXISTS cwb_schema (version INTEGER NOT NULL)');
+      const locked = this.schemaVersion();
+      for (let version = locked; version < PG_SCHEMA_VERSION; version++) {
+        this.client.query(PG_MIGRATIONS[version]!);
+      }
+      this.client.query('DELETE FROM cwb_schema');
+      this.client.query('INSERT INTO cwb_schema (version) VALUES ($1)', [PG_SCHEMA_VERSION]);
+    } catch (err) {
+      try {
+        this.client.rollback();
+      } catch {
+        // Gone with the connection.
+      }
+      throw err;
+    }
+    this.client.commit();
+  }
+
+  schemaVersion(): number {
+    const exists = this.client.query<{ t: string | null }>(
+      "SELECT to_regclass('cwb_schema')::text AS t",
+    ).rows[0]!.t;
+    if (!exists) return 0;
+    return (
+      this.client.query<{ version: number }>('SELECT version FROM cwb_schema').rows[0]?.version ?? 0
+    );
+  }
+}
+
+/** Double quotes a column name ("user" is a reserved word in PostgreSQL). */
+function quote(column: string): string {
+  return `"${column}"`;
+}
+
+/** task-filter.ts's filter in PostgreSQL: the same matches, answered by the indexes. */
+export function pgWhere(q: TaskFilter): { sql: string; params: Params } {
+  const p = new Params();
+  const where: string[] = [];
+  if (q.status?.length) {
+    const names = q.status.filter((s) => (TASK_STATUSES as readonly string[]).includes(s));
+    where.push(`status = ANY(${p.add(names)}::text[])`);
+  }
+  if (q.repo) {
+    const v = p.add(q.repo);
+    where.push(`(repo = ${v} OR repository = ${v})`);
+  }
+  if (q.user) where.push(`"user" = ${p.add(q.user)}`);
+  if (q.model) where.push(`model = ${p.add(q.model)}`);
+  if (q.search) {
+    // The trigram indexes answer ILIKE; backslash is ILIKE's default escape, as in likePattern.
+    const v = p.add(likePattern(q.search));
+    where.push(`(title ILIKE ${v} OR prompt ILIKE ${v})`);
+  }
+  if (q.createdFrom) where.push(`created_at >= ${p.add(q.createdFrom)}`);
+  if (q.createdTo) where.push(`created_at <= ${p.add(q.createdTo)}`);
+  return { sql: where.length ? `WHERE ${where.join(' AND ')}` : '', params: p };
+}

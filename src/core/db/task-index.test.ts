@@ -1,0 +1,340 @@
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TaskRow } from '../../shared/task-types';
+import { startPostgres, type PostgresCluster } from '../../../test/support/postgres';
+import { useTempDir } from '../../../test/support/temp-dir';
+import { openDatabase } from './open-database';
+import { PgTaskRepository } from './pg-task-repository';
+import type { TaskIndex, TaskQuery } from './task-index';
+import { TaskRepository } from './task-repository';
+
+/**
+ * One suite, two backends: every behaviour the engine relies on, asserted the same way
+ * on tasks.db and on a real PostgreSQL server.
+ */
+const tempDir = useTempDir();
+let cluster: PostgresCluster;
+beforeAll(async () => {
+  cluster = await startPostgres();
+});
+afterAll(() => cluster?.stop());
+
+const backends: [string, () => Promise<TaskIndex>][] = [
+  ['sqlite', async () => new TaskRepository(openDatabase(path.join(tempDir(), 'tasks.db')))],
+  ['postgres', async () => new PgTaskRepository(await cluster.createDatabase(), { host: 'h1' })],
+];
+
+/** 230 tasks with few distinct values per column, so most sort keys tie. */
+function rows(): TaskRow[] {
+  return Array.from({ length: 230 }, (_, i) => {
+    const at = new Date(Date.UTC(2026, 0, 1) + (i % 9) * 60_000).toISOString();
+    return {
+      // uuids out of insertion order, so a uuid tie-break and an insertion one differ
+      uuid: `${String((i * 37) % 230).padStart(3, '0')}-task`,
+      status: (['completed', 'failed', 'paused'] as const)[i % 3],
+      title: i % 5 === 0 ? null : `title ${i % 4}${i % 11 === 0 ? ' Ünïcode' : ''}`,
+      prompt: `prompt ${i % 2 ? 'needle' : 'hay'} ${i}${i % 23 === 0 ? ' 100%_done' : ''}`,
+      model: `model-${i % 3}`,
+      user: `user-${i % 6}`,
+      owner: i % 4 === 0 ? 'acme' : '',
+      repo: `repo-${i % 2}`,
+      total_tokens: (i % 7) * 100,
+      created_at: at,
+      updated_at: at,
+      completed_at: i % 3 === 2 ? null : at,
+    } as TaskRow;
+  });
+}
+
+/** The order both backends must give: the column (NULL lowest, byte order), ties by insertion. */
+function expectedOrder(all: TaskRow[], q: TaskQuery): string[] {
+  const column = (q.sort ?? 'created_at') as keyof TaskRow;
+  const sign = q.order === 'asc' ? 1 : -1;
+  const cmp = (a: unknown, b: unknown): number =>
+    a === b
+      ? 0
+      : a === null || a === undefined
+        ? -1
+        : b === null || b === undefined
+          ? 1
+          : a < b
+            ? -1
+            : 1;
+  return all
+    .map((row, i) => ({
+      row: { ...row, repository: row.owner ? `${row.owner}/${row.repo}` : row.repo },
+      i,
+    }))
+    .filter(({ row }) => matches(row, q))
+    .sort((a, b) => sign * (cmp(a.row[column], b.row[column]) || a.i - b.i))
+    .map(({ row }) => row.uuid);
+}
+
+function matches(row: TaskRow, q: TaskQuery): boolean {
+  const repository = row.owner ? `${row.owner}/${row.repo}` : row.repo;
+  const text = q.search?.toLowerCase();
+  return (
+    (!q.status?.length || q.status.includes(row.status)) &&
+    (!q.user || row.user === q.user) &&
+    (!q.model || row.model === q.model) &&
+    (!q.repo || row.repo === q.repo || repository === q.repo) &&
+    (!text ||
+      Boolean(row.title?.toLowerCase().includes(text)) ||
+      Boolean(row.prompt?.toLowerCase().includes(text)))
+  );
+}
+
+describe.each(backends)('task index on %s', (_name, open) => {
+  async function seeded(): Promise<TaskIndex> {
+    const index = await open();
+    index.insertRows(rows());
+    return index;
+  }
+
+  it('pages through sorted, filtered and searched lists: every row once, in order, the total on every page', async () => {
+    const index = await seeded();
+    const all = rows();
+    const queries: TaskQuery[] = [
+      {},
+      { sort: 'title', order: 'asc' },
+      { sort: 'title' },
+      { sort: 'completed_at', order: 'asc' },
+      { sort: 'model' },
+      { sort: 'total_tokens', order: 'asc' },
+      { sort: 'status' },
+      { sort: 'repository', order: 'asc' },
+      { status: ['failed', 'paused'], sort: 'updated_at' },
+      { user: 'user-1', sort: 'title' },
+      { repo: 'acme/repo-0' },
+      { repo: 'repo-1', sort: 'user', order: 'asc' },
+      { search: 'needle' },
+      { search: 'NEEDLE', status: ['completed'], sort: 'total_tokens' },
+      { search: 'needle', user: 'user-3', sort: 'model', order: 'asc' },
+      { search: '100%_' },
+      { search: 'ed' },
+    ];
+    for (const q of queries) {
+      const expected = expectedOrder(all, q);
+      expect(expected.length, JSON.stringify(q)).toBeGreaterThan(0);
+      for (const size of [7, 50, expected.length]) {
+        const seen: string[] = [];
+        for (let offset = 0; ; offset += size) {
+          const page = index.query({ ...q, limit: size, offset });
+          expect(page.total, `${JSON.stringify(q)} at ${offset}`).toBe(expected.length);
+          seen.push(...page.rows.map((r) => r.uuid));
+          if (page.rows.length < size) break;
+        }
+        expect(seen, `${JSON.stringify(q)} by ${size}`).toEqual(expected);
+      }
+    }
+    // A literal % matches only itself; a LIKE wildcard in the text is no wildcard.
+    expect(index.query({ search: '100%_done' }).total).toBe(10);
+    expect(index.query({ search: '1%0' }).total).toBe(0);
+    expect(index.query({ sort: 'model', offset: 500, limit: 10 })).toEqual({
+      rows: [],
+      total: 230,
+    });
+    expect(index.query({ search: 'needle', offset: 500, limit: 10 })).toEqual({
+      rows: [],
+      total: 115,
+    });
+    expect(index.query({ limit: 0 })).toEqual({ rows: [], total: 230 });
+    index.close();
+  });
+
+  it('counts facets: statuses under every other filter, values most used first', async () => {
+    const index = await seeded();
+    expect(index.statusCounts({})).toMatchObject({
+      completed: 77,
+      failed: 77,
+      paused: 76,
+      running: 0,
+    });
+    expect(index.statusCounts({ status: ['paused'], user: 'user-0' })).toMatchObject({
+      completed: 39,
+      paused: 0,
+      failed: 0,
+    });
+    expect(index.statusCounts({ search: 'needle' })).toMatchObject({
+      completed: 38,
+      failed: 39,
+      paused: 38,
+    });
+    const values = index.facetValues(2);
+    expect(values.models).toEqual([
+      { value: 'model-0', count: 77 },
+      { value: 'model-1', count: 77 },
+    ]);
+    expect(values.repos.map((r) => r.value)).toEqual(['repo-1', 'acme/repo-0']);
+    expect(values.users).toHaveLength(2);
+    index.close();
+  });
+
+  it('writes rows: insert, status, counters, metadata, control, delete', async () => {
+    const index = await open();
+    const key = {
+      task_source: 'gh',
+      owner: 'o',
+      repo: 'r',
+      task_type: 'issue',
+      task_id: '7',
+      user: 'u',
+    };
+    index.insert({
+      uuid: 't1',
+      key,
+      title: 'T',
+      prompt: 'P',
+      process_id: 42,
+      hostname: 'box',
+      metadata: { a: 1 },
+    });
+    const row = index.require('t1');
+    expect(row).toMatchObject({
+      status: 'running',
+      repository: 'o/r',
+      task_identifier: '7',
+      process_id: 42,
+      hostname: 'box',
+      metadata: '{"a":1}',
+      total_messages: 0,
+    });
+    expect(row.started_at).toBe(row.created_at);
+
+    index.addStats('t1', {
+      messages: 2,
+      llm_calls: 1,
+      usage: { input_tokens: 30, output_tokens: 12 },
+    });
+    index.addStats('t1', { tool_calls: 1, compressions: 1, summaries: 1 });
+    expect(index.require('t1')).toMatchObject({
+      total_messages: 2,
+      llm_call_count: 1,
+      input_tokens: 30,
+      output_tokens: 12,
+      total_tokens: 42,
+      tool_call_count: 1,
+      total_tool_calls: 1,
+      compression_count: 1,
+      total_summaries: 1,
+    });
+
+    index.setStatus('t1', 'failed', { error_message: 'boom' });
+    expect(index.require('t1')).toMatchObject({
+      status: 'failed',
+      error_message: 'boom',
+      process_id: 42,
+    });
+    expect(index.require('t1').completed_at).not.toBeNull();
+    index.setStatus('t1', 'running', { process_id: 7, hostname: 'other' });
+    expect(index.require('t1')).toMatchObject({
+      status: 'running',
+      error_message: null,
+      completed_at: null,
+      process_id: 7,
+      hostname: 'other',
+    });
+    expect(() => index.setStatus('nope', 'paused')).toThrow(/no task with id nope/);
+
+    index.setFinalStats('t1', {
+      total_messages: 5,
+      total_summaries: 2,
+      total_tool_calls: 3,
+      final_token_count: 900,
+      final_message_count: 4,
+    });
+    expect(index.require('t1')).toMatchObject({
+      total_messages: 5,
+      compression_count: 2,
+      tool_call_count: 3,
+      final_token_count: 900,
+    });
+    index.setMetadata('t1', { b: 2 });
+    expect(index.require('t1').metadata).toBe('{"b":2}');
+
+    expect(index.takeControl('t1')).toBeNull();
+    index.requestControl('t1', 'pause');
+    expect(index.takeControl('t1')).toBe('pause');
+    expect(index.takeControl('t1')).toBeNull();
+    expect(() => index.requestControl('nope', 'stop')).toThrow(/no task with id nope/);
+
+    index.setStatus('t1', 'completed');
+    expect(index.findPreviousByKey(key, '2000-01-01')?.uuid).toBe('t1');
+    expect(index.findPreviousByKey(key, '2000-01-01', 't1')).toBeUndefined();
+    expect(index.findPreviousByKey({ ...key, task_id: '8' }, '2000-01-01')).toBeUndefined();
+    expect(index.endedBefore('9999').map((r) => r.uuid)).toEqual(['t1']);
+    expect(index.endedBefore('2000')).toEqual([]);
+    expect([...index.allStatuses()]).toEqual([
+      ['t1', { status: 'completed', process_id: 7, hostname: 'other' }],
+    ]);
+
+    const before = index.stamp();
+    index.delete('t1');
+    expect(index.get('t1')).toBeUndefined();
+    expect(index.stamp()).not.toBe(before);
+    expect(() => index.require('t1')).toThrow(/no task with id t1/);
+    index.close();
+  });
+
+  it('write() commits together, rolls back on a throw, and nests as savepoints', async () => {
+    const index = await open();
+    const key = { task_source: '', owner: '', repo: '', task_type: '', task_id: '', user: '' };
+    index.write(() => {
+      index.insert({ uuid: 'a', key });
+      index.insert({ uuid: 'b', key });
+    });
+    expect(() =>
+      index.write(() => {
+        index.insert({ uuid: 'c', key });
+        throw new Error('move failed');
+      }),
+    ).toThrow('move failed');
+    expect(index.get('c')).toBeUndefined();
+    index.write(() => {
+      index.insert({ uuid: 'd', key });
+      expect(() =>
+        index.write(() => {
+          index.insert({ uuid: 'e', key });
+          throw new Error('inner');
+        }),
+      ).toThrow('inner');
+      expect(index.get('d')).toBeDefined();
+    });
+    expect(
+      index
+        .query({ sort: 'created_at', order: 'asc' })
+        .rows.map((r) => r.uuid)
+        .sort(),
+    ).toEqual(['a', 'b', 'd']);
+    // A statement error inside a transaction rolls the whole of it back.
+    expect(() =>
+      index.write(() => {
+        index.insert({ uuid: 'f', key });
+        index.insert({ uuid: 'a', key });
+      }),
+    ).toThrow();
+    expect(index.get('f')).toBeUndefined();
+    // And the index is usable afterwards.
+    index.addStats('a', { messages: 1 });
+    expect(index.require('a').total_messages).toBe(1);
+    index.close();
+  });
+
+  it('restores complete rows as recorded elsewhere, counters exact', async () => {
+    const index = await open();
+    const row = {
+      ...rows()[1]!,
+      total_messages: 123,
+      input_tokens: 2 ** 40,
+      final_token_count: 77,
+    };
+    index.insertRow(row);
+    expect(index.require(row.uuid)).toMatchObject({
+      total_messages: 123,
+      input_tokens: 2 ** 40,
+      final_token_count: 77,
+      completed_at: row.completed_at,
+    });
+    index.close();
+  });
+});

@@ -1,0 +1,224 @@
+import type { TaskFacets } from '../../shared/api/tasks-api';
+import { TASK_SORT_COLUMNS } from '../../shared/api/tasks-api';
+import type { TaskKey, TaskRow, TaskStatus, TokenUsage } from '../../shared/task-types';
+import type { FacetValues } from './task-facets';
+import type { TaskFilter } from './task-filter';
+
+/**
+ * The task index: every read and write of the tasks table, whichever database holds it
+ * (SQLite's tasks.db on one host, PostgreSQL for a fleet of hosts; docs/fleet.md). The
+ * interface is synchronous on both: the store moves a task's folder inside the index's
+ * write transaction, and the rest of the engine calls it from synchronous code.
+ */
+export interface TaskIndex {
+  /** 'sqlite' or 'postgres'. */
+  readonly kind: TaskIndexKind;
+  /** Where the index is, for messages (a PostgreSQL URL without its password). */
+  readonly location: string;
+
+  insert(row: NewTaskRow): void;
+  /** Inserts a complete row as it was recorded elsewhere (restoring an archive). */
+  insertRow(row: TaskRow): void;
+  /** Many rows at once (a bulk import, generated data), in one transaction. */
+  insertRows(rows: Iterable<TaskRow>): void;
+  get(uuid: string): TaskRow | undefined;
+  require(uuid: string): TaskRow;
+  /** seed 001 update_status: status, error message, completed_at and updated_at together. */
+  setStatus(uuid: string, status: TaskStatus, extra?: StatusExtra): void;
+  /** seed 000 update_statistics: counters only ever grow, atomically (no lost update). */
+  addStats(uuid: string, inc: StatIncrements): void;
+  setFinalStats(uuid: string, stats: FinalStats): void;
+  setMetadata(uuid: string, metadata: unknown): void;
+  /**
+   * What an imported session says of itself: its own times (updated_at becomes when it last
+   * changed), model (kept if the row has one), the agent that wrote it and its git branch.
+   */
+  setImportedFacts(uuid: string, facts: ImportedFacts): void;
+  requestControl(uuid: string, action: ControlAction): void;
+  /** Reads and clears the pending request atomically, so a request is acted on once. */
+  takeControl(uuid: string): ControlAction | null;
+  delete(uuid: string): void;
+  /**
+   * Runs `fn` as one write transaction, exclusive against every other `write` of every
+   * process (and host) sharing the index; nested calls are savepoints. The store moves
+   * folders inside it, so no other writer sees a row and its folder disagree.
+   */
+  write<T>(fn: () => T): T;
+  /** uuid → status of the tasks whose folders this host's contexts folder holds. */
+  allStatuses(): Map<string, TaskOwner>;
+  /** Paged, sorted, filtered listing, answered by the database's indexes. */
+  query(q?: TaskQuery): { rows: TaskRow[]; total: number };
+  /** Completed or failed tasks that ended before `cutoff` (ISO): the cleanup candidates. */
+  endedBefore(cutoff: string): TaskRow[];
+  /** The newest ended task with the same key, within the window (seed 001 §8.2). */
+  findPreviousByKey(key: TaskKey, since: string, excludeUuid?: string): TaskRow | undefined;
+  /** Counts per status, every filter applied but the status one. */
+  statusCounts(filter: TaskFilter): TaskFacets['status'];
+  /** The distinct repositories, users and models, most used first. */
+  facetValues(maxValues?: number): FacetValues;
+  /** Changes whenever the tasks table may have changed (cheap: polled while a UI listens). */
+  stamp(): string;
+  close(): void;
+}
+
+export interface ImportedFacts {
+  created_at: string | null;
+  started_at: string | null;
+  completed_at: string | null;
+  model: string | null;
+  agent: string;
+  git_branch: string | null;
+}
+
+export type TaskIndexKind = 'sqlite' | 'postgres';
+
+export interface TaskOwner {
+  status: TaskStatus;
+  process_id: number | null;
+  hostname: string | null;
+}
+
+export interface StatusExtra {
+  error_message?: string | null;
+  process_id?: number | null;
+  hostname?: string | null;
+}
+
+/** What a new task row starts with. */
+export interface NewTaskRow {
+  uuid: string;
+  key: TaskKey;
+  title?: string | null;
+  prompt?: string | null;
+  workdir?: string | null;
+  parent_uuid?: string | null;
+  llm_provider?: string | null;
+  model?: string | null;
+  context_length?: number | null;
+  process_id?: number | null;
+  hostname?: string | null;
+  metadata?: unknown;
+  status?: TaskStatus;
+  created_at?: string;
+}
+
+/** Counters added to a task after an event (seed 000 update_statistics). */
+export interface StatIncrements {
+  llm_calls?: number;
+  tool_calls?: number;
+  compressions?: number;
+  messages?: number;
+  summaries?: number;
+  usage?: Partial<TokenUsage>;
+}
+
+/** Final figures recorded when a task stops, completes or fails (seed 001 §3.12). */
+export interface FinalStats {
+  total_messages: number;
+  total_summaries: number;
+  total_tool_calls: number;
+  final_token_count: number;
+  final_message_count: number;
+}
+
+/** The task table's sort columns (the UI contract owns the list). */
+export const SORTABLE_COLUMNS = TASK_SORT_COLUMNS;
+export type SortColumn = (typeof SORTABLE_COLUMNS)[number];
+
+export interface TaskQuery extends TaskFilter {
+  sort?: SortColumn;
+  order?: 'asc' | 'desc';
+  limit?: number;
+  offset?: number;
+}
+
+export const CONTROL_ACTIONS = ['pause', 'stop', 'compact'] as const;
+export type ControlAction = (typeof CONTROL_ACTIONS)[number];
+
+export function nowIso(): string {
+  return new Date().toISOString();
+}
+
+/** The most rows one page may ask for. */
+export const MAX_QUERY_LIMIT = 10_000;
+
+/** The sort, order and paging of `q`, made safe (an unknown column sorts by created_at). */
+export function pageOf(q: TaskQuery): {
+  sort: SortColumn;
+  order: 'ASC' | 'DESC';
+  limit: number;
+  offset: number;
+} {
+  return {
+    sort:
+      q.sort && (SORTABLE_COLUMNS as readonly string[]).includes(q.sort) ? q.sort : 'created_at',
+    order: q.order === 'asc' ? 'ASC' : 'DESC',
+    limit: Math.max(0, Math.min(q.limit ?? 100, MAX_QUERY_LIMIT)),
+    offset: Math.max(0, q.offset ?? 0),
+  };
+}
+
+/**
+ * addStats' increments: each value and the counter columns it adds to. Shared so both
+ * implementations set exactly the same columns.
+ */
+export function statIncrements(
+  inc: StatIncrements,
+): { value: number; columns: readonly string[] }[] {
+  const u = inc.usage ?? {};
+  const all: [number, readonly string[]][] = [
+    [inc.llm_calls ?? 0, ['llm_call_count']],
+    [inc.tool_calls ?? 0, ['tool_call_count', 'total_tool_calls']],
+    [inc.compressions ?? 0, ['compression_count']],
+    [inc.summaries ?? 0, ['total_summaries']],
+    [inc.messages ?? 0, ['total_messages']],
+    [u.input_tokens ?? 0, ['input_tokens']],
+    [u.output_tokens ?? 0, ['output_tokens']],
+    [u.cache_creation_tokens ?? 0, ['cache_creation_tokens']],
+    [u.cache_read_tokens ?? 0, ['cache_read_tokens']],
+    [u.total_tokens ?? (u.input_tokens ?? 0) + (u.output_tokens ?? 0), ['total_tokens']],
+  ];
+  return all.filter(([value]) => value !== 0).map(([value, columns]) => ({ value, columns }));
+}
+
+/** Every stored column of the tasks table (the generated ones, repository and task_identifier, are derived). */
+export const INSERTABLE_COLUMNS = [
+  'uuid',
+  'status',
+  'title',
+  'prompt',
+  'workdir',
+  'parent_uuid',
+  'task_source',
+  'owner',
+  'repo',
+  'task_type',
+  'task_id',
+  'user',
+  'created_at',
+  'started_at',
+  'updated_at',
+  'completed_at',
+  'process_id',
+  'hostname',
+  'llm_provider',
+  'model',
+  'context_length',
+  'llm_call_count',
+  'tool_call_count',
+  'input_tokens',
+  'output_tokens',
+  'cache_creation_tokens',
+  'cache_read_tokens',
+  'total_tokens',
+  'compression_count',
+  'total_messages',
+  'total_summaries',
+  'total_tool_calls',
+  'final_token_count',
+  'final_message_count',
+  'error_message',
+  'metadata',
+  'agent',
+  'git_branch',
+] as const satisfies readonly (keyof TaskRow)[];
