@@ -127,26 +127,30 @@ const CASES: Expected[] = [
     ],
   },
   {
-    // 25 messages: 12 assistant (22 tool_use blocks, metrics on each), 13 user holding 20
-    // "[tool …] Result:" blocks and environment details. Two calls (ask_followup_question,
-    // plan_mode_respond) were answered by a task resumption, not a result: failed records.
-    // messages = 12 + 20 tool + 13 user.
-    file: 'cline/1777073160794/api_conversation_history.json',
+    // A hand-written task in Cline's on-disk format (see test/fixtures/real/README.md).
+    // 16 history entries: 8 assistant (one tool_use each, metrics on each), 8 user. Six user
+    // turns hold a tool_result (m2 m4 m6 m10 m12 m14); m8 is the resumption after the break,
+    // so m7's ask_followup_question has no result, nor has the final attempt_completion (m15:
+    // Cline writes nothing after it): two failed records. Every user turn also carries
+    // environment details → a user message. messages = 8 assistant + 6 tool + 8 user.
+    file: 'cline/1762353105322/api_conversation_history.json',
     format: 'cline',
     tasks: [
       {
-        messages: 45,
-        tools: 22,
-        llm: 12,
+        messages: 22,
+        tools: 8,
+        llm: 8,
         title:
-          'The attached is a technical writeup for this application which describes the final version of this …',
+          'The "strips accents" test in src/slugify.test.ts fails. Fix slugify without breaking other tests.',
         agent: 'cline',
-        started: '2026-04-24T23:26:00.794Z',
-        ended: '2026-04-28T03:06:49.328Z',
-        // Σ metrics.tokens prompt + completion of the 12 replies.
-        total_tokens: 332262,
-        model: 'claude_4_5_opus',
-        repository: 'mike4567/Marine-Response-Repo',
+        // ui_messages.json: the task say (= the folder's id) and the final completion ask.
+        started: '2025-11-05T14:31:45.322Z',
+        ended: '2025-11-06T08:01:11.258Z',
+        // Σ metrics.tokens prompt (9412 10841 11163 11739 12520 13204 14139 14412 = 97430)
+        // + completion (118 74 236 142 183 201 69 163 = 1186) of the 8 replies.
+        total_tokens: 98616,
+        model: 'claude-sonnet-4-5-20250929',
+        repository: 'example-user/slugkit',
         failedTools: 2,
       },
     ],

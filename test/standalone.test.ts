@@ -48,11 +48,12 @@ describe('the repository stands alone', () => {
 
   it('every real fixture is in the repository and named in its README', () => {
     const readme = fs.readFileSync(path.join(REAL_FIXTURES, 'README.md'), 'utf8');
+    // Every file at any depth (Aider's and Cline's live two folders down), by its own path.
     const files = fs
-      .readdirSync(REAL_FIXTURES, { withFileTypes: true })
-      .filter((d) => d.isDirectory())
-      .flatMap((d) =>
-        fs.readdirSync(path.join(REAL_FIXTURES, d.name)).map((f) => `${d.name}/${f}`),
+      .readdirSync(REAL_FIXTURES, { recursive: true, withFileTypes: true })
+      .filter((d) => d.isFile() && d.parentPath !== REAL_FIXTURES)
+      .map((d) =>
+        path.relative(REAL_FIXTURES, path.join(d.parentPath, d.name)).split(path.sep).join('/'),
       );
     expect(files.length).toBeGreaterThanOrEqual(6);
     expect(files.filter((f) => !readme.includes(`\`${f}\``))).toEqual([]);

@@ -10,7 +10,7 @@ import { realFixture } from '../../../test/support/real-fixtures';
 import { useTempDir } from '../../../test/support/temp-dir';
 
 const tempDir = useTempDir();
-const FILE = realFixture('cline', '1777073160794', 'api_conversation_history.json');
+const FILE = realFixture('cline', '1762353105322', 'api_conversation_history.json');
 
 /** An XML-tool task as older Cline and Roo Code write it: results as "[tool for 'x'] Result:" text. */
 const XML_TASK = [
@@ -60,28 +60,55 @@ describe('Cline tasks', () => {
     ).toBe('roo-code');
   });
 
-  it('answer native tool_use calls with the result blocks of the next user turn', async () => {
+  it('answer native tool_use calls with the tool_result blocks of the next user turn', async () => {
     const events = await collectEvents(clineFormat, FILE);
     expect(events[0]).toMatchObject({
       kind: 'session',
+      key: '1762353105322',
       meta: {
         agent: 'cline',
-        cwd: 'c:/Apps/MRA022626 - Copy/Marine-Response-Repo',
-        gitRemote: 'https://github.com/mike4567/Marine-Response-Repo.git',
-        model: 'claude_4_5_opus',
+        sessionId: '1762353105322',
+        firstRequest:
+          'The "strips accents" test in src/slugify.test.ts fails. Fix slugify without breaking other tests.',
+        cwd: '/home/dana/code/slugkit',
+        gitRemote: 'https://github.com/example-user/slugkit.git',
+        model: 'claude-sonnet-4-5-20250929',
+        // ui_messages.json starts with the task (before the first history entry) and ends
+        // with the completion ask (after the last one).
+        startedAt: '2025-11-05T14:31:45.322Z',
+        endedAt: '2025-11-06T08:01:11.258Z',
       },
     });
     const messages = events.flatMap((e) => (e.kind === 'message' ? [e] : []));
-    const second = messages.find((e) => e.key === 'm1')!;
+    const first = messages.find((e) => e.key === 'm1')!;
     const result = messages.find((e) => e.key === 'm2/tool:0')!;
-    expect(second.message.tool_calls?.[0]?.function.name).toBe('use_subagents');
-    expect(result.message.tool_call_id).toBe(second.message.tool_calls![0]!.id);
-    expect(second.usage).toEqual({
-      input_tokens: 10049,
-      output_tokens: 640,
+    expect(first.message.tool_calls?.[0]?.function.name).toBe('execute_command');
+    expect(result.message).toMatchObject({
+      role: 'tool',
+      tool_call_id: first.message.tool_calls![0]!.id,
+      tool_name: 'execute_command',
+    });
+    expect(result.message.content).toMatch(
+      /^\[execute_command for 'npm test'\] Result:\nCommand failed with exit code 1\./,
+    );
+    expect(first.usage).toEqual({
+      input_tokens: 9412,
+      output_tokens: 118,
       cache_read_tokens: 0,
       cache_creation_tokens: 0,
     });
+    // metrics.tokens.prompt includes the cached part (10841 of which 9409 cached).
+    expect(messages.find((e) => e.key === 'm3')?.usage).toEqual({
+      input_tokens: 10841 - 9409,
+      output_tokens: 74,
+      cache_read_tokens: 9409,
+      cache_creation_tokens: 0,
+    });
+    // The environment details beside a result stay in the context as a user message.
+    expect(messages.find((e) => e.key === 'm2')?.message.content).toMatch(/^<environment_details>/);
+    // The resumed turn answers nothing: the question asked before the break has no result.
+    expect(messages.some((e) => e.key.startsWith('m8/tool'))).toBe(false);
+    expect(messages.find((e) => e.key === 'm8')?.message.content).toMatch(/^\[TASK RESUMPTION\]/);
   });
 
   it('give XML-tool replies one call per result header, and read ui_messages.json beside the history', async () => {

@@ -6,11 +6,12 @@
  * (models used) beside it add times, usage and model when present.
  *
  * - assistant → text blocks joined as an assistant message (one LLM call; `metrics.tokens`
- *   → usage), `thinking`/`reasoning` blocks → a history-only reasoning message first,
+ *   → usage, `prompt` less `cached` being the uncached input), `thinking`/`reasoning` blocks → a history-only reasoning message first,
  *   `tool_use` blocks → tool calls.
- * - user → `tool_result` blocks and `[tool for 'x'] Result:` text blocks → tool messages
- *   answering the previous assistant's calls in order (XML-tool tasks, which have no
- *   tool_use blocks, get one call per result block, named from its header); the other
+ * - user → `tool_result` blocks (by `tool_use_id`) and `[tool for 'x'] Result:` text blocks
+ *   (in order) → tool messages answering the previous assistant's calls, named from that
+ *   header, which native-tool Cline also writes inside `tool_result` (XML-tool tasks, which
+ *   have no tool_use blocks, get one call per result block, named from its header); the other
  *   blocks (the request, `<environment_details>`, reminders: all of it was in the
  *   context) → one user message.
  * - The agent: Roo Code when the folder is under `rooveterinaryinc.roo-cline` (or the
@@ -249,11 +250,13 @@ function* clineEvents(file: string, messages: unknown[]): Generator<SessionEvent
         .join('\n');
       const metrics =
         isRecord(m.metrics) && isRecord(m.metrics.tokens) ? m.metrics.tokens : undefined;
+      // Cline's `prompt` counts the cached input too; input_tokens is the uncached part.
+      const cached = metrics ? Math.min(asNumber(metrics.cached), asNumber(metrics.prompt)) : 0;
       const usage = metrics
         ? {
-            input_tokens: asNumber(metrics.prompt),
+            input_tokens: asNumber(metrics.prompt) - cached,
             output_tokens: asNumber(metrics.completion),
-            cache_read_tokens: asNumber(metrics.cached),
+            cache_read_tokens: cached,
             cache_creation_tokens: 0,
           }
         : ui.requests[requestIndex];
@@ -285,6 +288,8 @@ function* clineEvents(file: string, messages: unknown[]): Generator<SessionEvent
         if (b.type === 'tool_result') pending = pending.filter((p) => p !== id);
         // Older Cline writes the header alone and the output in the blocks after it.
         const parts = [b.type === 'tool_result' ? contentText(b.content) : (text ?? '')];
+        // Native-tool Cline puts the same "[name for 'x'] Result:" header inside tool_result.
+        const name = header?.[1] ?? RESULT_HEADER.exec(parts[0]!)?.[1];
         while (header && j + 1 < blocks.length && continuesResult(blocks[j + 1]!)) {
           const next = blocks[++j]!;
           parts.push(
@@ -298,7 +303,7 @@ function* clineEvents(file: string, messages: unknown[]): Generator<SessionEvent
             role: 'tool',
             content: parts.join('\n'),
             tool_call_id: id,
-            ...(header?.[1] !== undefined && { tool_name: header[1] }),
+            ...(name !== undefined && { tool_name: name }),
             isError: b.is_error === true,
             ...at,
           },
