@@ -140,7 +140,7 @@ describe('openDatabase', () => {
     const file = path.join(tempDir(), 'tasks.db');
     v2Database(file, 600);
     const db = openDatabase(file);
-    expect(db.pragma('user_version', { simple: true })).toBe(3);
+    expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     const repo = new TaskRepository(db);
     expect(repo.searchIndexReady()).toBe(true);
     expect(db.prepare('SELECT COUNT(*) AS n FROM tasks_search').get()).toEqual({ n: 600 });
@@ -163,7 +163,7 @@ describe('openDatabase', () => {
     }
     db.close();
     const again = openDatabase(file);
-    expect(again.pragma('user_version', { simple: true })).toBe(3);
+    expect(again.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     expect(again.prepare('SELECT COUNT(*) AS n FROM tasks_search').get()).toEqual({ n: 600 });
     again.close();
   });
