@@ -106,8 +106,10 @@ export const codexLines: CreateLineMapper = (saved, sink) => {
         if (type === 'user_message' && !state.userItems) {
           flush();
           const text = asString(p.message) ?? '';
-          sink.describe(MAIN, { prompt: text });
+          sink.describe(MAIN, { prompt: userRequest(text) });
           sink.message(MAIN, { role: 'user', content: text, ...at });
+        } else if (type === 'user_message') {
+          sink.describe(MAIN, { prompt: userRequest(asString(p.message) ?? '') });
         } else if (
           type === 'token_count' &&
           isRecord(p.info) &&
@@ -126,10 +128,7 @@ export const codexLines: CreateLineMapper = (saved, sink) => {
           pending = { text, toolCalls: [], ...at };
         } else {
           flush();
-          if (role === 'user') {
-            state.userItems = true;
-            if (!text.trimStart().startsWith('<')) sink.describe(MAIN, { prompt: text });
-          }
+          if (role === 'user') state.userItems = true;
           sink.message(MAIN, { role: role === 'user' ? 'user' : 'system', content: text, ...at });
         }
       } else if (type === 'reasoning') {
@@ -215,6 +214,13 @@ export const codexLines: CreateLineMapper = (saved, sink) => {
   };
   return mapper;
 };
+
+/** The request itself when an IDE wrapped it (as the importer's scan does). */
+function userRequest(prompt: string): string {
+  const marker = '## My request for Codex:';
+  const at = prompt.indexOf(marker);
+  return at === -1 ? prompt : prompt.slice(at + marker.length).trim() || prompt;
+}
 
 function toUsage(u: Record<string, unknown>): TokenUsage {
   // OpenAI: input_tokens includes the cached ones.

@@ -77,7 +77,7 @@ export function describeSourceTask(
   store.db
     .prepare(
       `UPDATE tasks SET
-         title = COALESCE(@title, title),
+         title = COALESCE(@title, title, @promptTitle),
          prompt = COALESCE(prompt, @prompt),
          model = COALESCE(model, @model),
          workdir = COALESCE(workdir, @workdir),
@@ -91,6 +91,7 @@ export function describeSourceTask(
       uuid,
       // The agent's own title (Claude Code's summary) replaces the one from the prompt.
       title: isMain ? (info.title ?? null) : null,
+      promptTitle: titleFrom(info.prompt) ?? null,
       prompt: info.prompt !== undefined ? clip(info.prompt, PROMPT_MAX_CHARS) : null,
       model: info.model ?? null,
       workdir: info.workdir ?? null,
