@@ -26,6 +26,7 @@ import { compactionGroup } from './groups/compaction';
 import { compactionQualityGroup } from './groups/compaction-quality';
 import { transferGroup } from './groups/transfer';
 import { uiGroup } from './groups/ui';
+import { liveSourcesGroup } from './groups/live-sources';
 
 const GROUPS: BenchGroup[] = [
   memoryGroup,
@@ -38,6 +39,7 @@ const GROUPS: BenchGroup[] = [
   compactionQualityGroup,
   transferGroup,
   uiGroup,
+  liveSourcesGroup,
 ];
 
 const { values } = parseArgs({
