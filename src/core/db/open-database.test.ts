@@ -178,7 +178,7 @@ describe('openDatabase', () => {
     const results = await Promise.all(openers.map((c) => waitForExit(c)));
     for (const r of results) {
       expect(r.code, r.stderr).toBe(0);
-      expect(JSON.parse(r.stdout)).toEqual({ version: 3, found: 1 });
+      expect(JSON.parse(r.stdout)).toEqual({ version: SCHEMA_VERSION, found: 1 });
     }
     const db = openDatabase(file);
     const repo = new TaskRepository(db);
