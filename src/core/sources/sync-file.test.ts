@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ContextStore } from '../store/context-store';
 import { realFixture } from '../../../test/support/real-fixtures';
 import { useTempDir } from '../../../test/support/temp-dir';
-import { sourceKind } from './source-kinds';
+import { registerSourceKind, sourceKind, type SourceKind } from './source-kinds';
 import { syncFile } from './sync-file';
 import { SyncStateRepository } from './sync-state';
 
@@ -220,6 +220,94 @@ describe('syncFile', () => {
     const main = store.listTasks({ limit: 100 }).rows.find((r) => r.task_type === '')!;
     expect(() => store.resumeTask(main.uuid)).toThrow(/cannot be resumed/);
     expect(fs.readFileSync(file).equals(before)).toBe(true);
+    store.close();
+  });
+});
+
+/** A whole-document format like Cline's: the file is rewritten whole on every change. */
+const docKind: SourceKind = {
+  id: 'test-doc',
+  label: 'Test documents',
+  defaultFolders: () => [],
+  matches: (rel) => rel.endsWith('.json'),
+  depth: 1,
+  reader: {
+    mode: 'document',
+    async *parse(file) {
+      const doc = JSON.parse(fs.readFileSync(file, 'utf8')) as {
+        title: string;
+        messages: { id: string; role: 'user' | 'assistant'; text: string }[];
+      };
+      yield { kind: 'meta', meta: { title: doc.title, sessionId: 'doc-1' } };
+      for (const m of doc.messages)
+        yield {
+          kind: 'message',
+          key: `m:${m.id}`,
+          message: { role: m.role, content: m.text },
+          ...(m.role === 'assistant' && { llmCall: true, usage: { output_tokens: 5 } }),
+        };
+    },
+  },
+};
+registerSourceKind(docKind);
+
+describe('syncFile, whole-document sources', () => {
+  const write = (file: string, ids: string[], changed: Record<string, string> = {}): void => {
+    const messages = ids.map((id, i) => ({
+      id,
+      role: i % 2 === 0 ? 'user' : 'assistant',
+      text: changed[id] ?? `text ${id}`,
+    }));
+    // Rewritten whole, through a new file (as Cline and Roo save).
+    fs.writeFileSync(`${file}.tmp`, JSON.stringify({ title: 'Doc task', messages }));
+    fs.renameSync(`${file}.tmp`, file);
+  };
+
+  it('a file rewritten in place with more messages gains only the new ones; a changed old one is listed, not duplicated', async () => {
+    const { store, dir } = setup();
+    const file = path.join(dir, 'task.json');
+    write(file, ['a', 'b']);
+    await syncFile(store, docKind, file);
+    write(file, ['a', 'b', 'c', 'd']);
+    expect((await syncFile(store, docKind, file)).messages).toBe(2);
+    write(file, ['a', 'b', 'c', 'd', 'e'], { b: 'edited' });
+    expect((await syncFile(store, docKind, file)).messages).toBe(1);
+    expect((await syncFile(store, docKind, file)).status).toBe('unchanged');
+    expect(allMessages(store)).toEqual(
+      ['a', 'b', 'c', 'd', 'e']
+        .map((id, i) => `|${i % 2 === 0 ? 'user' : 'assistant'}||text ${id}`)
+        .sort(),
+    );
+    const row = store.listTasks({ limit: 10 }).rows[0]!;
+    expect(row).toMatchObject({
+      title: 'Doc task',
+      llm_call_count: 2,
+      output_tokens: 10,
+      task_id: 'doc-1',
+    });
+    const state = JSON.parse(new SyncStateRepository(store.db).get(file)!.state!) as {
+      mapper: { changed: string[] };
+    };
+    expect(state.mapper.changed).toEqual(['m:b']);
+    store.close();
+  });
+
+  it('a rewrite synced by a run cut short before its commit is redone without duplicates', async () => {
+    const { store, dir } = setup();
+    const file = path.join(dir, 'task.json');
+    write(file, ['a', 'b']);
+    await syncFile(store, docKind, file);
+    write(file, ['a', 'b', 'c', 'd']);
+    const cut = await syncFile(store, docKind, file, {
+      beforeCommit: () => {
+        throw new Error('killed');
+      },
+    });
+    expect(cut.status).toBe('error');
+    write(file, ['a', 'b', 'c', 'd', 'e', 'f']);
+    await syncFile(store, docKind, file);
+    expect(allMessages(store)).toHaveLength(6);
+    expect(store.listTasks({ limit: 10 }).rows[0]).toMatchObject({ llm_call_count: 3 });
     store.close();
   });
 });

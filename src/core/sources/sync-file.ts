@@ -1,10 +1,11 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import type { TokenUsage } from '../../shared/task-types';
 import type { ContextStore } from '../store/context-store';
 import type { TaskContextManager } from '../store/task-context-manager';
 import { readJsonl } from '../jsonl/jsonl-reader';
 import { fingerprint, stableUuid } from './fingerprint';
-import type { SourceKind } from './source-kinds';
+import type { DocumentEvent, SourceKind } from './source-kinds';
 import { describeSourceTask, findSessionTask, openSourceTask } from './source-tasks';
 import { MAIN, type SyncSink, type ThreadInfo } from './sync-sink';
 import { SyncStateRepository, type SourceFileRow } from './sync-state';
@@ -71,13 +72,7 @@ export async function syncFile(
     if (row && row.error === null) repo.update(file, { error: 'the file is gone' });
     return { ...base, status: 'missing', error: 'the file is gone' };
   }
-  if (kind.reader.mode !== 'jsonl') {
-    return {
-      ...base,
-      status: 'error',
-      error: `${kind.id}: whole-document sources are not synced yet`,
-    };
-  }
+  const documentMode = kind.reader.mode === 'document';
   const known = repo.get(file);
   if (
     known &&
@@ -90,6 +85,13 @@ export async function syncFile(
 
   let notice: string | undefined;
   const claimed = repo.claim(file, kind.id, (row) => {
+    if (documentMode) {
+      // Rewritten whole on every change: read whole; stable message keys say what is new.
+      const recovering = row.pending !== null;
+      const pending = { start: 0, end: stat.size };
+      repo.update(file, { pending: JSON.stringify(pending) });
+      return { ...pending, recovering };
+    }
     if (row.pending !== null) {
       const pending = JSON.parse(row.pending) as { start: number; end: number };
       if (stat.size >= pending.end && unchanged(file, row)) return { ...pending, recovering: true };
@@ -164,7 +166,6 @@ async function readRange(
   stat: fs.Stats,
   options: SyncFileOptions,
 ): Promise<{ status: SyncStatus; messages: number; uuids: string[] }> {
-  if (kind.reader.mode !== 'jsonl') throw new Error('unreachable');
   const saved: FileState = row.state
     ? (JSON.parse(row.state) as FileState)
     : { mapper: undefined, threads: {}, info: {}, skipped: 0 };
@@ -253,21 +254,30 @@ async function readRange(
 
   let offset = range.start;
   let lineNo = row.line_no;
-  const mapper = kind.reader.mapper(saved.mapper, sink);
+  let mapperState: unknown;
   try {
-    for await (const entry of readJsonl(file, {
-      start: range.start,
-      end: range.end,
-      firstLineNo: row.line_no + 1,
-    })) {
-      // A last line without its newline is still being written: left for the next sync.
-      if (entry.partial) break;
-      if (entry.ok) mapper.line(entry.value, entry.lineNo);
-      else sink.skip(entry.lineNo, entry.error);
-      offset = entry.offset + entry.bytes + 1;
-      lineNo = entry.lineNo;
+    if (kind.reader.mode === 'jsonl') {
+      const mapper = kind.reader.mapper(saved.mapper, sink);
+      for await (const entry of readJsonl(file, {
+        start: range.start,
+        end: range.end,
+        firstLineNo: row.line_no + 1,
+      })) {
+        // A last line without its newline is still being written: left for the next sync.
+        if (entry.partial) break;
+        if (entry.ok) mapper.line(entry.value, entry.lineNo);
+        else sink.skip(entry.lineNo, entry.error);
+        offset = entry.offset + entry.bytes + 1;
+        lineNo = entry.lineNo;
+      }
+      mapper.end();
+      mapperState = mapper.save();
+    } else {
+      const doc = await readDocument(kind.reader.parse(file), saved.mapper, sink);
+      mapperState = doc.state;
+      offset = range.end;
+      lineNo = doc.messages;
     }
-    mapper.end();
     options.beforeCommit?.();
     const uuids = [...open.values()].map((t) => t.task.uuid);
     repo.write(() => {
@@ -290,7 +300,7 @@ async function readRange(
         if (!open.has(key) && saved.info[key])
           describeSourceTask(store, committed.uuid, saved.info[key]!, key === MAIN);
       }
-      saved.mapper = mapper.save();
+      saved.mapper = mapperState;
       saved.skipped += skipped;
       const total = Object.values(saved.threads).reduce((n, t) => n + t.messages, 0);
       repo.update(file, {
@@ -313,4 +323,71 @@ async function readRange(
   } finally {
     for (const t of open.values()) t.task.close();
   }
+}
+
+/** What a document source remembers: the keys synced, each with a short hash of its message. */
+interface DocumentState {
+  keys: Record<string, string>;
+  /** Messages synced before, whose content changed in a later rewrite (kept as first read). */
+  changed: string[];
+}
+
+const MAX_CHANGED_LISTED = 20;
+
+/**
+ * One read of a whole-document session: messages whose key was synced before are skipped
+ * (a rewrite repeats them), new keys are written in document order. A known key whose
+ * message changed is listed, not written again: the task keeps what it first read.
+ */
+async function readDocument(
+  events: AsyncIterable<DocumentEvent>,
+  saved: unknown,
+  sink: SyncSink,
+): Promise<{ state: DocumentState; messages: number }> {
+  const state: DocumentState =
+    typeof saved === 'object' && saved !== null && 'keys' in saved
+      ? (saved as DocumentState)
+      : { keys: {}, changed: [] };
+  let messages = 0;
+  for await (const event of events) {
+    if (event.kind === 'meta') {
+      const m = event.meta;
+      const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+      const info: ThreadInfo = {};
+      const set = (field: keyof ThreadInfo, value: string | undefined): void => {
+        if (value !== undefined) info[field] = value;
+      };
+      set('title', str(m.title));
+      set('prompt', str(m.firstRequest));
+      set('workdir', str(m.cwd));
+      set('model', str(m.model));
+      set('sessionId', str(m.sessionId));
+      set('gitBranch', str(m.gitBranch));
+      set('firstTimestamp', str(m.startedAt));
+      set('lastTimestamp', str(m.endedAt) ?? str(m.updatedAt));
+      sink.describe(MAIN, info);
+    } else if (event.kind === 'message') {
+      messages++;
+      const { isError: _isError, ...message } = event.message;
+      const hash = crypto
+        .createHash('sha256')
+        .update(JSON.stringify([message.role, message.content, message.tool_calls ?? null]))
+        .digest('hex')
+        .slice(0, 12);
+      const known = state.keys[event.key];
+      if (known !== undefined) {
+        if (
+          known !== hash &&
+          !state.changed.includes(event.key) &&
+          state.changed.length < MAX_CHANGED_LISTED
+        )
+          state.changed.push(event.key);
+        continue;
+      }
+      state.keys[event.key] = hash;
+      sink.message(MAIN, message);
+      if (event.llmCall) sink.llmCall(MAIN, event.usage);
+    } else if (event.kind === 'skip') sink.skip(0, `${event.where}: ${event.reason}`);
+  }
+  return { state, messages };
 }
