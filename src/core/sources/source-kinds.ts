@@ -4,7 +4,7 @@ import type { NewMessage } from '../store/message-store';
 import type { TokenUsage } from '../../shared/task-types';
 import { claudeCodeLines } from './claude-code-lines';
 import { codexLines } from './codex-lines';
-import type { CreateLineMapper, ThreadInfo } from './sync-sink';
+import type { CreateLineMapper } from './sync-sink';
 
 /**
  * Whole-document formats (Gemini CLI, Cline/Roo, OpenHands) rewrite their file on every
@@ -41,8 +41,6 @@ export interface SourceKind {
   /** How many folder levels below the source folder discovery looks. */
   depth: number;
   reader: SourceReader;
-  /** Thread info the engine uses for a new task's key (task_id) and title. */
-  describeTask?(info: ThreadInfo): { task_id?: string };
 }
 
 const kinds = new Map<string, SourceKind>();
