@@ -34,6 +34,8 @@ export interface SourceFileRow {
 
 /** How long a lease held by a process on another host (or one we cannot check) counts. */
 export const LEASE_MS = 60_000;
+/** A lease of a live pid on this host older than this is taken over (the pid was reused). */
+export const LOCAL_LEASE_MS = 15 * 60_000;
 
 /**
  * The source_files table. Claims are IMMEDIATE transactions, so two processes never both
@@ -119,9 +121,9 @@ function leaseHeld(row: SourceFileRow): boolean {
     // file), or a leftover of a failed one; the caller's own queue decides.
     return false;
   }
-  if (row.lease_host === os.hostname()) return processAlive(row.lease_pid);
-  const at = row.lease_at === null ? 0 : Date.parse(row.lease_at);
-  return Date.now() - at < LEASE_MS;
+  const age = Date.now() - (row.lease_at === null ? 0 : Date.parse(row.lease_at));
+  if (row.lease_host === os.hostname()) return processAlive(row.lease_pid) && age < LOCAL_LEASE_MS;
+  return age < LEASE_MS;
 }
 
 function processAlive(pid: number): boolean {
