@@ -27,6 +27,7 @@ import { compactionQualityGroup } from './groups/compaction-quality';
 import { transferGroup } from './groups/transfer';
 import { uiGroup } from './groups/ui';
 import { fleetGroup } from './groups/fleet';
+import { liveSourcesGroup } from './groups/live-sources';
 
 const GROUPS: BenchGroup[] = [
   memoryGroup,
@@ -40,6 +41,7 @@ const GROUPS: BenchGroup[] = [
   transferGroup,
   uiGroup,
   fleetGroup,
+  liveSourcesGroup,
 ];
 
 const { values } = parseArgs({

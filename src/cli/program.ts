@@ -12,6 +12,7 @@ import { registerExport } from './commands/export';
 import { registerRun } from './commands/run';
 import { registerControl } from './commands/control';
 import { registerServe } from './commands/serve';
+import { registerSources } from './commands/sources';
 import { registerCompaction } from './commands/compaction';
 import { registerEvalCompaction } from './commands/eval-compaction';
 
@@ -52,6 +53,7 @@ export function buildProgram(output: Output): Command {
   registerImport(program, output);
   registerExport(program, output);
   registerServe(program, output);
+  registerSources(program, output);
   for (const cmd of program.commands) cmd.exitOverride().configureOutput(program.configureOutput());
   return program;
 }

@@ -108,8 +108,10 @@ export function startMainProcess(
       exportDir: app.getPath('downloads'),
       env,
       fsync,
+      watchSources: true,
       onUnexpectedError: (name, err) => log.error(`${name} failed:`, err),
     });
+    active.sourcesReady.catch((err: unknown) => log.error('sources not watched:', err));
     service = active;
     const isTrustedSender = createSenderCheck(appUrl, () =>
       BrowserWindow.getAllWindows().map((w) => w.webContents.id),

@@ -16,6 +16,8 @@ export interface ServeProcess {
 export function startServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
   const child = spawnTs('src/cli/index.ts', [...args, 'serve', '--port', '0'], {
     CWB_CONFIG: '',
+    // Not this machine's agent sessions: a test that wants sources sets it and its folders.
+    CWB_SOURCES_WATCH: '0',
     ...env,
   });
   let out = '';

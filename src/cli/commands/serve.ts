@@ -41,6 +41,7 @@ export function registerServe(program: Command, output: Output): void {
         host: { kind: 'serve', version: cmd.parent?.version() ?? '0.0.0', versions: {} },
         exportDir: defaultExportDir(),
         fsync: ctx.config.storage.durability === 'fsync',
+        watchSources: true,
         onUnexpectedError: (name, err) =>
           output.err(
             `cwb serve: ${name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
@@ -65,6 +66,13 @@ export function registerServe(program: Command, output: Output): void {
       output.out(`    ${host.url}`);
       output.out('Press Ctrl-C to stop; running tasks are paused first.');
       if (opts.open) openBrowser(host.url, (message) => output.err(`cwb serve: ${message}`));
+      service.sourcesReady.then(
+        () => output.out('Sources synced; watching them for new sessions and messages.'),
+        (err: unknown) =>
+          output.err(
+            `cwb serve: sources not watched: ${err instanceof Error ? err.message : String(err)}`,
+          ),
+      );
       await untilSignal();
       output.out('stopping: pausing running tasks…');
       await host.close();

@@ -14,6 +14,7 @@ import { messagesHandlers } from './messages-handlers';
 import type { HostInfo, ServiceContext } from './service-context';
 import { providerTestHandlers } from './provider-test-handlers';
 import { settingsHandlers } from './settings-handlers';
+import { sourcesHandlers, startSourceWatcher } from '../sources/sources-handlers';
 import { TaskLocks } from './task-locks';
 import { tasksHandlers } from './tasks-handlers';
 import { taskViewHandlers } from './task-view-handlers';
@@ -36,6 +37,8 @@ export interface WorkbenchServiceOptions {
   pollMs?: number;
   /** Unexpected handler errors, for the host's log. */
   onUnexpectedError?: (operation: string, err: unknown) => void;
+  /** Watch the sources of config.yaml (`sources:`) and push what they add (serve, the app). */
+  watchSources?: boolean;
 }
 
 export interface WorkbenchService {
@@ -44,6 +47,11 @@ export interface WorkbenchService {
   /** Validates and runs one operation; never throws. */
   invoke(name: string, raw: unknown): Promise<ApiResult<unknown>>;
   subscribe(listener: (event: WorkbenchEvent) => void): Unsubscribe;
+  /**
+   * Resolves once the first sync of the sources is done and they are watched (at once when
+   * sources are not watched); rejects when config.yaml's `sources:` is invalid.
+   */
+  readonly sourcesReady: Promise<void>;
   /** Pauses supervised tasks (killing what lingers), then closes the store. */
   close(graceMs?: number): Promise<void>;
 }
@@ -97,17 +105,31 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
     ...settingsHandlers(ctx),
     ...providerTestHandlers(ctx),
     ...taskViewHandlers(ctx),
+    ...sourcesHandlers(ctx),
   };
+  let sourceWatcher: ReturnType<typeof startSourceWatcher>;
+  let sourcesReady: Promise<void> = Promise.resolve();
+  if (options.watchSources) {
+    try {
+      sourceWatcher = startSourceWatcher(ctx);
+      sourcesReady = sourceWatcher?.ready ?? Promise.resolve();
+    } catch (err) {
+      sourcesReady = Promise.reject(err instanceof Error ? err : new Error(String(err)));
+      sourcesReady.catch(() => undefined);
+    }
+  }
   let closed = false;
   return {
     handlers,
     root: store.root,
     invoke: (name, raw) => invokeOperation(handlers, name, raw, options.onUnexpectedError),
     subscribe: (listener) => events.subscribe(listener),
+    sourcesReady,
     close: async (graceMs) => {
       if (closed) return;
       closed = true;
       stopWatching();
+      await sourceWatcher?.close();
       await supervisor.shutdown(graceMs);
       store.close();
     },

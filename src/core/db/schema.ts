@@ -220,6 +220,33 @@ export const MIGRATIONS: readonly string[] = [
   UPDATE tasks SET repo = replace(rtrim(workdir, '\\'), rtrim(rtrim(workdir, '\\'), replace(rtrim(workdir, '\\'), '\\', '')), '')
     WHERE agent <> '' AND repo = '' AND owner = '' AND workdir LIKE '%\\%';
   `,
+  // Live sources (src/core/sources): one row per session file of another agent, with how far
+  // it has been read. `pending` is the byte range of a sync in progress (recovery re-reads
+  // exactly it), `lease_*` the process doing it. Only src/core/sources reads or writes it.
+  `
+  CREATE TABLE IF NOT EXISTS source_files (
+    path TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    task_uuid TEXT,
+    generation INTEGER NOT NULL DEFAULT 0,
+    offset INTEGER NOT NULL DEFAULT 0,
+    line_no INTEGER NOT NULL DEFAULT 0,
+    fingerprint TEXT,
+    size INTEGER NOT NULL DEFAULT 0,
+    mtime_ms REAL NOT NULL DEFAULT 0,
+    inode TEXT,
+    messages INTEGER NOT NULL DEFAULT 0,
+    state TEXT,
+    pending TEXT,
+    lease_pid INTEGER,
+    lease_host TEXT,
+    lease_at TEXT,
+    synced_at TEXT,
+    error TEXT,
+    notice TEXT
+  );
+  CREATE INDEX IF NOT EXISTS source_files_kind ON source_files (kind);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -6,6 +6,7 @@ import type { z } from 'zod';
 import type { OperationName } from './operation-names';
 import { providerTestOperations } from './provider-test-api';
 import { settingsOperations } from './settings-api';
+import { sourcesOperations } from './sources-api';
 import { tasksOperations } from './tasks-api';
 import { taskViewOperations } from './task-view-api';
 import { toolOutputsOperations } from './tool-outputs-api';
@@ -28,6 +29,7 @@ export const WORKBENCH_FEATURES = {
   settings: settingsOperations,
   providerTest: providerTestOperations,
   taskView: taskViewOperations,
+  sources: sourcesOperations,
 };
 
 export const WORKBENCH_CONTRACT = {
@@ -41,6 +43,7 @@ export const WORKBENCH_CONTRACT = {
   ...settingsOperations,
   ...providerTestOperations,
   ...taskViewOperations,
+  ...sourcesOperations,
 };
 
 export type WorkbenchContract = typeof WORKBENCH_CONTRACT;

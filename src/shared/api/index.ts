@@ -16,3 +16,4 @@ export * from './transfer-api';
 export * from './settings-api';
 export * from './common-schemas';
 export * from './task-view-api';
+export * from './sources-api';

@@ -32,6 +32,8 @@ export const OPERATION_NAMES = [
   'contextUsage',
   'listPlanning',
   'listToolCalls',
+  'listSources',
+  'syncSources',
 ] as const;
 
 export type OperationName = (typeof OPERATION_NAMES)[number];

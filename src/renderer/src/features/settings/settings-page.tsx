@@ -6,6 +6,7 @@ import { StatePanel } from '../../components/state-panel';
 import { useT } from '../../i18n/use-t';
 import { settingsStrings } from './strings';
 import { SettingsForm } from './settings-form';
+import { SourcesSection } from './sources-section';
 
 type Load =
   { kind: 'loading' } | { kind: 'error'; message: string } | { kind: 'ready'; view: SettingsView };
@@ -71,6 +72,7 @@ export function SettingsPage() {
           onSave={save}
         />
       )}
+      <SourcesSection />
     </section>
   );
 }

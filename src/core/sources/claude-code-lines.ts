@@ -1,0 +1,280 @@
+import type { ToolCall, TokenUsage } from '../../shared/task-types';
+import {
+  ClaudeEntrySchema,
+  blocksOf,
+  type ClaudeEntry,
+  type ClaudeUsage,
+} from '../import/claude-code-entry';
+import { usageWithTotal } from '../import/transcript-writer';
+import { asNumber, clip, contentText, durationBetween, normalizeTimestamp } from '../import/text';
+import { REASONING_NAME } from '../import/types';
+import { MAIN, type CreateLineMapper, type LineMapper, type SyncSink } from './sync-sink';
+
+interface PendingCall {
+  name: string;
+  args: unknown;
+  timestamp?: string;
+}
+
+interface State {
+  /** Sidechain entry uuid → its thread (only sidechains: about 100 bytes each). */
+  router: Record<string, string>;
+  /** Tool calls waiting for their result, by id. */
+  calls: Record<string, PendingCall>;
+  /** Last response id counted per thread: a response split over two batches is one LLM call. */
+  lastResponse: Record<string, string>;
+}
+
+interface Group {
+  thread: string;
+  key: string;
+  texts: string[];
+  reasoning: string[];
+  toolCalls: ToolCall[];
+  timestamp?: string;
+  usage?: TokenUsage;
+}
+
+/** Tool arguments kept across batches are cut to this (the common case pairs within one). */
+const SAVED_ARGS_CHARS = 4000;
+const ERROR_CHARS = 2000;
+
+/**
+ * Claude Code sessions, line by line, for live sync. The mapping is the importer's
+ * (ClaudeThread): consecutive entries of one `message.id` are one assistant message,
+ * thinking blocks are history-only reasoning messages, each tool_result a tool message
+ * paired with its call in tools.jsonl, sidechains are subagent threads. Differences, all
+ * from reading a growing file: a response whose entries arrive in two syncs is two
+ * assistant messages (one LLM call), and a compaction is its summary message (kind
+ * `summary`) without a summaries.jsonl record — that file belongs to the workbench's own
+ * compactions of the task.
+ */
+export const claudeCodeLines: CreateLineMapper = (saved, sink) => {
+  const state: State = isState(saved) ? saved : { router: {}, calls: {}, lastResponse: {} };
+  let group: Group | undefined;
+  const live = new Map<string, PendingCall>();
+
+  const flush = (): void => {
+    const g = group;
+    if (!g) return;
+    group = undefined;
+    for (const text of g.reasoning) {
+      sink.message(g.thread, {
+        role: 'assistant',
+        content: text,
+        name: REASONING_NAME,
+        historyOnly: true,
+        ...(g.timestamp !== undefined && { timestamp: g.timestamp }),
+      });
+    }
+    if (g.texts.length === 0 && g.toolCalls.length === 0) return;
+    sink.message(g.thread, {
+      role: 'assistant',
+      content: g.texts.length > 0 ? g.texts.join('\n\n') : null,
+      ...(g.toolCalls.length > 0 && { tool_calls: g.toolCalls }),
+      ...(g.usage !== undefined && { usage: g.usage }),
+      ...(g.timestamp !== undefined && { timestamp: g.timestamp }),
+    });
+  };
+
+  const route = (entry: ClaudeEntry, lineNo: number): string => {
+    if (entry.isSidechain !== true) return MAIN;
+    if (entry.uuid !== undefined && state.router[entry.uuid] !== undefined)
+      return state.router[entry.uuid]!;
+    let thread: string;
+    if (entry.agentId !== undefined) thread = `agent:${entry.agentId}`;
+    else {
+      const parent = entry.parentUuid ? state.router[entry.parentUuid] : undefined;
+      thread = parent ?? `root:${entry.uuid ?? `line-${lineNo}`}`;
+    }
+    if (entry.uuid !== undefined) state.router[entry.uuid] = thread;
+    return thread;
+  };
+
+  const assistant = (thread: string, entry: ClaudeEntry, lineNo: number): void => {
+    const message = entry.message;
+    const key = message?.id ?? entry.requestId ?? entry.uuid ?? `line-${lineNo}`;
+    if (group && (group.key !== key || group.thread !== thread)) flush();
+    const timestamp = normalizeTimestamp(entry.timestamp);
+    if (!group) {
+      group = {
+        thread,
+        key,
+        texts: [],
+        reasoning: [],
+        toolCalls: [],
+        ...(timestamp !== undefined && { timestamp }),
+      };
+      if (state.lastResponse[thread] !== key && message?.model !== '<synthetic>') {
+        state.lastResponse[thread] = key;
+        const usage = message?.usage ? toUsage(message.usage) : undefined;
+        if (usage) group.usage = usage;
+        sink.llmCall(thread, usage);
+      }
+    }
+    const g = group;
+    blocksOf(message?.content).forEach((block, i) => {
+      if (block.type === 'text') g.texts.push(block.text);
+      else if (block.type === 'thinking') g.reasoning.push(block.thinking);
+      else if (block.type === 'redacted_thinking') g.reasoning.push('[redacted thinking]');
+      else if (block.type === 'tool_use') {
+        const id = block.id ?? `toolu_line${lineNo}_${i}`;
+        g.toolCalls.push({
+          id,
+          type: 'function',
+          function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) },
+        });
+        live.set(id, {
+          name: block.name,
+          args: block.input ?? {},
+          ...(timestamp !== undefined && { timestamp }),
+        });
+      }
+    });
+  };
+
+  const takeCall = (id: string): PendingCall | undefined => {
+    const call = live.get(id) ?? state.calls[id];
+    live.delete(id);
+    delete state.calls[id];
+    return call;
+  };
+
+  const user = (thread: string, entry: ClaudeEntry): void => {
+    const timestamp = normalizeTimestamp(entry.timestamp);
+    const at = timestamp !== undefined ? { timestamp } : {};
+    const content = entry.message?.content;
+    if (entry.isCompactSummary === true) {
+      sink.message(thread, { role: 'user', content: contentText(content), kind: 'summary', ...at });
+      return;
+    }
+    if (typeof content === 'string') {
+      sink.message(thread, { role: 'user', content, ...at });
+      return;
+    }
+    const rest: string[] = [];
+    let restBlocks = 0;
+    for (const block of blocksOf(content)) {
+      if (block.type === 'tool_result') {
+        const text = contentText(block.content);
+        const call = takeCall(block.tool_use_id);
+        sink.message(thread, {
+          role: 'tool',
+          content: text,
+          tool_call_id: block.tool_use_id,
+          ...(call !== undefined && { tool_name: call.name }),
+          ...at,
+        });
+        sink.tool(thread, {
+          tool: call?.name ?? 'unknown',
+          args: call?.args ?? null,
+          result: text,
+          status: block.is_error ? 'error' : 'success',
+          error: block.is_error ? clip(text || 'error', ERROR_CHARS) : null,
+          duration_ms: durationBetween(call?.timestamp, timestamp),
+          tool_call_id: block.tool_use_id,
+          ...at,
+        });
+      } else {
+        restBlocks++;
+        const text =
+          block.type === 'text'
+            ? block.text
+            : block.type === 'other'
+              ? contentText([block.raw])
+              : block.type === 'thinking'
+                ? block.thinking
+                : '';
+        if (text !== '') rest.push(text);
+      }
+    }
+    if (restBlocks > 0) sink.message(thread, { role: 'user', content: rest.join('\n\n'), ...at });
+  };
+
+  const mapper: LineMapper = {
+    line(value, lineNo) {
+      const parsed = ClaudeEntrySchema.safeParse(value);
+      if (!parsed.success) {
+        flush();
+        sink.skip(
+          lineNo,
+          `not a Claude Code entry (${parsed.error.issues[0]?.message ?? 'unexpected shape'})`,
+        );
+        return;
+      }
+      const entry = parsed.data;
+      if (entry.type === 'summary') {
+        if (entry.summary !== undefined) sink.describe(MAIN, { title: entry.summary });
+        return;
+      }
+      if (entry.type !== 'user' && entry.type !== 'assistant') return; // system notices, snapshots
+      const thread = route(entry, lineNo);
+      describe(sink, thread, entry);
+      if (entry.type === 'assistant') assistant(thread, entry, lineNo);
+      else {
+        flush();
+        user(thread, entry);
+      }
+    },
+    end() {
+      flush();
+      // Calls still waiting are kept for the next batch, their arguments cut.
+      for (const [id, call] of live) {
+        const json = JSON.stringify(call.args) ?? '';
+        state.calls[id] = {
+          ...call,
+          args:
+            json.length > SAVED_ARGS_CHARS ? { clipped: clip(json, SAVED_ARGS_CHARS) } : call.args,
+        };
+      }
+      live.clear();
+    },
+    save: () => state,
+  };
+  return mapper;
+};
+
+function describe(sink: SyncSink, thread: string, entry: ClaudeEntry): void {
+  const timestamp = normalizeTimestamp(entry.timestamp);
+  const prompt =
+    entry.type === 'user' && entry.isMeta !== true && entry.isCompactSummary !== true
+      ? promptOf(entry)
+      : undefined;
+  const model = entry.type === 'assistant' ? entry.message?.model : undefined;
+  sink.describe(thread, {
+    ...(timestamp !== undefined && { firstTimestamp: timestamp, lastTimestamp: timestamp }),
+    ...(entry.cwd !== undefined && { workdir: entry.cwd }),
+    ...(entry.sessionId !== undefined && { sessionId: entry.sessionId }),
+    ...(entry.gitBranch && { gitBranch: entry.gitBranch }),
+    ...(entry.version !== undefined && { version: entry.version }),
+    ...(entry.agentId !== undefined && { agentId: entry.agentId }),
+    ...(model !== undefined && model !== '<synthetic>' && { model }),
+    ...(prompt !== undefined && { prompt }),
+  });
+}
+
+function promptOf(entry: ClaudeEntry): string | undefined {
+  const blocks = blocksOf(entry.message?.content);
+  if (blocks.length === 0 || blocks.some((b) => b.type === 'tool_result')) return undefined;
+  const text = contentText(entry.message?.content);
+  return text.trim() === '' ? undefined : text;
+}
+
+function toUsage(u: ClaudeUsage): TokenUsage {
+  return usageWithTotal({
+    input_tokens: asNumber(u.input_tokens),
+    output_tokens: asNumber(u.output_tokens),
+    cache_creation_tokens: asNumber(u.cache_creation_input_tokens),
+    cache_read_tokens: asNumber(u.cache_read_input_tokens),
+  });
+}
+
+function isState(value: unknown): value is State {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    'router' in value &&
+    'calls' in value &&
+    'lastResponse' in value
+  );
+}

@@ -1,0 +1,41 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { SourceKind } from './source-kinds';
+
+/**
+ * Session files of a kind under one folder, at most `kind.depth` levels down. Files nearer
+ * the top come first, so a session is synced before the subagent files kept beside it
+ * (Claude Code's `<session>/subagents/agent-*.jsonl`) and those find their parent task.
+ */
+export async function discoverFiles(kind: SourceKind, folder: string): Promise<string[]> {
+  const found: { file: string; depth: number }[] = [];
+  const walk = async (dir: string, depth: number): Promise<void> => {
+    let entries: fs.Dirent[];
+    try {
+      entries = await fs.promises.readdir(dir, { withFileTypes: true });
+    } catch {
+      return; // a folder that is gone or unreadable has no sessions
+    }
+    for (const entry of entries) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (depth < kind.depth) await walk(full, depth + 1);
+      } else if (entry.isFile() && kind.matches(relative(folder, full))) {
+        found.push({ file: full, depth });
+      }
+    }
+  };
+  await walk(folder, 0);
+  return found.sort((a, b) => a.depth - b.depth || a.file.localeCompare(b.file)).map((f) => f.file);
+}
+
+/** A path below `folder` with '/' separators, as SourceKind.matches expects. */
+export function relative(folder: string, file: string): string {
+  return path.relative(folder, file).split(path.sep).join('/');
+}
+
+/** Whether `file` lies inside `folder` (not the folder itself, not beside it). */
+export function isInside(folder: string, file: string): boolean {
+  const rel = path.relative(folder, file);
+  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
+}

@@ -1,0 +1,116 @@
+import fs from 'node:fs';
+import type { SourcesStatus, SourceStatus, SyncSourcesResult } from '../../shared/api/sources-api';
+import type { ContextStore } from '../store/context-store';
+import { discoverFiles, isInside, relative } from './discover';
+import type { SourcesConfig, SourceSettings } from './sources-config';
+import { syncFile, type SyncFileResult } from './sync-file';
+import { SyncStateRepository } from './sync-state';
+
+const MAX_ERRORS_SHOWN = 20;
+
+/**
+ * Syncs of one file queued one after another in this process, whichever SourceSync asks
+ * (the lease in source_files keeps other processes apart, not two calls of this one).
+ */
+const queues = new Map<string, Promise<SyncFileResult>>();
+
+/**
+ * Syncs the sources of one config into one store: a whole pass (`syncAll`) or one file
+ * (`syncPath`, for the watcher).
+ */
+export class SourceSync {
+  constructor(
+    readonly store: ContextStore,
+    readonly config: SourcesConfig,
+  ) {}
+
+  get enabled(): SourceSettings[] {
+    return this.config.sources.filter((s) => s.enabled);
+  }
+
+  /** The source a file belongs to, or undefined when no enabled source claims it. */
+  sourceOf(file: string): SourceSettings | undefined {
+    return this.enabled.find((s) =>
+      s.folders.some((folder) => isInside(folder, file) && s.kind.matches(relative(folder, file))),
+    );
+  }
+
+  async syncAll(only?: string): Promise<SyncFileResult[]> {
+    const results: SyncFileResult[] = [];
+    for (const source of this.enabled) {
+      if (only !== undefined && source.id !== only) continue;
+      for (const folder of source.folders) {
+        for (const file of await discoverFiles(source.kind, folder)) {
+          results.push(await this.syncPath(source, file));
+        }
+      }
+    }
+    return results;
+  }
+
+  syncPath(source: SourceSettings, file: string): Promise<SyncFileResult> {
+    const previous = queues.get(file) ?? Promise.resolve(undefined);
+    const next = previous
+      .catch(() => undefined)
+      .then(() => syncFile(this.store, source.kind, file));
+    queues.set(file, next);
+    void next.finally(() => {
+      if (queues.get(file) === next) queues.delete(file);
+    });
+    return next;
+  }
+
+  status(): SourcesStatus {
+    const repo = new SyncStateRepository(this.store.db);
+    const sources: SourceStatus[] = this.config.sources.map((s) => {
+      const rows = repo.list(s.id);
+      const errors = rows.filter((r) => r.error !== null);
+      const lastSync = rows.reduce<string | null>(
+        (max, r) =>
+          r.synced_at !== null && (max === null || r.synced_at > max) ? r.synced_at : max,
+        null,
+      );
+      return {
+        id: s.id,
+        label: s.label,
+        enabled: s.enabled,
+        configured: s.configured,
+        folders: s.folders.map((folder) => ({ path: folder, exists: isDirectory(folder) })),
+        sessions: rows.length,
+        messages: rows.reduce((n, r) => n + r.messages, 0),
+        lastSync,
+        errors: errors.slice(0, MAX_ERRORS_SHOWN).map((r) => ({ path: r.path, error: r.error! })),
+        errorCount: errors.length,
+        notices: rows
+          .filter((r) => r.notice !== null)
+          .slice(0, MAX_ERRORS_SHOWN)
+          .map((r) => ({ path: r.path, notice: r.notice! })),
+      };
+    });
+    return {
+      configFile: this.config.file,
+      watch: this.config.watch,
+      poll: this.config.poll,
+      sources,
+    };
+  }
+}
+
+export function summarize(results: readonly SyncFileResult[]): SyncSourcesResult {
+  return {
+    files: results.length,
+    synced: results.filter((r) => r.status === 'synced').length,
+    messages: results.reduce((n, r) => n + r.messages, 0),
+    errors: results
+      .filter((r) => r.status === 'error')
+      .map((r) => ({ path: r.path, error: r.error ?? 'error' })),
+  };
+}
+
+function isDirectory(folder: string): boolean {
+  try {
+    return fs.statSync(folder).isDirectory();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,117 @@
+import type { TaskRow } from '../../shared/task-types';
+import type { ContextStore } from '../store/context-store';
+import type { TaskContextManager } from '../store/task-context-manager';
+import { PROMPT_MAX_CHARS, clip, titleFrom } from '../import/text';
+import { MAIN, type ThreadInfo } from './sync-sink';
+
+export interface SourceTaskInput {
+  uuid: string;
+  kind: string;
+  file: string;
+  thread: string;
+  generation: number;
+  info: ThreadInfo;
+  parentUuid: string | null;
+}
+
+/**
+ * A source task: a completed task (so it can never be resumed as a run) that only the
+ * sync of its session file appends to. Created like any task, then moved to completed/ in
+ * one transaction; a crash between the two is finished here on the next sync.
+ */
+export function openSourceTask(store: ContextStore, input: SourceTaskInput): TaskContextManager {
+  let row = store.repo.get(input.uuid);
+  if (!row) {
+    const isMain = input.thread === MAIN;
+    const info = input.info;
+    const title = isMain
+      ? (info.title ?? titleFrom(info.prompt) ?? null)
+      : `Subagent: ${info.description ?? titleFrom(info.prompt) ?? input.thread}`;
+    const task = store.createTask({
+      uuid: input.uuid,
+      title,
+      prompt: info.prompt !== undefined ? clip(info.prompt, PROMPT_MAX_CHARS) : null,
+      workdir: info.workdir ?? null,
+      model: info.model ?? null,
+      parent_uuid: input.parentUuid,
+      key: {
+        task_source: input.kind,
+        task_id: info.sessionId ?? '',
+        task_type: isMain ? '' : 'subagent',
+      },
+      source: {
+        format: input.kind,
+        file: input.file,
+        live: true,
+        thread: input.thread,
+        generation: input.generation,
+        session_id: info.sessionId ?? null,
+        ...(info.agentId !== undefined && { agent_id: info.agentId }),
+        ...(!isMain && { relation: 'subagent' }),
+      },
+    });
+    task.close();
+    row = store.requireTask(input.uuid);
+  }
+  if (row.status !== 'completed') complete(store, row);
+  return store.openForMaintenance(input.uuid);
+}
+
+function complete(store: ContextStore, row: TaskRow): void {
+  store.repo.write(() => {
+    store.repo.setStatus(row.uuid, 'completed', { process_id: null, hostname: null });
+    store.move(row, 'completed');
+  });
+}
+
+/**
+ * What the session says about a task, written to its row after each sync: its own times,
+ * and title, prompt, model and working directory where the row has none yet.
+ */
+export function describeSourceTask(
+  store: ContextStore,
+  uuid: string,
+  info: ThreadInfo,
+  isMain: boolean,
+): void {
+  store.db
+    .prepare(
+      `UPDATE tasks SET
+         title = COALESCE(@title, title, @promptTitle),
+         prompt = COALESCE(prompt, @prompt),
+         model = COALESCE(model, @model),
+         workdir = COALESCE(workdir, @workdir),
+         task_id = CASE WHEN task_id = '' AND @session IS NOT NULL THEN @session ELSE task_id END,
+         created_at = COALESCE(@first, created_at),
+         started_at = COALESCE(@first, started_at),
+         completed_at = COALESCE(@last, completed_at)
+       WHERE uuid = @uuid`,
+    )
+    .run({
+      uuid,
+      // The agent's own title (Claude Code's summary) replaces the one from the prompt.
+      title: isMain ? (info.title ?? null) : null,
+      promptTitle: titleFrom(info.prompt) ?? null,
+      prompt: info.prompt !== undefined ? clip(info.prompt, PROMPT_MAX_CHARS) : null,
+      model: info.model ?? null,
+      workdir: info.workdir ?? null,
+      session: info.sessionId ?? null,
+      first: info.firstTimestamp ?? null,
+      last: info.lastTimestamp ?? null,
+    });
+}
+
+/** The main task of the session a subagent file belongs to (newer Claude Code keeps them apart). */
+export function findSessionTask(
+  store: ContextStore,
+  kind: string,
+  sessionId: string | undefined,
+): string | null {
+  if (sessionId === undefined) return null;
+  const row = store.db
+    .prepare(
+      `SELECT uuid FROM tasks WHERE task_source = ? AND task_id = ? AND task_type = '' ORDER BY created_at LIMIT 1`,
+    )
+    .get(kind, sessionId) as { uuid: string } | undefined;
+  return row?.uuid ?? null;
+}

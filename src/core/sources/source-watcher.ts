@@ -1,0 +1,108 @@
+import fs from 'node:fs';
+import { watch, type FSWatcher } from 'chokidar';
+import type { SourceSync } from './source-sync';
+import type { SyncFileResult } from './sync-file';
+
+export interface SourceWatcherOptions {
+  /** A file was synced (with messages, tasks touched or an error). */
+  onSynced(result: SyncFileResult): void;
+  /** A full pass (new folders, missed events) this often; default 30 s. */
+  rescanMs?: number;
+  /** Events of one file closer than this are one sync; default 25 ms. */
+  debounceMs?: number;
+}
+
+export interface SourceWatcher {
+  /** The first full pass is done and the watcher is listening. */
+  readonly ready: Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Follows the sources of a SourceSync live: one full pass at start, then chokidar events
+ * (or polling, `sources.poll`, for network mounts where events do not arrive) trigger a
+ * sync of the file that changed, and a slow rescan catches folders created later and any
+ * event lost. Nothing here reads a session: SourceSync does, from where it stopped.
+ */
+export function watchSources(sync: SourceSync, options: SourceWatcherOptions): SourceWatcher {
+  const debounceMs = options.debounceMs ?? 25;
+  const timers = new Map<string, NodeJS.Timeout>();
+  let closed = false;
+  let watcher: FSWatcher | undefined;
+  let watcherReady: Promise<void> | undefined;
+  const watched = new Set<string>();
+
+  const report = (result: SyncFileResult): void => {
+    if (closed) return;
+    if (result.status === 'error' || result.uuids.length > 0 || result.notice !== undefined)
+      options.onSynced(result);
+  };
+
+  const schedule = (file: string): void => {
+    if (closed) return;
+    const source = sync.sourceOf(file);
+    if (!source) return;
+    clearTimeout(timers.get(file));
+    timers.set(
+      file,
+      setTimeout(() => {
+        timers.delete(file);
+        sync.syncPath(source, file).then(report, () => undefined);
+      }, debounceMs),
+    );
+  };
+
+  const folders = (): string[] =>
+    sync.enabled
+      .flatMap((s) => s.folders)
+      .filter((f) => {
+        try {
+          return fs.statSync(f).isDirectory();
+        } catch {
+          return false;
+        }
+      });
+
+  const addFolders = (): void => {
+    const fresh = folders().filter((f) => !watched.has(f));
+    if (fresh.length === 0) return;
+    for (const f of fresh) watched.add(f);
+    if (!watcher) {
+      watcher = watch(fresh, {
+        ignoreInitial: true,
+        persistent: true,
+        usePolling: sync.config.poll,
+        interval: sync.config.pollIntervalMs,
+        depth: Math.max(...sync.enabled.map((s) => s.kind.depth)),
+      });
+      const w = watcher;
+      watcherReady = new Promise((resolve) => w.once('ready', () => resolve()));
+      w.on('add', schedule)
+        .on('change', schedule)
+        .on('error', () => undefined);
+    } else watcher.add(fresh);
+  };
+
+  const pass = async (): Promise<void> => {
+    addFolders();
+    for (const result of await sync.syncAll()) report(result);
+  };
+
+  const ready = pass().catch(() => undefined);
+  const rescan = setInterval(() => {
+    void pass().catch(() => undefined);
+  }, options.rescanMs ?? 30_000);
+  rescan.unref();
+
+  return {
+    // chokidar says 'ready' once its initial scan of the folders is done.
+    ready: ready.then(() => watcherReady),
+    close: async () => {
+      closed = true;
+      clearInterval(rescan);
+      for (const t of timers.values()) clearTimeout(t);
+      timers.clear();
+      await watcher?.close();
+    },
+  };
+}

@@ -1,0 +1,393 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import type { TokenUsage } from '../../shared/task-types';
+import type { ContextStore } from '../store/context-store';
+import type { TaskContextManager } from '../store/task-context-manager';
+import { readJsonl } from '../jsonl/jsonl-reader';
+import { fingerprint, stableUuid } from './fingerprint';
+import type { DocumentEvent, SourceKind } from './source-kinds';
+import { describeSourceTask, findSessionTask, openSourceTask } from './source-tasks';
+import { MAIN, type SyncSink, type ThreadInfo } from './sync-sink';
+import { SyncStateRepository, type SourceFileRow } from './sync-state';
+
+/** Saved with the offset: the mapper's state and, per thread, its task and counts. */
+interface FileState {
+  mapper: unknown;
+  threads: Record<string, { uuid: string; messages: number; tools: number }>;
+  info: Record<string, ThreadInfo>;
+  skipped: number;
+}
+
+export type SyncStatus = 'synced' | 'unchanged' | 'busy' | 'missing' | 'error';
+
+export interface SyncFileResult {
+  path: string;
+  kind: string;
+  status: SyncStatus;
+  /** Messages written by this sync. */
+  messages: number;
+  /** Tasks that got messages or changed. */
+  uuids: string[];
+  error?: string;
+  notice?: string;
+}
+
+export interface SyncFileOptions {
+  /** Tests: runs after the messages are written, before the offset is recorded. */
+  beforeCommit?: () => void;
+}
+
+/**
+ * Reads what is new in one session file into its tasks, exactly once.
+ *
+ * Order (what makes a crash at any point recoverable exactly):
+ * 1. claim (IMMEDIATE transaction): take the file's lease and record the byte range about
+ *    to be read as `pending` — [offset, size) of the file now;
+ * 2. append the range's messages to the tasks' files;
+ * 3. commit (one transaction): offset = end of the last complete line, the counts of each
+ *    task, the mapper's state, statistics of the rows; pending and lease cleared.
+ * A process killed in step 2 leaves `pending`. The next sync (any process, once the lease's
+ * process is gone) reads exactly that range again from the same saved state — the mapper is
+ * deterministic — and skips, per task, the messages and tool records the task already has
+ * beyond the counts committed at step 3 of the previous sync; then commits as usual.
+ *
+ * A file whose bytes already read changed (fingerprint) or that shrank was replaced or
+ * truncated: it is read again from the start into new tasks (a new generation); the
+ * earlier tasks are kept as they are and the row's notice says so. A file replaced by one
+ * with the same bytes (a new inode) just goes on.
+ */
+export async function syncFile(
+  store: ContextStore,
+  kind: SourceKind,
+  file: string,
+  options: SyncFileOptions = {},
+): Promise<SyncFileResult> {
+  const repo = new SyncStateRepository(store.db);
+  const base = { path: file, kind: kind.id, messages: 0, uuids: [] as string[] };
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(file);
+  } catch {
+    const row = repo.get(file);
+    if (row && row.error === null) repo.update(file, { error: 'the file is gone' });
+    return { ...base, status: 'missing', error: 'the file is gone' };
+  }
+  const documentMode = kind.reader.mode === 'document';
+  const known = repo.get(file);
+  if (
+    known &&
+    known.pending === null &&
+    known.offset === stat.size &&
+    known.inode === String(stat.ino) &&
+    known.mtime_ms === stat.mtimeMs
+  )
+    return { ...base, status: 'unchanged' };
+
+  let notice: string | undefined;
+  const claimed = repo.claim(file, kind.id, (row) => {
+    if (documentMode) {
+      // Rewritten whole on every change: read whole; stable message keys say what is new.
+      const recovering = row.pending !== null;
+      const pending = { start: 0, end: stat.size };
+      repo.update(file, { pending: JSON.stringify(pending) });
+      return { ...pending, recovering };
+    }
+    if (row.pending !== null) {
+      const pending = JSON.parse(row.pending) as { start: number; end: number };
+      if (stat.size >= pending.end && unchanged(file, row)) return { ...pending, recovering: true };
+      // Replaced while a sync was cut short: what was written stays, a new generation starts.
+    } else if (row.offset === 0 || (row.offset <= stat.size && unchanged(file, row))) {
+      if (row.offset === stat.size) return undefined;
+      const pending = { start: row.offset, end: stat.size };
+      repo.update(file, { pending: JSON.stringify(pending) });
+      return { ...pending, recovering: false };
+    }
+    notice = `${new Date().toISOString()}: the file was replaced or truncated (${stat.size} bytes, ${row.offset} read before); read again from the start into new tasks, the earlier ones are kept`;
+    const pending = { start: 0, end: stat.size };
+    repo.update(file, {
+      generation: row.generation + 1,
+      offset: 0,
+      line_no: 0,
+      fingerprint: null,
+      state: null,
+      task_uuid: null,
+      messages: 0,
+      notice,
+      pending: JSON.stringify(pending),
+    });
+    return { ...pending, recovering: false };
+  });
+  if (!claimed) return { ...base, status: 'busy' };
+  const { row, value: range } = claimed;
+  if (range === undefined) {
+    repo.write(() => {
+      repo.update(file, { size: stat.size, mtime_ms: stat.mtimeMs, inode: String(stat.ino) });
+      repo.release(file);
+    });
+    return { ...base, status: 'unchanged' };
+  }
+  try {
+    const result = await readRange(store, repo, kind, file, row, range, stat, options);
+    return { ...base, ...result, ...(notice !== undefined && { notice }) };
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    // pending stays: the next sync redoes this range without duplicates.
+    repo.write(() => {
+      repo.update(file, { error: message });
+      repo.release(file);
+    });
+    return { ...base, status: 'error', error: message };
+  }
+}
+
+/** Whether the bytes read so far are still the same (fingerprint of [0, offset)). */
+function unchanged(file: string, row: SourceFileRow): boolean {
+  if (row.offset === 0) return true;
+  return row.fingerprint === fingerprint(file, row.offset);
+}
+
+interface OpenThread {
+  task: TaskContextManager;
+  skipMessages: number;
+  skipTools: number;
+  messages: number;
+  tools: number;
+  llmCalls: number;
+  usage: Partial<TokenUsage>;
+}
+
+async function readRange(
+  store: ContextStore,
+  repo: SyncStateRepository,
+  kind: SourceKind,
+  file: string,
+  row: SourceFileRow,
+  range: { start: number; end: number; recovering: boolean },
+  stat: fs.Stats,
+  options: SyncFileOptions,
+): Promise<{ status: SyncStatus; messages: number; uuids: string[] }> {
+  const saved: FileState = row.state
+    ? (JSON.parse(row.state) as FileState)
+    : { mapper: undefined, threads: {}, info: {}, skipped: 0 };
+  // Recovery: the range was claimed by a sync that never committed (killed, or failed).
+  const { recovering } = range;
+  const open = new Map<string, OpenThread>();
+  let written = 0;
+  let skipped = 0;
+
+  const taskOf = (key: string): string => stableUuid(`${file}\0${row.generation}\0${key}`);
+  // A subagent's parent: this file's main task, or (a separate subagent file) its session's.
+  const parentOf = (info: ThreadInfo): string | null => {
+    const main = saved.threads[MAIN]?.uuid ?? taskOf(MAIN);
+    if (open.has(MAIN) || store.repo.get(main)) return main;
+    return findSessionTask(store, kind.id, info.sessionId ?? saved.info[MAIN]?.sessionId);
+  };
+
+  const thread = (key: string): OpenThread => {
+    let t = open.get(key);
+    if (t) return t;
+    const committed = saved.threads[key];
+    const uuid = committed?.uuid ?? taskOf(key);
+    const info = saved.info[key] ?? {};
+    const parentUuid = key === MAIN ? null : parentOf(info);
+    const task = openSourceTask(store, {
+      uuid,
+      kind: kind.id,
+      file,
+      thread: key,
+      generation: row.generation,
+      info,
+      parentUuid,
+    });
+    const messages = task.messages.count;
+    let skipMessages = 0;
+    let skipTools = 0;
+    let tools = committed?.tools ?? 0;
+    if (recovering) {
+      tools = task.tools.count();
+      skipMessages = Math.max(0, messages - (committed?.messages ?? 0));
+      skipTools = Math.max(0, tools - (committed?.tools ?? 0));
+    }
+    t = { task, skipMessages, skipTools, messages, tools, llmCalls: 0, usage: {} };
+    open.set(key, t);
+    return t;
+  };
+
+  const sink: SyncSink = {
+    describe(key, info) {
+      const into = (saved.info[key] ??= {});
+      for (const [field, value] of Object.entries(info) as [keyof ThreadInfo, string][]) {
+        if (value === undefined) continue;
+        if (field === 'lastTimestamp' || field === 'title') into[field] = value;
+        else into[field] ??= value;
+      }
+    },
+    message(key, message) {
+      const t = thread(key);
+      if (t.skipMessages > 0) {
+        t.skipMessages--;
+        return;
+      }
+      t.task.messages.append(message);
+      t.messages++;
+      written++;
+    },
+    tool(key, call) {
+      const t = thread(key);
+      if (t.skipTools > 0) t.skipTools--;
+      else {
+        t.task.tools.add(call);
+        t.tools++;
+      }
+    },
+    llmCall(key, usage) {
+      const t = thread(key);
+      t.llmCalls++;
+      if (usage)
+        for (const [field, n] of Object.entries(usage) as [keyof TokenUsage, number][])
+          t.usage[field] = (t.usage[field] ?? 0) + n;
+    },
+    skip() {
+      skipped++;
+    },
+  };
+
+  let offset = range.start;
+  let lineNo = row.line_no;
+  let mapperState: unknown;
+  try {
+    if (kind.reader.mode === 'jsonl') {
+      const mapper = kind.reader.mapper(saved.mapper, sink);
+      for await (const entry of readJsonl(file, {
+        start: range.start,
+        end: range.end,
+        firstLineNo: row.line_no + 1,
+      })) {
+        // A last line without its newline is still being written: left for the next sync.
+        if (entry.partial) break;
+        if (entry.ok) mapper.line(entry.value, entry.lineNo);
+        else sink.skip(entry.lineNo, entry.error);
+        offset = entry.offset + entry.bytes + 1;
+        lineNo = entry.lineNo;
+      }
+      mapper.end();
+      mapperState = mapper.save();
+    } else {
+      const doc = await readDocument(kind.reader.parse(file), saved.mapper, sink);
+      mapperState = doc.state;
+      offset = range.end;
+      lineNo = doc.messages;
+    }
+    options.beforeCommit?.();
+    const uuids = [...open.values()].map((t) => t.task.uuid);
+    repo.write(() => {
+      for (const [key, t] of open) {
+        const info = saved.info[key] ?? {};
+        if (t.llmCalls > 0 || Object.keys(t.usage).length > 0)
+          store.repo.addStats(t.task.uuid, { llm_calls: t.llmCalls, usage: t.usage });
+        store.repo.setFinalStats(t.task.uuid, {
+          total_messages: t.task.messages.count,
+          total_summaries: t.task.summaries.nextId - 1,
+          total_tool_calls: t.tools,
+          final_token_count: t.task.messages.currentTokenCount(),
+          final_message_count: t.task.messages.currentCount(),
+        });
+        describeSourceTask(store, t.task.uuid, info, key === MAIN);
+        saved.threads[key] = { uuid: t.task.uuid, messages: t.task.messages.count, tools: t.tools };
+      }
+      // Info of threads that have no task yet still changes with the lines read.
+      for (const [key, committed] of Object.entries(saved.threads)) {
+        if (!open.has(key) && saved.info[key])
+          describeSourceTask(store, committed.uuid, saved.info[key]!, key === MAIN);
+      }
+      saved.mapper = mapperState;
+      saved.skipped += skipped;
+      const total = Object.values(saved.threads).reduce((n, t) => n + t.messages, 0);
+      repo.update(file, {
+        offset,
+        line_no: lineNo,
+        fingerprint: fingerprint(file, offset),
+        size: stat.size,
+        mtime_ms: stat.mtimeMs,
+        inode: String(stat.ino),
+        messages: total,
+        task_uuid: saved.threads[MAIN]?.uuid ?? Object.values(saved.threads)[0]?.uuid ?? null,
+        state: JSON.stringify(saved),
+        pending: null,
+        synced_at: new Date().toISOString(),
+        error: null,
+      });
+      repo.release(file);
+    });
+    return { status: 'synced', messages: written, uuids };
+  } finally {
+    for (const t of open.values()) t.task.close();
+  }
+}
+
+/** What a document source remembers: the keys synced, each with a short hash of its message. */
+interface DocumentState {
+  keys: Record<string, string>;
+  /** Messages synced before, whose content changed in a later rewrite (kept as first read). */
+  changed: string[];
+}
+
+const MAX_CHANGED_LISTED = 20;
+
+/**
+ * One read of a whole-document session: messages whose key was synced before are skipped
+ * (a rewrite repeats them), new keys are written in document order. A known key whose
+ * message changed is listed, not written again: the task keeps what it first read.
+ */
+async function readDocument(
+  events: AsyncIterable<DocumentEvent>,
+  saved: unknown,
+  sink: SyncSink,
+): Promise<{ state: DocumentState; messages: number }> {
+  const state: DocumentState =
+    typeof saved === 'object' && saved !== null && 'keys' in saved
+      ? (saved as DocumentState)
+      : { keys: {}, changed: [] };
+  let messages = 0;
+  for await (const event of events) {
+    if (event.kind === 'meta') {
+      const m = event.meta;
+      const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+      const info: ThreadInfo = {};
+      const set = (field: keyof ThreadInfo, value: string | undefined): void => {
+        if (value !== undefined) info[field] = value;
+      };
+      set('title', str(m.title));
+      set('prompt', str(m.firstRequest));
+      set('workdir', str(m.cwd));
+      set('model', str(m.model));
+      set('sessionId', str(m.sessionId));
+      set('gitBranch', str(m.gitBranch));
+      set('firstTimestamp', str(m.startedAt));
+      set('lastTimestamp', str(m.endedAt) ?? str(m.updatedAt));
+      sink.describe(MAIN, info);
+    } else if (event.kind === 'message') {
+      messages++;
+      const { isError: _isError, ...message } = event.message;
+      const hash = crypto
+        .createHash('sha256')
+        .update(JSON.stringify([message.role, message.content, message.tool_calls ?? null]))
+        .digest('hex')
+        .slice(0, 12);
+      const known = state.keys[event.key];
+      if (known !== undefined) {
+        if (
+          known !== hash &&
+          !state.changed.includes(event.key) &&
+          state.changed.length < MAX_CHANGED_LISTED
+        )
+          state.changed.push(event.key);
+        continue;
+      }
+      state.keys[event.key] = hash;
+      sink.message(MAIN, message);
+      if (event.llmCall) sink.llmCall(MAIN, event.usage);
+    } else if (event.kind === 'skip') sink.skip(0, `${event.where}: ${event.reason}`);
+  }
+  return { state, messages };
+}

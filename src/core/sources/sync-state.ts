@@ -1,0 +1,137 @@
+import os from 'node:os';
+import type { Db } from '../db/open-database';
+import { writeTx } from '../db/open-database';
+
+/** One session file of another agent and how far it has been read (table source_files). */
+export interface SourceFileRow {
+  path: string;
+  kind: string;
+  /** The file's main task (the first thread that got a message). */
+  task_uuid: string | null;
+  /** Bumped when the file was replaced or truncated: its threads get new tasks. */
+  generation: number;
+  /** Bytes read and imported: always the end of a complete line. */
+  offset: number;
+  /** Lines read (the line number of the last one). */
+  line_no: number;
+  fingerprint: string | null;
+  size: number;
+  mtime_ms: number;
+  inode: string | null;
+  /** Messages written from this file, over all its tasks. */
+  messages: number;
+  /** The format mapper's own state (JSON) plus the file's threads and their tasks. */
+  state: string | null;
+  /** A sync in progress: the byte range it reads (JSON `{start, end}`). */
+  pending: string | null;
+  lease_pid: number | null;
+  lease_host: string | null;
+  lease_at: string | null;
+  synced_at: string | null;
+  error: string | null;
+  notice: string | null;
+}
+
+/** How long a lease held by a process on another host (or one we cannot check) counts. */
+export const LEASE_MS = 60_000;
+/** A lease of a live pid on this host older than this is taken over (the pid was reused). */
+export const LOCAL_LEASE_MS = 15 * 60_000;
+
+/**
+ * The source_files table. Claims are IMMEDIATE transactions, so two processes never both
+ * believe they own a file; a lease whose process is gone (SIGKILL) is taken over.
+ */
+export class SyncStateRepository {
+  constructor(private readonly db: Db) {}
+
+  get(path: string): SourceFileRow | undefined {
+    return this.db.prepare('SELECT * FROM source_files WHERE path = ?').get(path) as
+      SourceFileRow | undefined;
+  }
+
+  list(kind?: string): SourceFileRow[] {
+    return (
+      kind === undefined
+        ? this.db.prepare('SELECT * FROM source_files ORDER BY path').all()
+        : this.db.prepare('SELECT * FROM source_files WHERE kind = ? ORDER BY path').all(kind)
+    ) as SourceFileRow[];
+  }
+
+  /**
+   * Takes the file for this process, or returns undefined when a live process holds it.
+   * `prepare` runs inside the same transaction with the row as it is (created if new) and
+   * may write the pending range.
+   */
+  claim<T>(
+    path: string,
+    kind: string,
+    prepare: (row: SourceFileRow) => T,
+  ): { row: SourceFileRow; value: T } | undefined {
+    return writeTx(this.db, () => {
+      this.db
+        .prepare(
+          'INSERT INTO source_files (path, kind) VALUES (?, ?) ON CONFLICT (path) DO NOTHING',
+        )
+        .run(path, kind);
+      const row = this.get(path)!;
+      if (leaseHeld(row)) return undefined;
+      this.db
+        .prepare(
+          'UPDATE source_files SET lease_pid = ?, lease_host = ?, lease_at = ? WHERE path = ?',
+        )
+        .run(process.pid, os.hostname(), new Date().toISOString(), path);
+      const value = prepare(row);
+      return { row: this.get(path)!, value };
+    });
+  }
+
+  update(path: string, fields: Partial<Omit<SourceFileRow, 'path'>>): void {
+    const keys = Object.keys(fields);
+    if (keys.length === 0) return;
+    this.db
+      .prepare(
+        `UPDATE source_files SET ${keys.map((k) => `${k} = @${k}`).join(', ')} WHERE path = @path`,
+      )
+      .run({ ...fields, path });
+  }
+
+  /** Gives the lease back (only if this process holds it). */
+  release(path: string): void {
+    this.db
+      .prepare(
+        'UPDATE source_files SET lease_pid = NULL, lease_host = NULL, lease_at = NULL WHERE path = ? AND lease_pid = ? AND lease_host = ?',
+      )
+      .run(path, process.pid, os.hostname());
+  }
+
+  remove(path: string): void {
+    this.db.prepare('DELETE FROM source_files WHERE path = ?').run(path);
+  }
+
+  write<T>(fn: () => T): T {
+    return writeTx(this.db, fn);
+  }
+}
+
+/** Whether another live process holds the file's lease. */
+function leaseHeld(row: SourceFileRow): boolean {
+  if (row.lease_pid === null) return false;
+  if (row.lease_pid === process.pid && row.lease_host === os.hostname()) {
+    // This process: a sync of the same file already runs here (callers serialize per
+    // file), or a leftover of a failed one; the caller's own queue decides.
+    return false;
+  }
+  const age = Date.now() - (row.lease_at === null ? 0 : Date.parse(row.lease_at));
+  if (row.lease_host === os.hostname()) return processAlive(row.lease_pid) && age < LOCAL_LEASE_MS;
+  return age < LEASE_MS;
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: it exists but belongs to someone else.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -1,0 +1,215 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ContextStore } from '../src/core/store/context-store';
+import { SyncStateRepository } from '../src/core/sources/sync-state';
+import { BUILT_CLI, REPO_ROOT, waitForExit } from './support/run-ts';
+import { useTempDir } from './support/temp-dir';
+
+const tempDir = useTempDir('cwb-soak-');
+
+const CLAUDE_FILES = 10;
+const CODEX_FILES = 10;
+const LINES_PER_FILE = 500; // 20 files × 500 = 10,000 lines
+const LIFETIMES = 12; // 10 restarts after a clean stop, 2 after SIGKILL
+const KILLED = new Set([4, 9]);
+const BURSTS_PER_LIFETIME = 6;
+
+interface SessionFile {
+  file: string;
+  kind: 'claude-code' | 'codex';
+  written: number;
+  /** The second half of a line whose first half is already in the file. */
+  rest: string;
+}
+
+function claudeLine(f: number, i: number): string {
+  const ts = new Date(Date.UTC(2026, 10, 25, 12, 0, 0, i)).toISOString();
+  const base = {
+    uuid: `u-${f}-${i}`,
+    sessionId: `sess-${f}`,
+    timestamp: ts,
+    cwd: '/w',
+    isSidechain: false,
+  };
+  // Every 4th line an assistant response (its own message id), the others user turns.
+  return JSON.stringify(
+    i % 4 === 3
+      ? {
+          ...base,
+          type: 'assistant',
+          message: {
+            id: `msg-${f}-${i}`,
+            role: 'assistant',
+            model: 'claude-x',
+            content: [{ type: 'text', text: textOf(f, i) }],
+          },
+        }
+      : { ...base, type: 'user', message: { role: 'user', content: textOf(f, i) } },
+  );
+}
+
+function codexLine(f: number, i: number): string {
+  const ts = new Date(Date.UTC(2026, 10, 25, 12, 0, 0, i)).toISOString();
+  const role = i % 4 === 3 ? 'assistant' : 'user';
+  const part = role === 'user' ? 'input_text' : 'output_text';
+  return JSON.stringify({
+    timestamp: ts,
+    type: 'response_item',
+    payload: { type: 'message', role, content: [{ type: part, text: textOf(f, i) }] },
+  });
+}
+
+function textOf(f: number, i: number): string {
+  return `soak file ${f} line ${i} ${'x'.repeat(i % 37)}`;
+}
+
+/** `cwb serve` (the built CLI) watching the sources under `home`; resolves once it watches. */
+async function startWorkbench(home: string, root: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [BUILT_CLI, '--contexts', root, 'serve', '--port', '0'], {
+    cwd: REPO_ROOT,
+    env: {
+      ...process.env,
+      HOME: home,
+      XDG_CONFIG_HOME: path.join(home, '.config'),
+      CWB_CONFIG: '',
+      CWB_SOURCES_WATCH: '1',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  await new Promise<void>((resolve, reject) => {
+    const onData = (d: Buffer): void => {
+      out += d.toString();
+      if (out.includes('watching them')) resolve();
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    child.on('exit', (code) => reject(new Error(`cwb serve exited with ${code}:\n${out}`)));
+  });
+  child.removeAllListeners('exit');
+  return child;
+}
+
+async function stop(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  const exited = waitForExit(child);
+  child.kill(signal);
+  await exited;
+}
+
+describe('sources soak (real processes)', () => {
+  it('10,000 lines appended to 20 sessions of two formats while the workbench restarts 10 times, is SIGKILLed twice and a second one syncs too: every line exactly once', async () => {
+    const home = tempDir();
+    const root = path.join(home, 'contexts');
+    const claudeDir = path.join(home, '.claude', 'projects', 'soak');
+    const codexDir = path.join(home, '.codex', 'sessions', '2026', '11', '25');
+    fs.mkdirSync(claudeDir, { recursive: true });
+    fs.mkdirSync(codexDir, { recursive: true });
+    const files: SessionFile[] = [];
+    for (let f = 0; f < CLAUDE_FILES; f++)
+      files.push({
+        file: path.join(claudeDir, `sess-${f}.jsonl`),
+        kind: 'claude-code',
+        written: 0,
+        rest: '',
+      });
+    for (let f = 0; f < CODEX_FILES; f++)
+      files.push({
+        file: path.join(codexDir, `rollout-2026-11-25-${f}.jsonl`),
+        kind: 'codex',
+        written: 0,
+        rest: '',
+      });
+    for (const s of files) fs.writeFileSync(s.file, '');
+
+    const lineOf = (s: SessionFile, i: number): string =>
+      s.kind === 'claude-code' ? claudeLine(files.indexOf(s), i) : codexLine(files.indexOf(s), i);
+    const bursts = LIFETIMES * BURSTS_PER_LIFETIME;
+    let burst = 0;
+    /** Appends this burst's share of lines to every file; some end mid-line. */
+    const append = (): void => {
+      burst++;
+      for (const [n, s] of files.entries()) {
+        const target = Math.round((LINES_PER_FILE * burst) / bursts);
+        let chunk = s.rest;
+        s.rest = '';
+        while (s.written < target) chunk += `${lineOf(s, s.written++)}\n`;
+        if ((burst + n) % 3 === 0 && burst < bursts && s.written < LINES_PER_FILE) {
+          const next = `${lineOf(s, s.written++)}\n`;
+          const cut = 1 + ((burst * 7 + n) % (next.length - 2));
+          chunk += next.slice(0, cut);
+          s.rest = next.slice(cut);
+        }
+        if (chunk !== '') fs.appendFileSync(s.file, chunk);
+      }
+    };
+    const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+    const second = await startWorkbench(home, root); // syncs the same files all along
+    for (let life = 0; life < LIFETIMES; life++) {
+      const workbench = await startWorkbench(home, root);
+      for (let b = 0; b < BURSTS_PER_LIFETIME; b++) {
+        append();
+        await pause(40 + ((life * 13 + b * 29) % 90));
+      }
+      // A kill lands while the watchers are busy with the last burst.
+      await stop(workbench, KILLED.has(life) ? 'SIGKILL' : 'SIGTERM');
+    }
+    expect(burst).toBe(bursts);
+    expect(files.every((s) => s.written === LINES_PER_FILE && s.rest === '')).toBe(true);
+    await stop(second, 'SIGTERM');
+    const last = await waitForExit(
+      spawn(process.execPath, [BUILT_CLI, '--contexts', root, 'sources', 'sync', '--json'], {
+        cwd: REPO_ROOT,
+        env: {
+          ...process.env,
+          HOME: home,
+          XDG_CONFIG_HOME: path.join(home, '.config'),
+          CWB_CONFIG: '',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+    );
+    expect(last.code, last.stderr).toBe(0);
+    expect(JSON.parse(last.stdout)).toMatchObject({ errors: [] });
+
+    const store = ContextStore.open(root);
+    try {
+      const repo = new SyncStateRepository(store.db);
+      let total = 0;
+      for (const s of files) {
+        const row = repo.get(s.file)!;
+        expect(row, s.file).toMatchObject({
+          pending: null,
+          error: null,
+          generation: 0,
+          line_no: LINES_PER_FILE,
+        });
+        expect(row.offset).toBe(fs.statSync(s.file).size);
+        const tasks = store.listTasks({ limit: 100 }).rows.filter((r) => {
+          const meta = JSON.parse(
+            fs.readFileSync(path.join(store.taskPath(r), 'metadata.json'), 'utf8'),
+          ) as { source?: { file?: string } };
+          return meta.source?.file === s.file;
+        });
+        expect(tasks).toHaveLength(1);
+        const task = tasks[0]!;
+        const messages = fs
+          .readFileSync(path.join(store.taskPath(task), 'messages.jsonl'), 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as { content: string });
+        const f = files.indexOf(s);
+        expect(messages.map((m) => m.content)).toEqual(
+          Array.from({ length: LINES_PER_FILE }, (_, i) => textOf(f, i)),
+        );
+        expect(task.total_messages).toBe(LINES_PER_FILE);
+        total += messages.length;
+      }
+      expect(total).toBe(10_000);
+    } finally {
+      store.close();
+    }
+  }, 600_000);
+});
