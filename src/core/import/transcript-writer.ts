@@ -26,6 +26,12 @@ export interface CompactionInput {
   extra?: Record<string, unknown>;
 }
 
+/**
+ * Tools whose call ends the task: the agent writes no result after them (Cline and Roo
+ * Code's attempt_completion when the user accepts), so a missing result is not a failure.
+ */
+const TASK_ENDING_TOOLS: ReadonlySet<string> = new Set(['attempt_completion']);
+
 /** `error` of tools.jsonl holds the start of a failed result; the whole result stays in `result`. */
 const ERROR_CHARS = 2000;
 
@@ -147,16 +153,20 @@ export class TranscriptWriter {
     this.segmentTokens = 0;
   }
 
-  /** Calls that never got a result become error records; returns the counters for tasks.db. */
+  /**
+   * Calls that never got a result become error records — except a call that ends the task
+   * (Cline's attempt_completion), which no agent answers; returns the counters for tasks.db.
+   */
   finish(): ImportedCounters {
     for (const queue of this.pending.values()) {
       for (const call of queue) {
+        const ends = TASK_ENDING_TOOLS.has(call.name);
         this.task.tools.add({
           tool: call.name,
           args: call.args,
           result: null,
-          status: 'error',
-          error: 'no result in the transcript',
+          status: ends ? 'success' : 'error',
+          error: ends ? null : 'no result in the transcript',
           duration_ms: 0,
           tool_call_id: call.id,
           timestamp: call.timestamp,
