@@ -4,6 +4,7 @@ import { resolveContextsRoot } from '../core/store/contexts-layout';
 import { ContextStore } from '../core/store/context-store';
 import { processSecrets } from '../core/llm/process-secrets';
 import { rememberSecrets } from './cli-secrets';
+import { PriceBook } from '../core/cost/price-book';
 
 export interface GlobalOptions {
   contexts?: string;
@@ -14,6 +15,8 @@ export interface CliContext {
   config: AppConfig;
   configFile: string | null;
   root: string;
+  /** config.yaml's `pricing:` over the shipped price table. */
+  prices: PriceBook;
 }
 
 /** Config and contexts root as every command sees them: flags, then environment, then config, then defaults. */
@@ -21,11 +24,12 @@ export function resolveContext(
   options: GlobalOptions,
   env: NodeJS.ProcessEnv = process.env,
 ): CliContext {
-  const { config, file } = loadConfig({ file: options.config ?? null, env });
+  const { config, file, pricing } = loadConfig({ file: options.config ?? null, env });
   rememberSecrets(processSecrets(config, env));
   return {
     config,
     configFile: file,
+    prices: new PriceBook(pricing ?? {}),
     root: resolveContextsRoot(options.contexts, env, config.contexts_dir),
   };
 }

@@ -5,6 +5,8 @@ import { CwbError } from '../../core/errors';
 import { resolveContext, withStore, type GlobalOptions } from '../cli-context';
 import { formatCount, formatTable, formatTime, printJson, type Output } from '../output';
 import { parseCount, parseChoice } from '../parse-args';
+import { costSql, rowCost } from '../../core/cost';
+import { formatCost } from '../../shared/format-cost';
 
 interface TasksOptions {
   status?: string;
@@ -47,9 +49,18 @@ export function registerTasks(program: Command, output: Output): void {
         order: parseChoice<'asc' | 'desc'>('--order', opts.order, ['asc', 'desc']),
       };
       await withStore(ctx, (store) => {
-        const { rows, total } = store.listTasks(query);
+        const { rows, total } = store.listTasks({
+          ...query,
+          ...(query.sort === 'cost' && { costSql: costSql(store.repo, ctx.prices) }),
+        });
+        const costs = rows.map((r) => rowCost(r, ctx.prices));
         if (opts.json) {
-          printJson(output, { total, offset: query.offset, tasks: rows });
+          printJson(output, {
+            total,
+            offset: query.offset,
+            tasks: rows.map((r, i) => ({ ...r, cost: costs[i] })),
+            prices: { version: ctx.prices.version, overrides: ctx.prices.overrides },
+          });
           return;
         }
         if (rows.length === 0) {
@@ -60,13 +71,14 @@ export function registerTasks(program: Command, output: Output): void {
         }
         output.out(
           formatTable(
-            ['ID', 'STATUS', 'UPDATED (UTC)', 'MSGS', 'TOKENS', 'REPO', 'TITLE'],
-            rows.map((r) => [
+            ['ID', 'STATUS', 'UPDATED (UTC)', 'MSGS', 'TOKENS', 'COST', 'REPO', 'TITLE'],
+            rows.map((r, i) => [
               r.uuid,
               r.status,
               formatTime(r.updated_at),
               formatCount(r.total_messages),
               formatCount(r.total_tokens),
+              formatCost(costs[i]!),
               r.repository || '-',
               r.title ?? r.prompt ?? '',
             ]),

@@ -1,4 +1,4 @@
-import type { TaskListRow } from '../../shared/api/tasks-api';
+import type { TaskListRow, TasksPage } from '../../shared/api/tasks-api';
 import type { WorkbenchHandlers } from '../../shared/api/workbench-api';
 import type { TaskRow } from '../../shared/task-types';
 import { allRecords } from '../compaction/compaction-record';
@@ -11,6 +11,7 @@ import {
 import path from 'node:path';
 import { TASK_FILES } from '../store/contexts-layout';
 import { LineCountCache } from './line-count-cache';
+import { costSql, priceBookOf, rowCost, taskCost, type PriceBook } from '../cost';
 import type { ServiceContext } from './service-context';
 
 const PROMPT_PREVIEW_CHARS = 200;
@@ -30,15 +31,28 @@ export function tasksHandlers(
   return {
     queryTasks: async (q) => {
       const { facets, ...query } = q;
-      const { rows, total } = ctx.store.listTasks(query);
+      const book = priceBookOf(() => ctx.loadConfig());
+      const needsSql = facets || query.sort === 'cost';
+      const expr = needsSql ? costSql(ctx.store.repo, book) : undefined;
+      const { rows, total } = ctx.store.listTasks({
+        ...query,
+        ...(query.sort === 'cost' && expr && { costSql: expr }),
+      });
+      let cost: TasksPage['cost'];
+      if (facets && expr) {
+        const { facets: _f, sort: _s, order: _o, limit: _l, offset: _off, ...filter } = q;
+        const sum = ctx.store.repo.sumOf(filter, expr);
+        cost = { usd: sum.sum, unknown: sum.nulls, tasks: sum.rows };
+      }
       return {
-        rows: rows.map(toListRow),
+        rows: rows.map((r) => toListRow(r, book)),
         total,
         offset: q.offset,
         limit: q.limit,
         ...(facets && {
           facets: { status: taskStatusCounts(ctx.store.db, query), ...facetValues() },
         }),
+        ...(cost && { cost }),
       };
     },
 
@@ -54,16 +68,22 @@ export function tasksHandlers(
         currentMessages: currentLines.count(path.join(reader.dir, TASK_FILES.current)),
         compactions: { total: records.length, active: records.filter((r) => !r.undone).length },
         supervised: ctx.supervisor.isRunning(uuid),
+        cost: taskCost(
+          reader.row,
+          records,
+          priceBookOf(() => ctx.loadConfig()),
+        ),
       };
     },
   };
 }
 
 /** The table does not need the whole prompt or the metadata JSON of every row. */
-export function toListRow(row: TaskRow): TaskListRow {
+export function toListRow(row: TaskRow, book: PriceBook): TaskListRow {
   const { prompt, metadata: _metadata, ...rest } = row;
   return {
     ...rest,
     prompt_preview: prompt === null ? null : prompt.slice(0, PROMPT_PREVIEW_CHARS),
+    cost: rowCost(row, book),
   };
 }

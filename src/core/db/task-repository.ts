@@ -47,8 +47,16 @@ export interface FinalStats {
 export const SORTABLE_COLUMNS = TASK_SORT_COLUMNS;
 export type SortColumn = (typeof SORTABLE_COLUMNS)[number];
 
+/** An SQL expression over the tasks table's columns, with its named parameters. */
+export interface SqlExpression {
+  sql: string;
+  params: Record<string, unknown>;
+}
+
 export interface TaskQuery extends TaskFilter {
   sort?: SortColumn;
+  /** What sort 'cost' orders by (PriceBook.sqlExpression); without it 'cost' sorts by created_at. */
+  costSql?: SqlExpression;
   order?: 'asc' | 'desc';
   limit?: number;
   offset?: number;
@@ -364,8 +372,14 @@ export class TaskRepository {
    * rows are read. The total is counted only when the page does not already tell it.
    */
   query(q: TaskQuery = {}): { rows: TaskRow[]; total: number } {
-    const sort: SortColumn =
+    const named: SortColumn =
       q.sort && (SORTABLE_COLUMNS as readonly string[]).includes(q.sort) ? q.sort : 'created_at';
+    // Cost has no column (prices live in the app and the config): the expression is
+    // evaluated per matching row, unknown costs (NULL) last when descending.
+    const byCost = named === 'cost' && q.costSql !== undefined;
+    const sort = byCost ? q.costSql!.sql : named === 'cost' ? 'created_at' : named;
+    const outerSort = byCost ? sort : `t.${sort}`;
+    const extra = byCost ? q.costSql!.params : {};
     const order = q.order === 'asc' ? 'ASC' : 'DESC';
     const limit = Math.max(0, Math.min(q.limit ?? 100, 10_000));
     const offset = Math.max(0, q.offset ?? 0);
@@ -376,9 +390,9 @@ export class TaskRepository {
              (SELECT rowid AS r FROM tasks ${where.sql}
               ORDER BY ${sort} ${order}, rowid ${order} LIMIT ${limit} OFFSET ${offset}) AS page
            CROSS JOIN tasks AS t ON t.rowid = page.r
-           ORDER BY t.${sort} ${order}, t.rowid ${order}`,
+           ORDER BY ${outerSort} ${order}, t.rowid ${order}`,
         )
-        .all(where.params) as TaskRow[];
+        .all({ ...where.params, ...extra }) as TaskRow[];
     const count = (where: { sql: string; params: Record<string, unknown> }): number =>
       (
         this.db.prepare(`SELECT COUNT(*) AS n FROM tasks ${where.sql}`).get(where.params) as {
@@ -420,6 +434,28 @@ export class TaskRepository {
       ? searchIndexReady(this.db)
       : backfillSearchIndex(this.db, SEARCH_BACKFILL_PER_QUERY_MS);
     return this.searchReady;
+  }
+
+  /** The distinct models of all tasks (NULL included), read off the model index. */
+  distinctModels(): (string | null)[] {
+    return (
+      this.db.prepare('SELECT DISTINCT model FROM tasks').all() as { model: string | null }[]
+    ).map((r) => r.model);
+  }
+
+  /**
+   * The sum of `expr` over the tasks matching `filter`, and how many of them it is NULL for
+   * (the task table's cost total: unknown costs are counted, never added as 0).
+   */
+  sumOf(filter: TaskFilter, expr: SqlExpression): { sum: number; nulls: number; rows: number } {
+    const where = taskWhere(filter);
+    const row = this.db
+      .prepare(
+        `SELECT TOTAL(v) AS sum, COUNT(*) - COUNT(v) AS nulls, COUNT(*) AS rows
+           FROM (SELECT ${expr.sql} AS v FROM tasks ${where.sql})`,
+      )
+      .get({ ...where.params, ...expr.params }) as { sum: number; nulls: number; rows: number };
+    return row;
   }
 
   /** Completed or failed tasks that ended before `cutoff` (ISO): the cleanup candidates. */
