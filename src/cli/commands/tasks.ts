@@ -13,6 +13,7 @@ interface TasksOptions {
   repo?: string;
   user?: string;
   model?: string;
+  agent?: string;
   search?: string;
   limit: string;
   offset: string;
@@ -29,6 +30,7 @@ export function registerTasks(program: Command, output: Output): void {
     .option('--repo <repo>', 'repository name or owner/repo')
     .option('--user <user>', 'user name')
     .option('--model <model>', 'model name')
+    .option('--agent <name>', 'the agent that wrote the task (claude-code, codex, ...)')
     .option('--search <text>', 'text in the title or prompt')
     .option('--limit <n>', 'at most this many tasks', '50')
     .option('--offset <n>', 'skip this many tasks', '0')
@@ -43,6 +45,7 @@ export function registerTasks(program: Command, output: Output): void {
         ...(opts.user !== undefined && { user: opts.user }),
         ...(opts.model !== undefined && { model: opts.model }),
         ...(opts.search !== undefined && { search: opts.search }),
+        ...(opts.agent !== undefined && { source: opts.agent }),
         limit: parseCount('--limit', opts.limit, 1, 10_000),
         offset: parseCount('--offset', opts.offset, 0),
         sort: parseChoice<SortColumn>('--sort', opts.sort, SORTABLE_COLUMNS),

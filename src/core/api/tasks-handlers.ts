@@ -1,4 +1,4 @@
-import type { TaskListRow, TasksPage } from '../../shared/api/tasks-api';
+import type { FacetValue, TaskListRow, TasksCostTotal } from '../../shared/api/tasks-api';
 import type { WorkbenchHandlers } from '../../shared/api/workbench-api';
 import type { TaskRow } from '../../shared/task-types';
 import { allRecords } from '../compaction/compaction-record';
@@ -21,13 +21,21 @@ export function tasksHandlers(
 ): Pick<WorkbenchHandlers, 'queryTasks' | 'getTask'> {
   // The value lists cover every task and cost a scan each (~0.2 s at 100,000 tasks), so
   // they are kept until the table changes; status counts follow the filters every time.
-  let values: { stamp: string; lists: FacetValues } | undefined;
+  let values: { stamp: string; lists: FacetValues & { sources: FacetValue[] } } | undefined;
   const facetValues = (): FacetValues => {
     const stamp = tasksTableStamp(ctx.store.db);
-    if (values?.stamp !== stamp) values = { stamp, lists: taskFacetValues(ctx.store.db) };
+    if (values?.stamp !== stamp)
+      values = { stamp, lists: { ...taskFacetValues(ctx.store.db), sources: sourceValues() } };
     return values.lists;
   };
   const currentLines = new LineCountCache();
+  // Few distinct agents; the key index (task_source first) answers this without the rows.
+  const sourceValues = () =>
+    ctx.store.db
+      .prepare(
+        'SELECT task_source AS value, COUNT(*) AS count FROM tasks GROUP BY task_source ORDER BY count DESC LIMIT 50',
+      )
+      .all() as { value: string; count: number }[];
   return {
     queryTasks: async (q) => {
       const { facets, ...query } = q;
@@ -38,7 +46,7 @@ export function tasksHandlers(
         ...query,
         ...(query.sort === 'cost' && expr && { costSql: expr }),
       });
-      let cost: TasksPage['cost'];
+      let cost: TasksCostTotal | undefined;
       if (facets && expr) {
         const { facets: _f, sort: _s, order: _o, limit: _l, offset: _off, ...filter } = q;
         const sum = ctx.store.repo.sumOf(filter, expr);
@@ -50,9 +58,12 @@ export function tasksHandlers(
         offset: q.offset,
         limit: q.limit,
         ...(facets && {
-          facets: { status: taskStatusCounts(ctx.store.db, query), ...facetValues() },
+          facets: {
+            status: taskStatusCounts(ctx.store.db, query),
+            ...facetValues(),
+            ...(cost && { cost }),
+          },
         }),
-        ...(cost && { cost }),
       };
     },
 

@@ -7,6 +7,8 @@ export interface TaskFilter {
   repo?: string;
   user?: string;
   model?: string;
+  /** The agent that wrote the task (task_source: claude-code, codex, ...; '' = this app). */
+  source?: string;
   search?: string;
   createdFrom?: string;
   createdTo?: string;
@@ -65,6 +67,10 @@ export function taskWhere(
   if (q.model) {
     where.push('model = @model');
     params.model = q.model;
+  }
+  if (q.source !== undefined) {
+    where.push('task_source = @source');
+    params.source = q.source;
   }
   if (q.search) {
     if (candidates !== undefined) {

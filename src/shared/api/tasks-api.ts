@@ -16,6 +16,7 @@ export const TASK_SORT_COLUMNS = [
   'repository',
   'task_type',
   'task_id',
+  'task_source',
   'user',
   'model',
   'total_messages',
@@ -36,6 +37,8 @@ export const queryTasksInput = z.strictObject({
   repo: text.optional(),
   user: text.optional(),
   model: text.optional(),
+  /** The agent (task_source); '' = tasks this app ran. */
+  source: z.string().max(500).optional(),
   /** Matches title or prompt (substring, case-insensitive for ASCII). */
   search: text.optional(),
   createdFrom: isoDateSchema.optional(),
@@ -78,6 +81,10 @@ export interface TaskFacets {
   repos: FacetValue[];
   users: FacetValue[];
   models: FacetValue[];
+  /** Agents (task_source) with their task counts. */
+  sources?: FacetValue[];
+  /** The total cost of the tasks matching every filter. */
+  cost?: TasksCostTotal;
 }
 
 export interface TasksPage {
@@ -87,8 +94,6 @@ export interface TasksPage {
   offset: number;
   limit: number;
   facets?: TaskFacets;
-  /** With facets: the total cost of the matching tasks. */
-  cost?: TasksCostTotal;
 }
 
 export interface TaskDetail {
