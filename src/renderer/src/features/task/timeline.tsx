@@ -1,5 +1,5 @@
-import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useWindowVirtualizer } from '@tanstack/react-virtual';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { CompactionRecordInfo } from '../../../../shared/api/compaction-api';
 import { StatePanel } from '../../components/state-panel';
 import { useT } from '../../i18n/use-t';
@@ -29,11 +29,20 @@ export function Timeline({ uuid, view, target, revision, compactions, onJump }: 
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
   const byId = useMemo(() => new Map(compactions.map((c) => [c.id, c])), [compactions]);
   const count = data.total ?? 0;
-  const virtualizer = useVirtualizer({
+  // The page scrolls as one (header, chart, tabs and messages): the list is virtualized
+  // against the window, offset by where it starts on the page.
+  const [margin, setMargin] = useState(0);
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (!el) return;
+    const top = Math.round(el.getBoundingClientRect().top + window.scrollY);
+    if (top !== margin) setMargin(top);
+  });
+  const virtualizer = useWindowVirtualizer({
     count,
-    getScrollElement: () => scroller.current,
     estimateSize: () => ESTIMATED_ROW_PX,
     overscan: 6,
+    scrollMargin: margin,
   });
   const items = virtualizer.getVirtualItems();
   const first = items[0]?.index ?? 0;
@@ -49,7 +58,7 @@ export function Timeline({ uuid, view, target, revision, compactions, onJump }: 
     shownCount.current = count;
   }, [count, virtualizer]);
   useEffect(() => {
-    const el = scroller.current;
+    const el = document.scrollingElement;
     if (el) wasAtEnd.current = el.scrollHeight - el.scrollTop - el.clientHeight < FOLLOW_SLACK_PX;
   });
 
@@ -64,7 +73,6 @@ export function Timeline({ uuid, view, target, revision, compactions, onJump }: 
   useEffect(() => {
     if (target === undefined || count === 0) return;
     const position = Math.min(count, target) - 1;
-    scroller.current?.scrollIntoView({ block: 'nearest' });
     virtualizer.scrollToIndex(position, { align: 'start' });
     // Rows measured after the first scroll move the target: settle once more.
     const timer = setTimeout(() => virtualizer.scrollToIndex(position, { align: 'start' }), 250);
@@ -111,7 +119,7 @@ export function Timeline({ uuid, view, target, revision, compactions, onJump }: 
                 top: 0,
                 left: 0,
                 right: 0,
-                transform: `translateY(${item.start}px)`,
+                transform: `translateY(${item.start - virtualizer.options.scrollMargin}px)`,
               }}
             >
               {message ? (
