@@ -90,7 +90,7 @@ export function MessageRow({
             type="button"
             className="tv-link tv-compaction-tokens"
             onClick={() => onJump(compaction.through_seq ?? compaction.end_seq)}
-            title={compaction.strategy}
+            title={t('compactionTokensHint', { strategy: compaction.strategy })}
           >
             {t('compactionTokens', {
               id: String(compaction.id),
