@@ -54,6 +54,12 @@ export function TasksPage() {
         }
         return;
       }
+      if (e.key === '$') {
+        // The most expensive tasks first: one key, listed in the ? overlay.
+        e.preventDefault();
+        setSort({ column: 'cost', order: 'desc' });
+        return;
+      }
       if (e.key !== '/') return;
       e.preventDefault();
       searchRef.current?.focus();
@@ -61,7 +67,7 @@ export function TasksPage() {
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, []);
+  }, [setSort]);
 
   const onSort = useCallback(
     (column: TaskSortColumn) => {
