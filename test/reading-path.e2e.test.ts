@@ -31,18 +31,21 @@ async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(RESULTS, name) });
 }
 
-/** Presses Tab until `matches` holds for the focused element (a person tabbing to a control). */
-async function tabTo(page: Page, matches: (el: Element) => boolean, max = 80): Promise<void> {
-  const source = `(${matches.toString()})(document.activeElement)`;
+/**
+ * Presses Tab until `matches` (a browser expression over the focused element `el`) holds:
+ * a person tabbing to a control.
+ */
+async function tabTo(page: Page, matches: string, max = 80): Promise<void> {
+  const source = `(() => { const el = document.activeElement; return !!el && (${matches}); })()`;
   for (let i = 0; i < max; i++) {
     await page.keyboard.press('Tab');
     if (await page.evaluate(source)) return;
   }
-  throw new Error(`Tab never reached the control (${matches.toString()})`);
+  throw new Error(`Tab never reached the control (${matches})`);
 }
 
-const focusedClass = (page: Page): Promise<string> =>
-  page.evaluate(() => document.activeElement?.className ?? '');
+const focused = (page: Page, what: 'className' | 'textContent'): Promise<string> =>
+  page.evaluate(`document.activeElement?.${what} ?? ''`);
 
 describe('the reading path, keyboard only', () => {
   it('finds the most expensive session, reads its third compaction’s lost facts and exports its current context', async () => {
@@ -76,9 +79,23 @@ describe('the reading path, keyboard only', () => {
     const top = tasks[0]!;
     expect(top.cost.usd).toBeGreaterThan(0);
     expect(tasks[1]!.cost.usd!).toBeLessThanOrEqual(top.cost.usd!);
-    for (let i = 0; i < 3; i++) {
-      const run = runCwb(['--contexts', root, 'compact', top.uuid, '--strategy', 'truncate']);
+    // Three compactions: an importance window, then a quarter truncated twice (the third
+    // hides 20 messages and loses facts).
+    const config = path.join(tempDir(), 'config.yaml');
+    fs.writeFileSync(config, 'compaction:\n  truncate:\n    fraction: 0.25\n');
+    for (const strategy of ['importance-window', 'truncate', 'truncate']) {
+      const run = runCwb([
+        '--contexts',
+        root,
+        '--config',
+        config,
+        'compact',
+        top.uuid,
+        '--strategy',
+        strategy,
+      ]);
       expect(run.status, run.stderr).toBe(0);
+      expect(run.stdout).toContain(`${strategy} [compaction`);
     }
     const shown = JSON.parse(runCwb(['--contexts', root, 'show', top.uuid, '--json']).stdout) as {
       cost: { total: { usd: number }; models: { model: string }[] };
@@ -92,7 +109,7 @@ describe('the reading path, keyboard only', () => {
 
     // The list takes the keys as soon as it shows: no click.
     await page.locator('.task-row[data-uuid]').first().waitFor({ timeout: 30_000 });
-    await expect.poll(() => focusedClass(page)).toContain('task-grid');
+    await expect.poll(() => focused(page, 'className')).toContain('task-grid');
     await page.keyboard.press('$');
     await expect
       .poll(() => page.locator('.task-row[data-index="0"]').getAttribute('data-uuid'))
@@ -114,16 +131,13 @@ describe('the reading path, keyboard only', () => {
     // ] to the Compactions tab, Tab to the newest (third) compaction's diff, Enter.
     await page.keyboard.press(']');
     await page.locator('tr[data-record="3"]').waitFor({ timeout: 30_000 });
-    await tabTo(
-      page,
-      (el) => el.closest('tr')?.getAttribute('data-record') === '3' && el.tagName === 'BUTTON',
-    );
+    await tabTo(page, `el.tagName === 'BUTTON' && el.closest('tr')?.dataset.record === '3'`);
     await page.keyboard.press('Enter');
     const lost = page.locator('.cmp-lost-panel');
     await lost.waitFor({ timeout: 60_000 });
     expect(page.url()).toMatch(/compaction\/3$/);
-    expect(await lost.locator('.cmp-lost-text').count()).toBeGreaterThan(0);
     await shot(page, 'reading-lost-facts-1400-light.png');
+    await expect.poll(() => lost.locator('.cmp-lost-text').count()).toBeGreaterThan(0);
 
     // Esc back to the task, e to export, the current context, Enter.
     await page.keyboard.press('Escape');
@@ -131,7 +145,7 @@ describe('the reading path, keyboard only', () => {
     await page.keyboard.press('e');
     const dialog = page.locator('dialog.export-dialog');
     await dialog.waitFor();
-    await tabTo(page, (el) => el instanceof HTMLInputElement && el.name === 'what');
+    await tabTo(page, `el.tagName === 'INPUT' && el.name === 'what'`);
     await page.keyboard.press('ArrowDown');
     expect(await dialog.locator('input[value="current"]').isChecked()).toBe(true);
     expect(await dialog.locator('select[name="format"]').inputValue()).toBe('markdown');
@@ -139,7 +153,7 @@ describe('the reading path, keyboard only', () => {
       `${top.uuid.slice(0, 8)}-context.md`,
     );
     const download = page.waitForEvent('download');
-    await tabTo(page, (el) => el instanceof HTMLButtonElement && el.type === 'submit');
+    await tabTo(page, `el.tagName === 'BUTTON' && el.type === 'submit'`);
     await page.keyboard.press('Enter');
     const file = await download;
     expect(file.suggestedFilename()).toBe(`${top.uuid.slice(0, 8)}-context.md`);
@@ -148,7 +162,7 @@ describe('the reading path, keyboard only', () => {
     const bytes = fs.statSync(saved).size;
     expect(bytes).toBeGreaterThan(0);
     await dialog.locator('.log-ok').waitFor();
-    expect(await dialog.locator('.log-ok').textContent()).toMatch(/\(\d[\d.,]* (B|KB|MB)\)$/);
+    expect(await dialog.locator('.log-ok').textContent()).toMatch(/\(\d[\d.,]* [kKMG]?B\)$/);
     await shot(page, 'reading-export-current-1400-light.png');
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
@@ -170,9 +184,7 @@ describe('the reading path, keyboard only', () => {
     await page.getByTestId('not-found-back').waitFor();
     expect(await page.locator('.tv-header-loading').count()).toBe(0);
     await shot(page, 'reading-not-found-1400-light.png');
-    await expect
-      .poll(() => page.evaluate(() => document.activeElement?.textContent))
-      .toBe('Back to the task list');
+    await expect.poll(() => focused(page, 'textContent')).toBe('Back to the task list');
     await page.keyboard.press('Enter');
     await page.locator('.task-row[data-uuid]').first().waitFor();
     await page.close();

@@ -325,15 +325,13 @@ describe('the task view in Chromium', () => {
     const total = async (): Promise<number> => Number(await timeline.getAttribute('data-total'));
     // The page scrolls as one: the window, not the timeline, is the scroller.
     const fromEnd = (): Promise<number> =>
-      page.evaluate(() => {
-        const el = document.scrollingElement!;
-        return el.scrollHeight - el.scrollTop - el.clientHeight;
-      });
+      page.evaluate(
+        '(() => { const el = document.scrollingElement; return el.scrollHeight - el.scrollTop - el.clientHeight; })()',
+      );
     const scrollTo = (end: boolean): Promise<void> =>
-      page.evaluate((end) => {
-        const el = document.scrollingElement!;
-        el.scrollTo(0, end ? el.scrollHeight : 0);
-      }, end);
+      page.evaluate(
+        `(() => { const el = document.scrollingElement; el.scrollTo(0, ${end ? 'el.scrollHeight' : '0'}); })()`,
+      );
     await expect.poll(total, { timeout: 30_000 }).toBeGreaterThanOrEqual(4);
     await scrollTo(true);
     await expect
@@ -343,7 +341,7 @@ describe('the task view in Chromium', () => {
     await scrollTo(false);
     await page.locator('.tv-status[data-status="completed"]').waitFor({ timeout: 60_000 });
     await expect.poll(total).toBe(3 + 2 * TURNS);
-    expect(await page.evaluate(() => document.scrollingElement!.scrollTop)).toBe(0);
+    expect(await page.evaluate('document.scrollingElement.scrollTop')).toBe(0);
     await scrollTo(true);
     await page.getByText('Read it six times.').waitFor({ timeout: 15_000 });
     // system, user, 6 × (assistant call + tool result), the final answer: 15 rows.

@@ -43,11 +43,15 @@ export function ExportDialog({ uuids, onClose }: { uuids: string[]; onClose(): v
     setBusy(true);
     try {
       if (web) {
-        const files = await prepareDownload({ uuids, format, current });
-        const named = files.map((f) => (single && fileName ? { ...f, name: fileName } : f));
-        for (const f of named) startDownload(f);
+        const files = await prepareDownload({
+          uuids,
+          format,
+          current,
+          ...(single && fileName && { name: fileName }),
+        });
+        for (const f of files) startDownload(f);
         setResult(
-          named.map((f) => ({
+          files.map((f) => ({
             ok: true,
             text: t('downloaded', { name: f.name, size: fmt.bytes(f.bytes) }),
           })),
