@@ -44,6 +44,16 @@ async function tabTo(page: Page, matches: string, max = 80): Promise<void> {
   throw new Error(`Tab never reached the control (${matches})`);
 }
 
+const SIZES = [
+  { width: 1400, height: 900 },
+  { width: 900, height: 700 },
+] as const;
+const VARIANTS = [
+  { theme: 'light', language: 'en' },
+  { theme: 'dark', language: 'en' },
+  { theme: 'dark', language: 'ja' },
+] as const;
+
 const focused = (page: Page, what: 'className' | 'textContent'): Promise<string> =>
   page.evaluate(`document.activeElement?.${what} ?? ''`);
 
@@ -187,6 +197,49 @@ describe('the reading path, keyboard only', () => {
     await expect.poll(() => focused(page, 'textContent')).toBe('Back to the task list');
     await page.keyboard.press('Enter');
     await page.locator('.task-row[data-uuid]').first().waitFor();
+
+    // Nothing cut off at 1400 px: the table needs no horizontal scroll, no header is clipped.
+    const grid = page.locator('.task-grid');
+    expect(await grid.evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(0);
+    const clipped = await page
+      .locator('.sort-button')
+      .evaluateAll((els) =>
+        els.filter((el) => el.scrollWidth > el.clientWidth + 1).map((el) => el.textContent),
+      );
+    expect(clipped).toEqual([]);
+
+    // Every screen of the path, at two sizes, light and dark, English and Japanese.
+    const base = serve.url.split('?')[0]!;
+    for (const size of SIZES) {
+      await page.setViewportSize({ width: size.width, height: size.height });
+      for (const ui of VARIANTS) {
+        await page.evaluate(`localStorage.setItem('cwb.ui', '${JSON.stringify(ui)}')`);
+        const tag = `${size.width}-${ui.theme}${ui.language === 'ja' ? '-ja' : ''}`;
+        await page.goto(`${base}#/`);
+        await page.locator('.task-row[data-uuid]').first().waitFor();
+        await page.keyboard.press('$');
+        await expect
+          .poll(() => page.locator('.task-row[data-index="0"]').getAttribute('data-uuid'))
+          .toBe(top.uuid);
+        await shot(page, `reading-list-${tag}.png`);
+        await page.goto(`${base}#/task/${top.uuid}/timeline`);
+        await page.locator('.tv-slot .tv-row').first().waitFor();
+        await shot(page, `reading-task-${tag}.png`);
+        await page.goto(`${base}#/task/${top.uuid}/compactions`);
+        await page.locator('tr[data-record="3"]').waitFor();
+        await shot(page, `reading-compactions-${tag}.png`);
+        await page.goto(`${base}#/task/${top.uuid}/compaction/3`);
+        await page.locator('.cmp-lost-panel .cmp-lost-text').first().waitFor({ timeout: 60_000 });
+        await page.locator('.cmp-lost-panel').evaluate((el) => el.scrollIntoView());
+        await shot(page, `reading-lost-${tag}.png`);
+        await page.keyboard.press('Escape');
+        await page.locator('.tv-header h2').waitFor();
+        await page.keyboard.press('e');
+        await page.locator('dialog.export-dialog').waitFor();
+        await shot(page, `reading-export-${tag}.png`);
+        await page.keyboard.press('Escape');
+      }
+    }
     await page.close();
-  }, 240_000);
+  }, 420_000);
 });
