@@ -216,6 +216,8 @@ describe('the reading path, keyboard only', () => {
         await page.evaluate(`localStorage.setItem('cwb.ui', '${JSON.stringify(ui)}')`);
         const tag = `${size.width}-${ui.theme}${ui.language === 'ja' ? '-ja' : ''}`;
         await page.goto(`${base}#/`);
+        // A hash change does not reload: reload so the page reads the theme and language.
+        await page.reload();
         await page.locator('.task-row[data-uuid]').first().waitFor();
         await page.keyboard.press('$');
         await expect

@@ -136,7 +136,7 @@ export const TASK_COLUMNS: readonly TaskColumn[] = [
     id: 'updated',
     label: 'colUpdated',
     sort: 'updated_at',
-    width: '112px',
+    width: '124px',
     cell: (r, ctx) => dateCell(r.updated_at, ctx),
   },
   {
