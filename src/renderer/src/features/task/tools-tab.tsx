@@ -13,6 +13,16 @@ import { StatePanel } from '../../components/state-panel';
 import { useFormat, type Formats } from '../../i18n/use-format';
 import { useT, type Translate } from '../../i18n/use-t';
 import { argsText } from './format';
+import { exitStatusOf } from './edit-call';
+import { byteLength } from './tool-call-view';
+
+function prettyJson(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}
 import { taskStrings, type TaskStringKey } from './strings';
 
 type ToolsState =
@@ -94,11 +104,20 @@ function columns(
       enableSorting: false,
       accessorFn: (r) => argsText(r.args ?? r.arguments),
       meta: { className: 'tv-col-args' },
-      cell: ({ getValue }) => (
-        <code className="tv-call-args" title={getValue<string>()}>
-          {getValue<string>()}
-        </code>
-      ),
+      cell: ({ getValue, row: { original: r } }) => {
+        const one = getValue<string>();
+        const value = r.args ?? r.arguments;
+        const pretty =
+          typeof value === 'string' ? prettyJson(value) : JSON.stringify(value ?? null, null, 2);
+        return (
+          <details className="tv-fold" onClick={(e) => e.stopPropagation()}>
+            <summary>
+              <code className="tv-call-args">{one}</code>
+            </summary>
+            <pre className="tv-args-pretty">{pretty}</pre>
+          </details>
+        );
+      },
     },
     {
       id: 'result',
@@ -106,14 +125,26 @@ function columns(
       enableSorting: false,
       accessorFn: (r) => r.error ?? r.result ?? '',
       meta: { className: 'tv-col-result' },
-      cell: ({ row: { original: r }, getValue }) => (
-        <span
-          className={r.status === 'error' ? 'tv-cell-error tv-ellipsis' : 'tv-ellipsis'}
-          title={getValue<string>()}
-        >
-          {getValue<string>() || '—'}
-        </span>
-      ),
+      cell: ({ row: { original: r }, getValue }) => {
+        const text = getValue<string>();
+        const exit = exitStatusOf(r.result ?? r.error ?? null);
+        return (
+          <details className="tv-fold" onClick={(e) => e.stopPropagation()}>
+            <summary>
+              {exit !== undefined && (
+                <span className={`tv-badge ${exit === 0 ? 'tv-exit-ok' : 'tv-exit-fail'}`}>
+                  {t('exitStatus', { code: exit })}
+                </span>
+              )}{' '}
+              <span className={r.status === 'error' ? 'tv-cell-error' : ''}>
+                {text ? t('resultBytes', { bytes: f.bytes(byteLength(text)) }) : '—'}
+              </span>{' '}
+              <span className="tv-muted tv-ellipsis">{text.slice(0, 120)}</span>
+            </summary>
+            <pre className="tv-args-pretty">{text}</pre>
+          </details>
+        );
+      },
     },
   ];
 }
