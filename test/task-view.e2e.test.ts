@@ -323,10 +323,11 @@ describe('the task view in Chromium', () => {
     // The reader goes to the end while the task runs: new messages keep it there.
     const timeline = page.locator('.tv-timeline');
     const total = async (): Promise<number> => Number(await timeline.getAttribute('data-total'));
-    // The page scrolls as one: the window, not the timeline, is the scroller.
+    // The page scrolls as one: the window, not the timeline, is the scroller; "at the end"
+    // is the timeline's end in view.
     const fromEnd = (): Promise<number> =>
       page.evaluate(
-        '(() => { const el = document.scrollingElement; return el.scrollHeight - el.scrollTop - el.clientHeight; })()',
+        "document.querySelector('.tv-timeline').getBoundingClientRect().bottom - innerHeight",
       );
     const scrollTo = (end: boolean): Promise<void> =>
       page.evaluate(

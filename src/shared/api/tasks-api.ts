@@ -16,7 +16,6 @@ export const TASK_SORT_COLUMNS = [
   'repository',
   'task_type',
   'task_id',
-  'task_source',
   'user',
   'model',
   'total_messages',

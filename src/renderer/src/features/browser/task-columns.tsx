@@ -10,8 +10,8 @@ import { agentName } from '../../format/agent-name';
 export interface TaskColumn {
   id: string;
   label: BrowserKey;
-  /** The store's sort key: every column sorts on the server. */
-  sort: TaskSortColumn;
+  /** The store's sort key (on the server); none = the column does not sort (no index for it). */
+  sort?: TaskSortColumn;
   /** A CSS grid track; header and rows share it so they line up. */
   width: string;
   numeric?: boolean;
@@ -89,7 +89,6 @@ export const TASK_COLUMNS: readonly TaskColumn[] = [
   {
     id: 'agent',
     label: 'colAgent',
-    sort: 'task_source',
     width: '124px',
     cell: (r, ctx) => <span className="muted">{agentName(r.task_source, ctx.own)}</span>,
   },

@@ -127,7 +127,8 @@ export function TaskGrid({ data, total, sort, order, onSort, onActive }: Props) 
         style={{ gridTemplateColumns: template, minWidth }}
       >
         {columns.map((c) => {
-          const sorted = c.sort === sort;
+          const sorted = c.sort !== undefined && c.sort === sort;
+          const by = c.sort;
           return (
             <div
               key={c.id}
@@ -139,7 +140,9 @@ export function TaskGrid({ data, total, sort, order, onSort, onActive }: Props) 
                 type="button"
                 className={`sort-button${sorted ? ' sorted' : ''}`}
                 data-column={c.id}
-                onClick={() => onSort(c.sort)}
+                // A column without a sort key (no index for it) is filtered instead.
+                disabled={by === undefined}
+                onClick={() => by && onSort(by)}
                 title={sorted ? t(order === 'asc' ? 'sortAsc' : 'sortDesc') : undefined}
               >
                 {t(c.label)}

@@ -91,8 +91,8 @@ export function TaskHeader({ detail, onChanged }: { detail: TaskDetail; onChange
         total: detail.compactions.total,
       }),
     ],
-    ['duration', f.duration(duration), t('startedAt', { when: f.dateTime(start) })],
     ['cost', costText(detail.cost.total), costHint(detail, t)],
+    ['duration', f.duration(duration), t('startedAt', { when: f.dateTime(start) })],
   ];
 
   return (

@@ -58,8 +58,10 @@ export function Timeline({ uuid, view, target, revision, compactions, onJump }: 
     shownCount.current = count;
   }, [count, virtualizer]);
   useEffect(() => {
-    const el = document.scrollingElement;
-    if (el) wasAtEnd.current = el.scrollHeight - el.scrollTop - el.clientHeight < FOLLOW_SLACK_PX;
+    // The end of the list, not of the page (the page may have padding below it).
+    const el = scroller.current;
+    if (el)
+      wasAtEnd.current = el.getBoundingClientRect().bottom - window.innerHeight < FOLLOW_SLACK_PX;
   });
 
   const { ensure } = data;
