@@ -49,20 +49,41 @@ export function Timeline({ uuid, view, target, revision, compactions, onJump }: 
   const last = items.at(-1)?.index ?? 0;
 
   // Follow a growing task while the reader sits at its end, as a terminal does. Where the
-  // reader was is measured after each render, so a growth compares with the view before it.
-  const wasAtEnd = useRef(false);
+  // reader is comes from scroll events only: growth (new rows, rows measured taller) does
+  // not move the reader, so it cannot turn following off by itself.
+  const wasAtEnd = useRef(true);
   const shownCount = useRef(0);
-  useEffect(() => {
-    if (shownCount.current > 0 && count > shownCount.current && wasAtEnd.current)
-      virtualizer.scrollToIndex(count - 1, { align: 'end' });
-    shownCount.current = count;
-  }, [count, virtualizer]);
-  useEffect(() => {
-    // The end of the list, not of the page (the page may have padding below it).
+  const scrollToEnd = (): void => {
     const el = scroller.current;
-    if (el)
-      wasAtEnd.current = el.getBoundingClientRect().bottom - window.innerHeight < FOLLOW_SLACK_PX;
-  });
+    if (!el) return;
+    const gap = el.getBoundingClientRect().bottom - window.innerHeight;
+    if (gap > 0) window.scrollTo(0, window.scrollY + gap + 4);
+  };
+  useEffect(() => {
+    const onScroll = (): void => {
+      const el = scroller.current;
+      if (el)
+        wasAtEnd.current = el.getBoundingClientRect().bottom - window.innerHeight < FOLLOW_SLACK_PX;
+    };
+    onScroll();
+    window.addEventListener('scroll', onScroll, { passive: true });
+    return () => window.removeEventListener('scroll', onScroll);
+  }, [count > 0]);
+  useEffect(() => {
+    if (shownCount.current > 0 && count > shownCount.current && wasAtEnd.current) scrollToEnd();
+    shownCount.current = count;
+  }, [count]);
+  // Rows measured after they came in make the list taller: stay at its end.
+  const inner = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const el = inner.current;
+    if (!el) return;
+    const observer = new ResizeObserver(() => {
+      if (wasAtEnd.current && shownCount.current > 0) scrollToEnd();
+    });
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [count > 0]);
 
   const { ensure } = data;
   // After every render: a live refresh or an eviction can empty a visible window, and ensure
@@ -105,7 +126,7 @@ export function Timeline({ uuid, view, target, revision, compactions, onJump }: 
 
   return (
     <div ref={scroller} className="tv-timeline" data-total={count}>
-      <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+      <div ref={inner} style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
         {items.map((item) => {
           const message = data.at(item.index);
           const key = `${view}:${item.index}`;

@@ -105,17 +105,14 @@ function columns(
       accessorFn: (r) => argsText(r.args ?? r.arguments),
       meta: { className: 'tv-col-args' },
       cell: ({ getValue, row: { original: r } }) => {
-        const one = getValue<string>();
         const value = r.args ?? r.arguments;
         const pretty =
           typeof value === 'string' ? prettyJson(value) : JSON.stringify(value ?? null, null, 2);
+        // The row opens the call in the timeline; the full arguments show on hover here.
         return (
-          <details className="tv-fold" onClick={(e) => e.stopPropagation()}>
-            <summary>
-              <code className="tv-call-args">{one}</code>
-            </summary>
-            <pre className="tv-args-pretty">{pretty}</pre>
-          </details>
+          <code className="tv-call-args" title={pretty}>
+            {getValue<string>()}
+          </code>
         );
       },
     },
@@ -129,20 +126,17 @@ function columns(
         const text = getValue<string>();
         const exit = exitStatusOf(r.result ?? r.error ?? null);
         return (
-          <details className="tv-fold" onClick={(e) => e.stopPropagation()}>
-            <summary>
-              {exit !== undefined && (
-                <span className={`tv-badge ${exit === 0 ? 'tv-exit-ok' : 'tv-exit-fail'}`}>
-                  {t('exitStatus', { code: exit })}
-                </span>
-              )}{' '}
-              <span className={r.status === 'error' ? 'tv-cell-error' : ''}>
-                {text ? t('resultBytes', { bytes: f.bytes(byteLength(text)) }) : '—'}
-              </span>{' '}
-              <span className="tv-muted tv-ellipsis">{text.slice(0, 120)}</span>
-            </summary>
-            <pre className="tv-args-pretty">{text}</pre>
-          </details>
+          <span className="tv-result-cell" title={text.slice(0, 4000)}>
+            {exit !== undefined && (
+              <span className={`tv-badge ${exit === 0 ? 'tv-exit-ok' : 'tv-exit-fail'}`}>
+                {t('exitStatus', { code: exit })}
+              </span>
+            )}
+            {text && <span className="tv-muted">{f.bytes(byteLength(text))}</span>}
+            <span className={r.status === 'error' ? 'tv-cell-error tv-ellipsis' : 'tv-ellipsis'}>
+              {text || '—'}
+            </span>
+          </span>
         );
       },
     },
