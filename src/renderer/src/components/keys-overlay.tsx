@@ -53,7 +53,7 @@ const SECTIONS: { title: Key; rows: [string, Key][] }[] = [
   {
     title: 'list',
     rows: [
-      ['↑ ↓ / j k', 'move'],
+      ['↑ ↓ j k', 'move'],
       ['PageUp PageDown', 'page'],
       ['Home End', 'ends'],
       ['Enter', 'open'],
