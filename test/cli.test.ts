@@ -71,7 +71,9 @@ describe('cwb CLI', () => {
   it('tasks lists every task as a table and as JSON', () => {
     const table = cwb('tasks');
     expect(table.status).toBe(0);
-    expect(table.stdout).toMatch(/^ID\s+STATUS\s+UPDATED \(UTC\)\s+MSGS\s+TOKENS\s+REPO\s+TITLE/);
+    expect(table.stdout).toMatch(
+      /^ID\s+STATUS\s+UPDATED \(UTC\)\s+MSGS\s+TOKENS\s+COST\s+REPO\s+TITLE/,
+    );
     expect(table.stdout).toContain('Fix login bug');
     expect(table.stdout).toContain('1–3 of 3 tasks');
 

@@ -323,19 +323,27 @@ describe('the task view in Chromium', () => {
     // The reader goes to the end while the task runs: new messages keep it there.
     const timeline = page.locator('.tv-timeline');
     const total = async (): Promise<number> => Number(await timeline.getAttribute('data-total'));
+    // The page scrolls as one: the window, not the timeline, is the scroller; "at the end"
+    // is the timeline's end in view.
     const fromEnd = (): Promise<number> =>
-      timeline.evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight);
+      page.evaluate(
+        "document.querySelector('.tv-timeline').getBoundingClientRect().bottom - innerHeight",
+      );
+    const scrollTo = (end: boolean): Promise<void> =>
+      page.evaluate(
+        `(() => { const el = document.scrollingElement; el.scrollTo(0, ${end ? 'el.scrollHeight' : '0'}); })()`,
+      );
     await expect.poll(total, { timeout: 30_000 }).toBeGreaterThanOrEqual(4);
-    await timeline.evaluate((el) => el.scrollTo(0, el.scrollHeight));
+    await scrollTo(true);
     await expect
       .poll(async () => (await total()) >= 10 && (await fromEnd()) < 48, { timeout: 30_000 })
       .toBe(true);
     // Scrolled back up, the reader stays where they are as the task finishes.
-    await timeline.evaluate((el) => el.scrollTo(0, 0));
+    await scrollTo(false);
     await page.locator('.tv-status[data-status="completed"]').waitFor({ timeout: 60_000 });
     await expect.poll(total).toBe(3 + 2 * TURNS);
-    expect(await timeline.evaluate((el) => el.scrollTop)).toBe(0);
-    await timeline.evaluate((el) => el.scrollTo(0, el.scrollHeight));
+    expect(await page.evaluate('document.scrollingElement.scrollTop')).toBe(0);
+    await scrollTo(true);
     await page.getByText('Read it six times.').waitFor({ timeout: 15_000 });
     // system, user, 6 × (assistant call + tool result), the final answer: 15 rows.
     expect(await page.evaluate('window.maxShown')).toBe(2 + 2 * TURNS);

@@ -158,6 +158,10 @@ describe('dialogs, settings and transfer in Chromium', () => {
       '2025/06/01',
     );
     expect(await page.getByTestId('task-count').textContent()).toBe('1 件のタスク');
+    // Duration is hidden by default (the table fits 1400 px); the Columns menu shows it.
+    await page.locator('.columns-menu > summary').click();
+    await page.locator('input[name="column-duration"]').check();
+    await page.locator('.columns-menu > summary').click();
     expect(await page.locator('.task-row .cell-duration').first().textContent()).toMatch(/秒$/);
     expect(await page.locator('.task-row .cell-tokens').first().textContent()).toMatch(/万$/);
     await shot(page, 'browser-ja.png');

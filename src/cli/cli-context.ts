@@ -6,6 +6,7 @@ import { processSecrets } from '../core/llm/process-secrets';
 import { rememberSecrets } from './cli-secrets';
 import { readIndexSetting } from '../core/config/index-setting';
 import { INDEX_URL_ENV, resolveIndexUrl } from '../core/db/open-task-index';
+import { PriceBook } from '../core/cost/price-book';
 
 export interface GlobalOptions {
   contexts?: string;
@@ -17,6 +18,8 @@ export interface CliContext {
   config: AppConfig;
   configFile: string | null;
   root: string;
+  /** config.yaml's `pricing:` over the shipped price table. */
+  prices: PriceBook;
 }
 
 /** Config and contexts root as every command sees them: flags, then environment, then config, then defaults. */
@@ -24,7 +27,7 @@ export function resolveContext(
   options: GlobalOptions,
   env: NodeJS.ProcessEnv = process.env,
 ): CliContext {
-  const { config, file } = loadConfig({ file: options.config ?? null, env });
+  const { config, file, pricing } = loadConfig({ file: options.config ?? null, env });
   rememberSecrets(processSecrets(config, env));
   // The index goes into the environment: every process this one starts (task processes,
   // detached runs) then writes to the same index.
@@ -33,6 +36,7 @@ export function resolveContext(
   return {
     config,
     configFile: file,
+    prices: new PriceBook(pricing ?? {}),
     root: resolveContextsRoot(options.contexts, env, config.contexts_dir),
   };
 }

@@ -5,12 +5,15 @@ import { CwbError } from '../../core/errors';
 import { resolveContext, withStore, type GlobalOptions } from '../cli-context';
 import { formatCount, formatTable, formatTime, printJson, type Output } from '../output';
 import { parseCount, parseChoice } from '../parse-args';
+import { costRates, rowCost } from '../../core/cost';
+import { formatCost } from '../../shared/format-cost';
 
 interface TasksOptions {
   status?: string;
   repo?: string;
   user?: string;
   model?: string;
+  agent?: string;
   search?: string;
   limit: string;
   offset: string;
@@ -27,6 +30,7 @@ export function registerTasks(program: Command, output: Output): void {
     .option('--repo <repo>', 'repository name or owner/repo')
     .option('--user <user>', 'user name')
     .option('--model <model>', 'model name')
+    .option('--agent <name>', 'the agent that wrote the task (claude-code, codex, ...)')
     .option('--search <text>', 'text in the title or prompt')
     .option('--limit <n>', 'at most this many tasks', '50')
     .option('--offset <n>', 'skip this many tasks', '0')
@@ -41,15 +45,25 @@ export function registerTasks(program: Command, output: Output): void {
         ...(opts.user !== undefined && { user: opts.user }),
         ...(opts.model !== undefined && { model: opts.model }),
         ...(opts.search !== undefined && { search: opts.search }),
+        ...(opts.agent !== undefined && { agent: opts.agent }),
         limit: parseCount('--limit', opts.limit, 1, 10_000),
         offset: parseCount('--offset', opts.offset, 0),
         sort: parseChoice<SortColumn>('--sort', opts.sort, SORTABLE_COLUMNS),
         order: parseChoice<'asc' | 'desc'>('--order', opts.order, ['asc', 'desc']),
       };
       await withStore(ctx, (store) => {
-        const { rows, total } = store.listTasks(query);
+        const { rows, total } = store.listTasks({
+          ...query,
+          ...(query.sort === 'cost' && { costRates: costRates(store.repo, ctx.prices) }),
+        });
+        const costs = rows.map((r) => rowCost(r, ctx.prices));
         if (opts.json) {
-          printJson(output, { total, offset: query.offset, tasks: rows });
+          printJson(output, {
+            total,
+            offset: query.offset,
+            tasks: rows.map((r, i) => ({ ...r, cost: costs[i] })),
+            prices: { version: ctx.prices.version, overrides: ctx.prices.overrides },
+          });
           return;
         }
         if (rows.length === 0) {
@@ -60,13 +74,14 @@ export function registerTasks(program: Command, output: Output): void {
         }
         output.out(
           formatTable(
-            ['ID', 'STATUS', 'UPDATED (UTC)', 'MSGS', 'TOKENS', 'REPO', 'TITLE'],
-            rows.map((r) => [
+            ['ID', 'STATUS', 'UPDATED (UTC)', 'MSGS', 'TOKENS', 'COST', 'REPO', 'TITLE'],
+            rows.map((r, i) => [
               r.uuid,
               r.status,
               formatTime(r.updated_at),
               formatCount(r.total_messages),
               formatCount(r.total_tokens),
+              formatCost(costs[i]!),
               r.repository || '-',
               r.title ?? r.prompt ?? '',
             ]),

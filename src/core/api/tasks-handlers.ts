@@ -1,4 +1,4 @@
-import type { TaskListRow } from '../../shared/api/tasks-api';
+import type { TaskListRow, TasksCostTotal } from '../../shared/api/tasks-api';
 import type { WorkbenchHandlers } from '../../shared/api/workbench-api';
 import type { TaskRow } from '../../shared/task-types';
 import { allRecords } from '../compaction/compaction-record';
@@ -6,6 +6,7 @@ import type { FacetValues } from '../db/task-facets';
 import path from 'node:path';
 import { TASK_FILES } from '../store/contexts-layout';
 import { LineCountCache } from './line-count-cache';
+import { costRates, priceBookOf, rowCost, taskCost, type PriceBook } from '../cost';
 import type { ServiceContext } from './service-context';
 
 const PROMPT_PREVIEW_CHARS = 200;
@@ -25,14 +26,28 @@ export function tasksHandlers(
   return {
     queryTasks: async (q) => {
       const { facets, ...query } = q;
-      const { rows, total } = ctx.store.listTasks(query);
+      const book = priceBookOf(() => ctx.loadConfig());
+      const rates = facets || query.sort === 'cost' ? costRates(ctx.store.repo, book) : undefined;
+      const { rows, total } = ctx.store.listTasks({
+        ...query,
+        ...(query.sort === 'cost' && rates && { costRates: rates }),
+      });
+      let cost: TasksCostTotal | undefined;
+      if (facets && rates) {
+        const { facets: _f, sort: _s, order: _o, limit: _l, offset: _off, ...filter } = q;
+        cost = ctx.store.repo.sumCost(filter, rates);
+      }
       return {
-        rows: rows.map(toListRow),
+        rows: rows.map((r) => toListRow(r, book)),
         total,
         offset: q.offset,
         limit: q.limit,
         ...(facets && {
-          facets: { status: ctx.store.repo.statusCounts(query), ...facetValues() },
+          facets: {
+            status: ctx.store.repo.statusCounts(query),
+            ...facetValues(),
+            ...(cost && { cost }),
+          },
         }),
       };
     },
@@ -49,16 +64,22 @@ export function tasksHandlers(
         currentMessages: currentLines.count(path.join(reader.dir, TASK_FILES.current)),
         compactions: { total: records.length, active: records.filter((r) => !r.undone).length },
         supervised: ctx.supervisor.isRunning(uuid),
+        cost: taskCost(
+          reader.row,
+          records,
+          priceBookOf(() => ctx.loadConfig()),
+        ),
       };
     },
   };
 }
 
 /** The table does not need the whole prompt or the metadata JSON of every row. */
-export function toListRow(row: TaskRow): TaskListRow {
+export function toListRow(row: TaskRow, book: PriceBook): TaskListRow {
   const { prompt, metadata: _metadata, ...rest } = row;
   return {
     ...rest,
     prompt_preview: prompt === null ? null : prompt.slice(0, PROMPT_PREVIEW_CHARS),
+    cost: rowCost(row, book),
   };
 }

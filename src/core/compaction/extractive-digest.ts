@@ -1,3 +1,4 @@
+import { realRequest } from './real-request';
 import type { ContextStats, Strategy, StrategyResult, Summarizer } from './strategy';
 import { triggerTokens } from './strategy';
 import type { ViewEntry } from './view';
@@ -140,9 +141,10 @@ export function extractiveDigest(
       mergeDigest(digest, previous);
       continue;
     }
-    if (m.role === 'user' && !observations.has(i) && content.trim()) {
-      firstUser ??= content;
-      if (!answered) request = content;
+    const asked = m.role === 'user' && !observations.has(i) ? realRequest(content) : undefined;
+    if (asked !== undefined) {
+      firstUser ??= asked;
+      if (!answered) request = asked;
     }
     if (m.role !== 'assistant') continue;
     // The goal is the request the first reply answers: user messages before it may be

@@ -4,6 +4,8 @@ import yaml from 'js-yaml';
 import type { z } from 'zod';
 import type { AppConfig } from './app-config';
 import { ConfigError, formatValue } from './config-error';
+import { parsePricing } from '../cost/pricing-config';
+import type { ModelPrice } from '../cost/price-table';
 import { defaultConfigPath } from './config-path';
 import { applyEnvOverrides } from './env-overrides';
 import { isPlainObject, substituteEnv } from './env-substitution';
@@ -31,6 +33,8 @@ export interface LoadedConfig {
   config: AppConfig;
   /** Absolute path of the file that was read, or null when defaults were used. */
   file: string | null;
+  /** The file's `pricing:` section (dollars per million tokens by model); absent = none. */
+  pricing?: Record<string, ModelPrice>;
 }
 
 /**
@@ -52,7 +56,7 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' && !explicit) {
       const config = parseConfigText('', { file: shown, baseDir: path.dirname(file), env });
-      return { config, file: null };
+      return { config, file: null, pricing: {} };
     }
     const details = { file: shown, key: null, value: null, allowed: null };
     if (code === 'ENOENT')
@@ -63,7 +67,8 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
       'io',
     );
   }
-  return { config: parseConfigText(text, { file: shown, baseDir: path.dirname(file), env }), file };
+  const parsed = parseConfigFile(text, { file: shown, baseDir: path.dirname(file), env });
+  return { ...parsed, file };
 }
 
 /** The file's text, refused unread when it is larger than any config file could be. */
@@ -93,6 +98,14 @@ export interface ParseConfigOptions {
 
 /** The config a YAML text describes, with `${VAR}`s and environment overrides applied. */
 export function parseConfigText(text: string, options: ParseConfigOptions): AppConfig {
+  return parseConfigFile(text, options).config;
+}
+
+/** The config and the `pricing:` section (kept apart: the settings UI edits only the config). */
+function parseConfigFile(
+  text: string,
+  options: ParseConfigOptions,
+): { config: AppConfig; pricing: Record<string, ModelPrice> } {
   const { file, env } = options;
   const document = parseYaml(text, file);
   const sources: ConfigSources = {};
@@ -110,12 +123,13 @@ export function parseConfigText(text: string, options: ParseConfigOptions): AppC
   }
   const config = mapSources(sources, options.baseDir);
   checkPassthrough(config, substitutions, file);
+  const pricing = parsePricing(document.pricing, file);
   applyEnvOverrides(config, env);
   trackSecrets(
     config,
     substitutions.filter((s) => !s.key.endsWith('base_dir')).flatMap((s) => s.values),
   );
-  return config;
+  return { config, pricing };
 }
 
 /**

@@ -12,7 +12,10 @@ import { PG_MIGRATIONS, PG_SCHEMA_VERSION } from './pg-schema';
 import { MAX_FACET_VALUES, type FacetValues } from './task-facets';
 import type { TaskFilter } from './task-filter';
 import {
+  costSqlOf,
+  type CostSum,
   type ImportedFacts,
+  type ModelRate,
   CONTROL_ACTIONS,
   INSERTABLE_COLUMNS,
   nowIso,
@@ -351,9 +354,16 @@ export class PgTaskRepository implements TaskIndex {
     const where = pgWhere(q);
     const nulls = order === 'ASC' ? 'NULLS FIRST' : 'NULLS LAST';
     const p = where.params;
+    // Cost has no column: its expression is evaluated per matching row.
+    const sortSql =
+      sort !== 'cost'
+        ? quote(sort)
+        : q.costRates
+          ? costSqlOf(q.costRates, typedBinder(p))
+          : quote('created_at');
     const rows = this.client.query<TaskRow>(
       `SELECT * FROM tasks ${where.sql}
-       ORDER BY ${quote(sort)} ${order} ${nulls}, seq ${order}
+       ORDER BY ${sortSql} ${order} ${nulls}, seq ${order}
        LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}`,
       p.values,
     ).rows;
@@ -417,7 +427,32 @@ export class PgTaskRepository implements TaskIndex {
          GROUP BY ${column} ORDER BY count DESC, value LIMIT $1`,
         [maxValues],
       ).rows;
-    return { repos: distinct('repository'), users: distinct('"user"'), models: distinct('model') };
+    const agents = this.client.query<{ value: string; count: number }>(
+      `SELECT agent AS value, COUNT(*)::bigint AS count FROM tasks
+       GROUP BY agent ORDER BY count DESC, value LIMIT 50`,
+    ).rows;
+    return {
+      repos: distinct('repository'),
+      users: distinct('"user"'),
+      models: distinct('model'),
+      agents,
+    };
+  }
+
+  distinctModels(): (string | null)[] {
+    return this.client
+      .query<{ model: string | null }>('SELECT DISTINCT model FROM tasks')
+      .rows.map((r) => r.model);
+  }
+
+  sumCost(filter: TaskFilter, rates: readonly ModelRate[]): CostSum {
+    const where = pgWhere(filter);
+    const expr = costSqlOf(rates, typedBinder(where.params));
+    return this.client.query<CostSum>(
+      `SELECT COALESCE(SUM(v), 0)::float8 AS usd, (COUNT(*) - COUNT(v))::bigint AS unknown,
+         COUNT(*)::bigint AS tasks FROM (SELECT ${expr} AS v FROM tasks ${where.sql}) AS c`,
+      where.params.values,
+    ).rows[0]!;
   }
 
   stamp(): string {
@@ -512,6 +547,11 @@ export class PgTaskRepository implements TaskIndex {
 }
 
 /** Double quotes a column name ("user" is a reserved word in PostgreSQL). */
+/** A binder for costSqlOf: typed placeholders, since a bare $n beside an integer column would be read as an integer. */
+function typedBinder(p: Params): (value: unknown) => string {
+  return (value) => `${p.add(value)}::${typeof value === 'number' ? 'float8' : 'text'}`;
+}
+
 function quote(column: string): string {
   return `"${column}"`;
 }
@@ -530,6 +570,7 @@ export function pgWhere(q: TaskFilter): { sql: string; params: Params } {
   }
   if (q.user) where.push(`"user" = ${p.add(q.user)}`);
   if (q.model) where.push(`model = ${p.add(q.model)}`);
+  if (q.agent !== undefined) where.push(`agent = ${p.add(q.agent)}`);
   if (q.search) {
     // The trigram indexes answer ILIKE; backslash is ILIKE's default escape, as in likePattern.
     const v = p.add(likePattern(q.search));

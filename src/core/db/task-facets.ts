@@ -7,7 +7,7 @@ import { searchIndexReady } from './task-search';
 /** Distinct values listed per facet: enough for a picker, bounded for 100,000 tasks. */
 export const MAX_FACET_VALUES = 200;
 
-export type FacetValues = Pick<TaskFacets, 'repos' | 'users' | 'models'>;
+export type FacetValues = Pick<TaskFacets, 'repos' | 'users' | 'models' | 'agents'>;
 
 /**
  * Counts per status for the task table's filter chips, answered by SQLite. Every filter
@@ -49,6 +49,7 @@ export function taskFacetValues(db: Db, maxValues = MAX_FACET_VALUES): FacetValu
     repos: distinct(db, 'repository', maxValues),
     users: distinct(db, 'user', maxValues),
     models: distinct(db, 'model', maxValues),
+    agents: agentCounts(db),
   };
 }
 
@@ -81,4 +82,16 @@ function distinct(db: Db, facet: 'repository' | 'user' | 'model', max: number): 
        ORDER BY count DESC, value LIMIT ?`,
     )
     .all(facet, max) as FacetValue[];
+}
+
+/**
+ * The agents with their task counts, '' (this app's own tasks) included: few values, read
+ * off the agent index without the rows.
+ */
+function agentCounts(db: Db): FacetValue[] {
+  return db
+    .prepare(
+      'SELECT agent AS value, COUNT(*) AS count FROM tasks GROUP BY agent ORDER BY count DESC, value LIMIT 50',
+    )
+    .all() as FacetValue[];
 }

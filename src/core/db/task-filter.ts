@@ -7,6 +7,8 @@ export interface TaskFilter {
   repo?: string;
   user?: string;
   model?: string;
+  /** The agent that wrote the task (tasks.agent: claude-code, codex, …; '' = this app). */
+  agent?: string;
   search?: string;
   createdFrom?: string;
   createdTo?: string;
@@ -65,6 +67,10 @@ export function taskWhere(
   if (q.model) {
     where.push('model = @model');
     params.model = q.model;
+  }
+  if (q.agent !== undefined) {
+    where.push('agent = @agent');
+    params.agent = q.agent;
   }
   if (q.search) {
     if (candidates !== undefined) {

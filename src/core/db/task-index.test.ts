@@ -7,6 +7,7 @@ import { openDatabase } from './open-database';
 import { PgTaskRepository } from './pg-task-repository';
 import type { TaskIndex, TaskQuery } from './task-index';
 import { TaskRepository } from './task-repository';
+import { PriceBook } from '../cost/price-book';
 
 /**
  * One suite, two backends: every behaviour the engine relies on, asserted the same way
@@ -167,6 +168,54 @@ describe.each(backends)('task index on %s', (_name, open) => {
     ]);
     expect(values.repos.map((r) => r.value)).toEqual(['repo-1', 'acme/repo-0']);
     expect(values.users).toHaveLength(2);
+    index.close();
+  });
+
+  it('filters by agent, and sorts and sums by cost exactly as the price book prices each row', async () => {
+    const index = await open();
+    const book = new PriceBook();
+    const priced: [string, string | null, number, number, number, number][] = [
+      ['a', 'claude-opus-4-1-20250805', 1000, 2000, 30000, 400],
+      ['b', 'gpt-4o', 5000, 100, 0, 0],
+      ['c', 'mystery-model', 5000, 100, 0, 0],
+      ['d', null, 10, 10, 0, 0],
+      ['e', 'gpt-5', 0, 0, 0, 0],
+      ['f', 'gpt-4o', 7, 3, 0, 0],
+    ];
+    index.insertRows(
+      priced.map(([uuid, model, i, o, r, w], n) => ({
+        ...rows()[0]!,
+        uuid,
+        model,
+        agent: n % 2 ? 'codex' : '',
+        input_tokens: i,
+        output_tokens: o,
+        cache_read_tokens: r,
+        cache_creation_tokens: w,
+      })),
+    );
+    const costOf = (uuid: string) => {
+      const [, model, i, o, r, w] = priced.find((p) => p[0] === uuid)!;
+      return book.costOf(
+        { input_tokens: i, output_tokens: o, cache_read_tokens: r, cache_creation_tokens: w },
+        model,
+      ).usd;
+    };
+    const rates = book.rates(index.distinctModels());
+    const byCost = index.query({ sort: 'cost', costRates: rates }).rows.map((r) => r.uuid);
+    // Known costs highest first, then the unknown ones (no model, no price, no usage).
+    expect(byCost.slice(0, 3)).toEqual(['a', 'b', 'f']);
+    expect(byCost.slice(3).map(costOf)).toEqual([null, null, null]);
+    const sum = index.sumCost({}, rates);
+    expect(sum.usd).toBeCloseTo(costOf('a')! + costOf('b')! + costOf('f')!, 12);
+    expect(sum).toMatchObject({ unknown: 3, tasks: 6 });
+    expect(index.sumCost({ agent: 'codex' }, rates)).toMatchObject({ unknown: 2, tasks: 3 });
+    expect(index.query({ agent: 'codex' }).rows.map((r) => r.uuid).sort()).toEqual(['b', 'd', 'f']);
+    expect(index.query({ agent: '' }).total).toBe(3);
+    expect(index.facetValues().agents).toEqual([
+      { value: '', count: 3 },
+      { value: 'codex', count: 3 },
+    ]);
     index.close();
   });
 

@@ -56,6 +56,13 @@ export interface TaskIndex {
   statusCounts(filter: TaskFilter): TaskFacets['status'];
   /** The distinct repositories, users and models, most used first. */
   facetValues(maxValues?: number): FacetValues;
+  /** The distinct models of all tasks (NULL included): what a price book must rate. */
+  distinctModels(): (string | null)[];
+  /**
+   * The cost of the tasks matching `filter` at `rates`, and how many of them have no known
+   * cost (an unrated model or no usage: counted, never added as $0).
+   */
+  sumCost(filter: TaskFilter, rates: readonly ModelRate[]): CostSum;
   /** Changes whenever the tasks table may have changed (cheap: polled while a UI listens). */
   stamp(): string;
   close(): void;
@@ -68,6 +75,29 @@ export interface ImportedFacts {
   model: string | null;
   agent: string;
   git_branch: string | null;
+}
+
+export interface CostSum {
+  usd: number;
+  unknown: number;
+  tasks: number;
+}
+
+/**
+ * A row's cost as SQL over the tasks table's columns, NULL where it is unknown (no usage,
+ * or a model without a rate). `bind` turns a value into the backend's placeholder. Each
+ * model is priced in JS beforehand, so the SQL only compares names (a few comparisons a
+ * row, however long the table).
+ */
+export function costSqlOf(rates: readonly ModelRate[], bind: (value: unknown) => string): string {
+  if (rates.length === 0) return '(NULL)';
+  const cases = rates.map(
+    (r) =>
+      `WHEN ${bind(r.model)} THEN input_tokens * ${bind(r.input)} + output_tokens * ${bind(r.output)} + ` +
+      `cache_read_tokens * ${bind(r.cache_read)} + cache_creation_tokens * ${bind(r.cache_write)}`,
+  );
+  const noUsage = 'input_tokens + output_tokens + cache_read_tokens + cache_creation_tokens = 0';
+  return `(CASE WHEN ${noUsage} THEN NULL ELSE CASE model ${cases.join(' ')} ELSE NULL END END)`;
 }
 
 export type TaskIndexKind = 'sqlite' | 'postgres';
@@ -125,8 +155,23 @@ export interface FinalStats {
 export const SORTABLE_COLUMNS = TASK_SORT_COLUMNS;
 export type SortColumn = (typeof SORTABLE_COLUMNS)[number];
 
+/**
+ * What one model costs per token of each kind, in dollars: the price book's figures handed
+ * to the index so it can sort and sum by cost (prices live in the app and config.yaml,
+ * not in a column).
+ */
+export interface ModelRate {
+  model: string;
+  input: number;
+  output: number;
+  cache_read: number;
+  cache_write: number;
+}
+
 export interface TaskQuery extends TaskFilter {
   sort?: SortColumn;
+  /** What sort 'cost' prices rows with; without them 'cost' sorts by created_at. */
+  costRates?: readonly ModelRate[];
   order?: 'asc' | 'desc';
   limit?: number;
   offset?: number;

@@ -11,7 +11,10 @@ import {
 } from './task-facets';
 import { writeTx, type Db } from './open-database';
 import {
+  costSqlOf,
+  type CostSum,
   type ImportedFacts,
+  type ModelRate,
   CONTROL_ACTIONS,
   INSERTABLE_COLUMNS,
   SORTABLE_COLUMNS,
@@ -324,8 +327,18 @@ export class TaskRepository implements TaskIndex {
    * rows are read. The total is counted only when the page does not already tell it.
    */
   query(q: TaskQuery = {}): { rows: TaskRow[]; total: number } {
-    const sort: SortColumn =
+    const named: SortColumn =
       q.sort && (SORTABLE_COLUMNS as readonly string[]).includes(q.sort) ? q.sort : 'created_at';
+    // Cost has no column: its expression is evaluated per matching row, unknown costs (NULL)
+    // last when descending.
+    const extra: Record<string, unknown> = {};
+    const byCost = named === 'cost' && q.costRates !== undefined;
+    const sort = byCost
+      ? costSqlOf(q.costRates!, namedBinder(extra, 'cost'))
+      : named === 'cost'
+        ? 'created_at'
+        : named;
+    const outerSort = byCost ? sort : `t.${sort}`;
     const order = q.order === 'asc' ? 'ASC' : 'DESC';
     const limit = Math.max(0, Math.min(q.limit ?? 100, 10_000));
     const offset = Math.max(0, q.offset ?? 0);
@@ -336,9 +349,9 @@ export class TaskRepository implements TaskIndex {
              (SELECT rowid AS r FROM tasks ${where.sql}
               ORDER BY ${sort} ${order}, rowid ${order} LIMIT ${limit} OFFSET ${offset}) AS page
            CROSS JOIN tasks AS t ON t.rowid = page.r
-           ORDER BY t.${sort} ${order}, t.rowid ${order}`,
+           ORDER BY ${outerSort} ${order}, t.rowid ${order}`,
         )
-        .all(where.params) as TaskRow[];
+        .all({ ...where.params, ...extra }) as TaskRow[];
     const count = (where: { sql: string; params: Record<string, unknown> }): number =>
       (
         this.db.prepare(`SELECT COUNT(*) AS n FROM tasks ${where.sql}`).get(where.params) as {
@@ -382,6 +395,24 @@ export class TaskRepository implements TaskIndex {
     return this.searchReady;
   }
 
+  distinctModels(): (string | null)[] {
+    return (
+      this.db.prepare('SELECT DISTINCT model FROM tasks').all() as { model: string | null }[]
+    ).map((r) => r.model);
+  }
+
+  sumCost(filter: TaskFilter, rates: readonly ModelRate[]): CostSum {
+    const where = taskWhere(filter);
+    const params: Record<string, unknown> = { ...where.params };
+    const expr = costSqlOf(rates, namedBinder(params, 'cost'));
+    return this.db
+      .prepare(
+        `SELECT TOTAL(v) AS usd, COUNT(*) - COUNT(v) AS unknown, COUNT(*) AS tasks
+           FROM (SELECT ${expr} AS v FROM tasks ${where.sql})`,
+      )
+      .get(params) as CostSum;
+  }
+
   /** Completed or failed tasks that ended before `cutoff` (ISO): the cleanup candidates. */
   endedBefore(cutoff: string): TaskRow[] {
     return this.db
@@ -418,4 +449,14 @@ export class TaskRepository implements TaskIndex {
   close(): void {
     this.db.close();
   }
+}
+
+/** A binder for costSqlOf that adds each value to `params` under a fresh @name. */
+function namedBinder(params: Record<string, unknown>, prefix: string): (value: unknown) => string {
+  let n = 0;
+  return (value) => {
+    const name = `${prefix}${n++}`;
+    params[name] = value;
+    return `@${name}`;
+  };
 }

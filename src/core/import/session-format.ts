@@ -14,32 +14,8 @@
  */
 import type { MessageRole, TokenUsage, ToolCall } from '../../shared/task-types';
 
-/** The agents whose sessions the workbench reads; stored in tasks.agent. */
-export const AGENTS = [
-  'claude-code',
-  'codex',
-  'gemini-cli',
-  'openhands',
-  'cline',
-  'roo-code',
-  'aider',
-  'swe-agent',
-  'openai',
-] as const;
-export type AgentId = (typeof AGENTS)[number];
-
-/** Names shown to people (UI filter, CLI tables). */
-export const AGENT_LABELS: Record<AgentId, string> = {
-  'claude-code': 'Claude Code',
-  codex: 'Codex',
-  'gemini-cli': 'Gemini CLI',
-  openhands: 'OpenHands',
-  cline: 'Cline',
-  'roo-code': 'Roo Code',
-  aider: 'Aider',
-  'swe-agent': 'SWE-agent',
-  openai: 'OpenAI chat',
-};
+export { AGENTS, AGENT_LABELS, type AgentId } from '../../shared/agents';
+import type { AgentId } from '../../shared/agents';
 
 /** What a session says about itself. Every field is optional: formats differ. */
 export interface SessionMeta {

@@ -126,6 +126,23 @@ describe('uploads and downloads (real HTTP)', () => {
     expect(first.body).toContain('Exported task');
     expect(Buffer.byteLength(first.body)).toBe(file.bytes);
     expect((await get()).status).toBe(404);
+    // A one-task export takes the file name the user chose (a path in it is not one).
+    const named = await rawRequest(host.port, {
+      method: 'POST',
+      path: '/api/download',
+      headers: auth(host.token, 'application/json'),
+      body: JSON.stringify({ uuids: [uuid], format: 'markdown', name: '../my-context.md' }),
+    });
+    expect(named.status, named.body).toBe(200);
+    const namedFile = (
+      JSON.parse(named.body) as { value: { files: { id: string; name: string }[] } }
+    ).value.files[0]!;
+    expect(namedFile.name).toBe('my-context.md');
+    const namedGet = await rawRequest(host.port, {
+      path: `/api/download/${namedFile.id}`,
+      headers: { Authorization: `Bearer ${host.token}` },
+    });
+    expect(namedGet.headers['content-disposition']).toContain('filename="my-context.md"');
     // removed once streamed (just after the last byte left)
     await expect.poll(() => fs.readdirSync(path.join(root, '.staging'))).toEqual([]);
     // without the token, no download

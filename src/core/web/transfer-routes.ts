@@ -105,8 +105,16 @@ export function createTransferRoutes(options: {
     if (!body.value || typeof body.value !== 'object' || 'output' in body.value) {
       return fail(res, 400, 'bad_input', 'expected the exportTasks input without output');
     }
+    // `name`: the file name the user chose for a one-task export (the browser keeps the
+    // server's name over the link's download attribute, so the server has to use it).
+    const { name: wanted, ...input } = body.value as { name?: unknown; uuids?: unknown };
     const dir = await tempDir('export');
-    const result = await options.service.invoke('exportTasks', { ...body.value, output: dir });
+    const one = Array.isArray(input.uuids) && input.uuids.length === 1;
+    const output =
+      one && typeof wanted === 'string' && wanted.trim() !== ''
+        ? path.join(dir, safeName(wanted.trim()))
+        : dir;
+    const result = await options.service.invoke('exportTasks', { ...input, output });
     if (!result.ok) {
       await fs.promises.rm(dir, { recursive: true, force: true });
       options.send(res, 400, result);

@@ -1,5 +1,6 @@
 import { lazy, Suspense, useEffect } from 'react';
 import { AppHeader } from './components/app-header';
+import { KeysOverlay } from './components/keys-overlay';
 import { useAppInfo } from './hooks/use-app-info';
 import { useRoute } from './router/use-route';
 import { useUiStore } from './state/ui-store';
@@ -36,6 +37,7 @@ export function App() {
           {route.page === 'settings' && <SettingsPage />}
         </Suspense>
       </main>
+      <KeysOverlay />
     </div>
   );
 }

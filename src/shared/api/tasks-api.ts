@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { CostFigure, TaskCost } from '../cost-types';
 import { TASK_STATUSES, type TaskRow, type TaskStatus } from '../task-types';
 import { isoDateSchema, taskRefInput } from './common-schemas';
 import { operation } from './operation';
@@ -22,6 +23,8 @@ export const TASK_SORT_COLUMNS = [
   'compression_count',
   'tool_call_count',
   'llm_call_count',
+  /** Computed from the token counters and the price table (unknown costs sort last). */
+  'cost',
 ] as const;
 export type TaskSortColumn = (typeof TASK_SORT_COLUMNS)[number];
 
@@ -33,6 +36,8 @@ export const queryTasksInput = z.strictObject({
   repo: text.optional(),
   user: text.optional(),
   model: text.optional(),
+  /** The agent that wrote the task (tasks.agent: claude-code, codex, …); '' = tasks this app ran. */
+  agent: z.string().max(500).optional(),
   /** Matches title or prompt (substring, case-insensitive for ASCII). */
   search: text.optional(),
   createdFrom: isoDateSchema.optional(),
@@ -49,7 +54,17 @@ export const queryTasksInput = z.strictObject({
 export type TaskListRow = Omit<TaskRow, 'prompt' | 'metadata'> & {
   /** The first 200 characters of the prompt. */
   prompt_preview: string | null;
+  /** The agent's own LLM calls priced by the app's price table (compactions: see TaskDetail). */
+  cost: CostFigure;
 };
+
+/** The cost of every task matching the filters (all pages): known costs added, unknown ones counted. */
+export interface TasksCostTotal {
+  usd: number;
+  /** Matching tasks whose cost is unknown (not in usd). */
+  unknown: number;
+  tasks: number;
+}
 
 export interface FacetValue {
   value: string;
@@ -65,6 +80,10 @@ export interface TaskFacets {
   repos: FacetValue[];
   users: FacetValue[];
   models: FacetValue[];
+  /** Agents (tasks.agent; '' = this app) with their task counts. */
+  agents: FacetValue[];
+  /** The total cost of the tasks matching every filter. */
+  cost?: TasksCostTotal;
 }
 
 export interface TasksPage {
@@ -86,6 +105,8 @@ export interface TaskDetail {
   compactions: { total: number; active: number };
   /** The task's process runs under this host (its live events arrive here). */
   supervised: boolean;
+  /** Per model and per compaction, priced by the app's table and config.yaml's `pricing:`. */
+  cost: TaskCost;
 }
 
 export const tasksOperations = {

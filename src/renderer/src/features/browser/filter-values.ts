@@ -6,6 +6,8 @@ export interface FilterValues {
   repo: string;
   user: string;
   model: string;
+  /** The agent (tasks.agent); '' = any. */
+  agent: string;
   /** yyyy-mm-dd from the date inputs, '' when unset. */
   from: string;
   to: string;
@@ -17,6 +19,7 @@ export const NO_FILTERS: FilterValues = {
   repo: '',
   user: '',
   model: '',
+  agent: '',
   from: '',
   to: '',
 };

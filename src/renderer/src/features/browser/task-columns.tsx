@@ -3,12 +3,15 @@ import type { TaskListRow, TaskSortColumn } from '../../../../shared/api/tasks-a
 import { StatusBadge } from '../../components/status-badge';
 import type { Formats } from '../../i18n/use-format';
 import type { BrowserKey } from './strings';
+import type { CostFigure, CostUnknownReason } from '../../../../shared/cost-types';
+import { formatUsd } from '../../../../shared/format-cost';
+import { agentLabel } from '../../../../shared/agents';
 
 export interface TaskColumn {
   id: string;
   label: BrowserKey;
-  /** The store's sort key: every column sorts on the server. */
-  sort: TaskSortColumn;
+  /** The store's sort key (on the server); none = the column does not sort (no index for it). */
+  sort?: TaskSortColumn;
   /** A CSS grid track; header and rows share it so they line up. */
   width: string;
   numeric?: boolean;
@@ -20,17 +23,36 @@ export interface CellContext {
   /** Numbers, dates and durations in the UI's language. */
   f: Formats;
   untitled: string;
+  /** The agent name of tasks this app ran. */
+  own: string;
+  /** Why a cost is unknown, in words. */
+  unknownCost(reason: CostUnknownReason): string;
 }
 
 const dash = '—';
 
+const WEEK_MS = 7 * 24 * 3600 * 1000;
+
+/** Recent times read best as "3 hours ago"; history (an imported session) as its date. */
 function dateCell(iso: string | null, ctx: CellContext): ReactNode {
   if (!iso) return <span className="muted">{dash}</span>;
+  const old = ctx.now - Date.parse(iso) > WEEK_MS;
   return (
     <span className="muted" title={ctx.f.dateTime(iso)}>
-      {ctx.f.relative(iso, ctx.now)}
+      {old ? ctx.f.date(iso) : ctx.f.relative(iso, ctx.now)}
     </span>
   );
+}
+
+function costCell(cost: CostFigure | undefined, ctx: CellContext): ReactNode {
+  if (!cost) return <span className="muted">{dash}</span>;
+  if (cost.usd === null)
+    return (
+      <span className="muted cost-unknown" title={ctx.unknownCost(cost.unknown)}>
+        ?
+      </span>
+    );
+  return <span title={`$${cost.usd.toFixed(4)}`}>{formatUsd(cost.usd)}</span>;
 }
 
 function numberCell(n: number, ctx: CellContext): ReactNode {
@@ -50,7 +72,7 @@ export const TASK_COLUMNS: readonly TaskColumn[] = [
     id: 'title',
     label: 'colTitle',
     sort: 'title',
-    width: 'minmax(220px, 3fr)',
+    width: 'minmax(200px, 3fr)',
     cell: (r, ctx) => (
       <span className="title-stack">
         <span className="title" title={r.prompt_preview ?? undefined}>
@@ -63,6 +85,12 @@ export const TASK_COLUMNS: readonly TaskColumn[] = [
         )}
       </span>
     ),
+  },
+  {
+    id: 'agent',
+    label: 'colAgent',
+    width: '124px',
+    cell: (r, ctx) => <span className="muted">{agentLabel(r.agent ?? '', ctx.own)}</span>,
   },
   {
     id: 'repo',
@@ -100,14 +128,14 @@ export const TASK_COLUMNS: readonly TaskColumn[] = [
     id: 'created',
     label: 'colCreated',
     sort: 'created_at',
-    width: '104px',
+    width: '112px',
     cell: (r, ctx) => dateCell(r.created_at, ctx),
   },
   {
     id: 'updated',
     label: 'colUpdated',
     sort: 'updated_at',
-    width: '104px',
+    width: '124px',
     cell: (r, ctx) => dateCell(r.updated_at, ctx),
   },
   {
@@ -131,7 +159,7 @@ export const TASK_COLUMNS: readonly TaskColumn[] = [
     id: 'messages',
     label: 'colMessages',
     sort: 'total_messages',
-    width: '84px',
+    width: '104px',
     numeric: true,
     cell: (r, ctx) => numberCell(r.total_messages, ctx),
   },
@@ -139,15 +167,23 @@ export const TASK_COLUMNS: readonly TaskColumn[] = [
     id: 'tokens',
     label: 'colTokens',
     sort: 'total_tokens',
-    width: '76px',
+    width: '88px',
     numeric: true,
     cell: (r, ctx) => numberCell(r.total_tokens, ctx),
+  },
+  {
+    id: 'cost',
+    label: 'colCost',
+    sort: 'cost',
+    width: '88px',
+    numeric: true,
+    cell: (r, ctx) => costCell(r.cost, ctx),
   },
   {
     id: 'compactions',
     label: 'colCompactions',
     sort: 'compression_count',
-    width: '100px',
+    width: '124px',
     numeric: true,
     cell: (r, ctx) => numberCell(r.compression_count, ctx),
   },
@@ -155,10 +191,26 @@ export const TASK_COLUMNS: readonly TaskColumn[] = [
     id: 'tools',
     label: 'colTools',
     sort: 'tool_call_count',
-    width: '84px',
+    width: '108px',
     numeric: true,
     cell: (r, ctx) => numberCell(r.tool_call_count, ctx),
   },
 ];
 
-export const GRID_TEMPLATE = TASK_COLUMNS.map((c) => c.width).join(' ');
+/** The visible columns' grid template (dragged widths in px win) and the least width it needs. */
+export function gridLayout(
+  columns: readonly TaskColumn[],
+  widths: Record<string, number>,
+): { template: string; minWidth: number } {
+  let minWidth = 0;
+  const tracks = columns.map((c) => {
+    const px = widths[c.id];
+    if (px !== undefined) {
+      minWidth += px;
+      return `${px}px`;
+    }
+    minWidth += Number(/(\d+)px/.exec(c.width)?.[1] ?? 80);
+    return c.width;
+  });
+  return { template: tracks.join(' '), minWidth };
+}

@@ -7,6 +7,8 @@ import { useT } from '../../i18n/use-t';
 import { DayField } from './day-field';
 import { NO_FILTERS, type FilterValues } from './filter-values';
 import { browserStrings } from './strings';
+import { OWN_AGENT } from './task-query';
+import { agentLabel } from '../../../../shared/agents';
 
 interface Props {
   values: FilterValues;
@@ -73,6 +75,17 @@ export const TaskFilters = forwardRef<HTMLInputElement, Props>(function TaskFilt
         ))}
       </div>
       <FacetSelect
+        label={t('allAgents')}
+        name="agent"
+        value={values.agent}
+        options={(facets?.agents ?? []).map((o) => ({
+          value: o.value === '' ? OWN_AGENT : o.value,
+          count: o.count,
+        }))}
+        display={(v) => (v === OWN_AGENT ? t('ownAgent') : agentLabel(v, t('ownAgent')))}
+        onChange={(agent) => set({ agent })}
+      />
+      <FacetSelect
         label={t('allRepos')}
         name="repo"
         value={values.repo}
@@ -124,6 +137,7 @@ function FacetSelect(props: {
   name: string;
   value: string;
   options: FacetValue[];
+  display?(value: string): string;
   onChange(value: string): void;
 }) {
   const f = useFormat();
@@ -137,7 +151,7 @@ function FacetSelect(props: {
       <option value="">{props.label}</option>
       {props.options.map((o) => (
         <option key={o.value} value={o.value}>
-          {o.value} ({f.number(o.count)})
+          {props.display ? props.display(o.value) : o.value} ({f.number(o.count)})
         </option>
       ))}
     </select>

@@ -1,5 +1,6 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useRef, type KeyboardEvent } from 'react';
+import { useEffect, useRef, type KeyboardEvent, type PointerEvent } from 'react';
+import type { CostUnknownReason } from '../../../../shared/cost-types';
 import type { TaskSortColumn } from '../../../../shared/api/tasks-api';
 import type { TaskPages } from '../../hooks/use-task-pages';
 import { useT } from '../../i18n/use-t';
@@ -7,7 +8,8 @@ import { navigate } from '../../router/use-route';
 import { useFormat } from '../../i18n/use-format';
 import { useBrowserStore } from './browser-store';
 import { browserStrings } from './strings';
-import { GRID_TEMPLATE, TASK_COLUMNS } from './task-columns';
+import { gridLayout, TASK_COLUMNS, type TaskColumn } from './task-columns';
+import { useColumnStore } from './column-store';
 
 export const ROW_HEIGHT = 44;
 
@@ -30,6 +32,16 @@ export function TaskGrid({ data, total, sort, order, onSort, onActive }: Props) 
   const t = useT(browserStrings);
   const f = useFormat();
   const scroller = useRef<HTMLDivElement>(null);
+  const hidden = useColumnStore((s) => s.hidden);
+  const widths = useColumnStore((s) => s.widths);
+  const columns = TASK_COLUMNS.filter((c) => !hidden.includes(c.id));
+  const { template, minWidth } = gridLayout(columns, widths);
+  // Keyboard first: the list takes the keys as soon as it shows, unless the user is
+  // already typing somewhere (the search box keeps its focus while results arrive).
+  useEffect(() => {
+    const focused = document.activeElement;
+    if (!focused || focused === document.body) scroller.current?.focus({ preventScroll: true });
+  }, []);
   const active = useBrowserStore((s) => s.active);
   const setActive = useBrowserStore((s) => s.setActive);
   const virtualizer = useVirtualizer({
@@ -71,19 +83,28 @@ export function TaskGrid({ data, total, sort, order, onSort, onActive }: Props) 
     const keys: Record<string, () => void> = {
       ArrowDown: () => move(active + 1),
       ArrowUp: () => move(active - 1),
+      j: () => move(active + 1),
+      k: () => move(active - 1),
       PageDown: () => move(active + pageRows),
       PageUp: () => move(active - pageRows),
       Home: () => move(0),
       End: () => move(total - 1),
       Enter: () => open(active),
     };
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
     const action = keys[e.key];
     if (!action) return;
     e.preventDefault();
     action();
   };
   const now = Date.now();
-  const ctx = { now, f, untitled: t('untitled') };
+  const ctx = {
+    now,
+    f,
+    untitled: t('untitled'),
+    own: t('ownAgent'),
+    unknownCost: (reason: CostUnknownReason) => t(`costUnknown_${reason}`),
+  };
   const sortLabel = t(TASK_COLUMNS.find((c) => c.sort === sort)?.label ?? 'colCreated');
   const activeRow = data.rowAt(active);
   const activeUuid = activeRow?.uuid ?? null;
@@ -100,9 +121,14 @@ export function TaskGrid({ data, total, sort, order, onSort, onActive }: Props) 
       tabIndex={0}
       onKeyDown={onKeyDown}
     >
-      <div className="task-grid-head" role="row" style={{ gridTemplateColumns: GRID_TEMPLATE }}>
-        {TASK_COLUMNS.map((c) => {
-          const sorted = c.sort === sort;
+      <div
+        className="task-grid-head"
+        role="row"
+        style={{ gridTemplateColumns: template, minWidth }}
+      >
+        {columns.map((c) => {
+          const sorted = c.sort !== undefined && c.sort === sort;
+          const by = c.sort;
           return (
             <div
               key={c.id}
@@ -114,7 +140,9 @@ export function TaskGrid({ data, total, sort, order, onSort, onActive }: Props) 
                 type="button"
                 className={`sort-button${sorted ? ' sorted' : ''}`}
                 data-column={c.id}
-                onClick={() => onSort(c.sort)}
+                // A column without a sort key (no index for it) is filtered instead.
+                disabled={by === undefined}
+                onClick={() => by && onSort(by)}
                 title={sorted ? t(order === 'asc' ? 'sortAsc' : 'sortDesc') : undefined}
               >
                 {t(c.label)}
@@ -122,6 +150,7 @@ export function TaskGrid({ data, total, sort, order, onSort, onActive }: Props) 
                   {sorted ? (order === 'asc' ? '▲' : '▼') : ''}
                 </span>
               </button>
+              <ColumnResizer column={c} label={t('resizeColumn', { column: t(c.label) })} />
             </div>
           );
         })}
@@ -141,7 +170,8 @@ export function TaskGrid({ data, total, sort, order, onSort, onActive }: Props) 
               data-uuid={row?.uuid}
               className={`task-row${isActive ? ' active' : ''}${row ? '' : ' placeholder'}`}
               style={{
-                gridTemplateColumns: GRID_TEMPLATE,
+                gridTemplateColumns: template,
+                minWidth,
                 transform: `translateY(${item.start}px)`,
                 height: ROW_HEIGHT,
               }}
@@ -150,7 +180,7 @@ export function TaskGrid({ data, total, sort, order, onSort, onActive }: Props) 
                 open(item.index);
               }}
             >
-              {TASK_COLUMNS.map((c) => (
+              {columns.map((c) => (
                 <div
                   key={c.id}
                   role="gridcell"
@@ -164,5 +194,35 @@ export function TaskGrid({ data, total, sort, order, onSort, onActive }: Props) 
         })}
       </div>
     </div>
+  );
+}
+
+/** A drag handle on a header's right edge; the width is remembered (column-store). */
+function ColumnResizer({ column, label }: { column: TaskColumn; label: string }) {
+  const setWidth = useColumnStore((s) => s.setWidth);
+  const onPointerDown = (e: PointerEvent<HTMLSpanElement>): void => {
+    e.preventDefault();
+    e.stopPropagation();
+    const cell = e.currentTarget.parentElement;
+    if (!cell) return;
+    const startX = e.clientX;
+    const startWidth = cell.getBoundingClientRect().width;
+    const onMove = (m: globalThis.PointerEvent): void =>
+      setWidth(column.id, startWidth + m.clientX - startX);
+    const onUp = (): void => {
+      window.removeEventListener('pointermove', onMove);
+      window.removeEventListener('pointerup', onUp);
+    };
+    window.addEventListener('pointermove', onMove);
+    window.addEventListener('pointerup', onUp);
+  };
+  return (
+    <span
+      className="column-resizer"
+      data-column={column.id}
+      title={label}
+      aria-hidden="true"
+      onPointerDown={onPointerDown}
+    />
   );
 }

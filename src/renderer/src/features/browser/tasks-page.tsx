@@ -11,6 +11,9 @@ import { NO_FILTERS } from './filter-values';
 import { TaskFilters } from './task-filters';
 import { TaskGrid } from './task-grid';
 import { LazyExportDialog } from '../transfer/lazy-export-dialog';
+import { typingOrDialog } from '../../components/keys-overlay';
+import { formatUsd } from '../../../../shared/format-cost';
+import { ColumnsMenu } from './columns-menu';
 
 /** Text columns read best A→Z first; dates and counts newest/largest first. */
 const ASCENDING_FIRST: ReadonlySet<TaskSortColumn> = new Set([
@@ -39,17 +42,32 @@ export function TasksPage() {
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent): void => {
-      if (e.key !== '/' || e.ctrlKey || e.metaKey || e.altKey) return;
-      const target = e.target as HTMLElement | null;
-      if (target && /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName)) return;
-      if (target?.isContentEditable || document.querySelector('dialog[open]')) return;
+      if (e.ctrlKey || e.metaKey || e.altKey || typingOrDialog(e)) return;
+      // Arrow keys before the list had focus (after a click elsewhere): hand it the keys.
+      const grid = document.querySelector<HTMLElement>('.task-grid');
+      if (grid && ['ArrowDown', 'ArrowUp', 'j', 'k', 'Enter'].includes(e.key)) {
+        if (document.activeElement !== grid && !grid.contains(document.activeElement)) {
+          e.preventDefault();
+          grid.focus();
+          if (e.key !== 'Enter')
+            grid.dispatchEvent(new KeyboardEvent('keydown', { key: e.key, bubbles: true }));
+        }
+        return;
+      }
+      if (e.key === '$') {
+        // The most expensive tasks first: one key, listed in the ? overlay.
+        e.preventDefault();
+        setSort({ column: 'cost', order: 'desc' });
+        return;
+      }
+      if (e.key !== '/') return;
       e.preventDefault();
       searchRef.current?.focus();
       searchRef.current?.select();
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, []);
+  }, [setSort]);
 
   const onSort = useCallback(
     (column: TaskSortColumn) => {
@@ -77,7 +95,20 @@ export function TasksPage() {
             )}
           </span>
         )}
+        {state.kind === 'ready' && state.facets?.cost && (
+          <span
+            className="panel-count cost-total"
+            data-testid="cost-total"
+            title={t('costTotalHint', { tasks: state.facets.cost.tasks })}
+          >
+            {t('costTotal', { usd: formatUsd(state.facets.cost.usd) })}
+            {state.facets.cost.unknown > 0 && (
+              <> {t('costTotalUnknown', { count: state.facets.cost.unknown })}</>
+            )}
+          </span>
+        )}
         <span className="key-hint">{t('keys')}</span>
+        <ColumnsMenu />
         <button
           type="button"
           name="export"

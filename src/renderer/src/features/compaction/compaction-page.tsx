@@ -1,4 +1,5 @@
-import { useMemo } from 'react';
+import { useEffect, useMemo } from 'react';
+import { typingOrDialog } from '../../components/keys-overlay';
 import type { CompactionDiff, DiffMessage } from '../../../../shared/api/compaction-api';
 import { useFormat } from '../../i18n/use-format';
 import { useT } from '../../i18n/use-t';
@@ -21,6 +22,16 @@ import './compaction.css';
 export function CompactionPage({ uuid, id }: { uuid: string; id: number }) {
   const t = useT(compactionStrings);
   const [state, reload] = useCompactionDiff(uuid, id);
+  // Esc: back to the task's compactions, where this page was opened from.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent): void => {
+      if (e.key !== 'Escape' || typingOrDialog(e)) return;
+      e.preventDefault();
+      navigate({ page: 'task', uuid, tab: 'compactions' });
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [uuid]);
   return (
     <div className="cmp-root cmp-page">
       <nav className="cmp-nav">

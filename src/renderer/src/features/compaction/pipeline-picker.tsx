@@ -4,6 +4,9 @@ import {
   type CompactionStrategyName,
 } from '../../../../shared/api/compaction-api';
 import { useT } from '../../i18n/use-t';
+import { useUiStore } from '../../state/ui-store';
+
+const JAPANESE = /[\u3040-\u30ff\u4e00-\u9fff]/;
 import { paramSpec, parseParam, type ParamError } from './param-fields';
 import { compactionStrings } from './strings';
 
@@ -40,6 +43,10 @@ export function PipelinePicker({
 }) {
   const t = useT(compactionStrings);
   const explain = useParamError();
+  const language = useUiStore((st) => st.language);
+  // The seed's default summary prompt is Japanese: in the English UI it stays folded behind
+  // a sentence saying so, unless the user opens it (or has changed it).
+  const [revealed, setRevealed] = useState<ReadonlySet<string>>(new Set());
   const unused = COMPACTION_STRATEGIES.filter((n) => !steps.some((s) => s.name === n));
   const [adding, setAdding] = useState<CompactionStrategyName | ''>('');
   const move = (i: number, by: number): void => {
@@ -133,6 +140,17 @@ export function PipelinePicker({
                         checked={text === 'true'}
                         onChange={(e) => set(String(e.target.checked))}
                       />
+                    ) : long && language === 'en' && JAPANESE.test(text) && !revealed.has(id) ? (
+                      <span className="cmp-param-foreign">
+                        {t('promptInJapanese')}{' '}
+                        <button
+                          type="button"
+                          className="cmp-link-button"
+                          onClick={() => setRevealed((prev) => new Set(prev).add(id))}
+                        >
+                          {t('promptShow')}
+                        </button>
+                      </span>
                     ) : long ? (
                       <textarea
                         id={id}

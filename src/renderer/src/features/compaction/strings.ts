@@ -3,6 +3,9 @@ import { defineStrings, plural } from '../../i18n/translate';
 /** Every string of the compaction diff page and the compaction controls, in English and Japanese. */
 export const compactionStrings = defineStrings({
   en: {
+    promptInJapanese:
+      'The configured prompt (the spec’s default, written in Japanese; set storage.summary_prompt in config.yaml to change it).',
+    promptShow: 'Show or edit it',
     back: '← Task',
     pageTitle: 'Compaction #{id}',
     loading: 'Loading the compaction…',
@@ -254,6 +257,9 @@ export const compactionStrings = defineStrings({
     runningRefused: 'Pause the task to undo or rewind.',
   },
   ja: {
+    promptInJapanese:
+      '設定済みのプロンプト（仕様の既定値・日本語。config.yaml の storage.summary_prompt で変更できます）。',
+    promptShow: '表示・編集',
     back: '← タスク',
     pageTitle: '圧縮 #{id}',
     loading: '圧縮を読み込んでいます…',

@@ -1,5 +1,7 @@
 import { useT } from '../../i18n/use-t';
 import { taskStrings } from './strings';
+import { useFormat } from '../../i18n/use-format';
+import { formatBytes } from '../../format/numbers';
 
 const MAX_CHARS = 900;
 const MAX_LINES = 10;
@@ -17,6 +19,7 @@ export function CollapsibleText({
   mono?: boolean;
 }) {
   const t = useT(taskStrings);
+  const f = useFormat();
   const lines = text.split('\n');
   const long = text.length > MAX_CHARS || lines.length > MAX_LINES;
   const shown =
@@ -26,7 +29,12 @@ export function CollapsibleText({
       <div className={mono ? 'tv-text tv-mono' : 'tv-text'}>{shown}</div>
       {long && (
         <button type="button" className="tv-link tv-expand" onClick={onToggle}>
-          {expanded ? t('collapse') : t('expand', { n: text.length })}
+          {expanded
+            ? t('collapse')
+            : t('expandBytes', {
+                bytes: formatBytes(new TextEncoder().encode(text).length, f.language),
+                lines: f.number(lines.length),
+              })}
         </button>
       )}
     </div>

@@ -2,7 +2,8 @@ import type { CompactionRecordInfo } from '../../../../shared/api/compaction-api
 import { useFormat } from '../../i18n/use-format';
 import { useT } from '../../i18n/use-t';
 import { CollapsibleText } from './collapsible-text';
-import { argsText } from './format';
+import { ToolCallView } from './tool-call-view';
+import { exitStatusOf } from './edit-call';
 import { ROLE_KEYS } from './role-keys';
 import { taskStrings } from './strings';
 import { ToolOutput, trimmedRef } from './tool-output';
@@ -89,7 +90,7 @@ export function MessageRow({
             type="button"
             className="tv-link tv-compaction-tokens"
             onClick={() => onJump(compaction.through_seq ?? compaction.end_seq)}
-            title={compaction.strategy}
+            title={t('compactionTokensHint', { strategy: compaction.strategy })}
           >
             {t('compactionTokens', {
               id: String(compaction.id),
@@ -100,6 +101,14 @@ export function MessageRow({
               <span className="tv-saved">−{f.percent(savedShare(compaction)!)}</span>
             )}
           </button>
+        )}
+        {message.role === 'tool' && exitStatusOf(message.content) !== undefined && (
+          <span
+            className={`tv-badge ${exitStatusOf(message.content) === 0 ? 'tv-exit-ok' : 'tv-exit-fail'}`}
+            data-testid="exit-status"
+          >
+            {t('exitStatus', { code: exitStatusOf(message.content)! })}
+          </span>
         )}
         {historyOnly && <span className="tv-badge">{t('historyOnly')}</span>}
         <span className="tv-row-tokens">
@@ -125,26 +134,9 @@ export function MessageRow({
         />
       ) : null}
       {ref && <ToolOutput key={ref} uuid={uuid} outputRef={ref} />}
-      {message.tool_calls?.map((c) => {
-        const resultSeq = resultOf(c.id);
-        return (
-          <div key={c.id} className="tv-call" data-call-id={c.id}>
-            <span className="tv-call-name">{t('toolCall', { name: c.function.name })}</span>
-            <code className="tv-call-args" title={c.function.arguments}>
-              {argsText(c.function.arguments)}
-            </code>
-            {resultSeq !== undefined && (
-              <button
-                type="button"
-                className="tv-link tv-result-link"
-                onClick={() => onJump(resultSeq)}
-              >
-                {t('resultAt', { seq: String(resultSeq) })}
-              </button>
-            )}
-          </div>
-        );
-      })}
+      {message.tool_calls?.map((c) => (
+        <ToolCallView key={c.id} call={c} resultSeq={resultOf(c.id)} onJump={onJump} />
+      ))}
     </article>
   );
 }

@@ -24,6 +24,8 @@ export interface NotFoundRetryOptions {
   /** Whether the caller has moved on (another task, an unmounted view): stop retrying. */
   cancelled(): boolean;
   delays?: readonly number[];
+  /** Called before each retry: the view can say "not found" at once while it keeps trying. */
+  onRetry?(err: unknown): void;
 }
 
 /**
@@ -41,6 +43,7 @@ export async function retryWhileNotFound<T>(
     } catch (err) {
       const delay = notFoundRetryDelay(err, attempt, options.shownBefore(), options.delays);
       if (delay === null || options.cancelled()) throw err;
+      options.onRetry?.(err);
       await new Promise((resolve) => setTimeout(resolve, delay));
       if (options.cancelled()) throw err;
     }

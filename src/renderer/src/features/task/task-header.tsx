@@ -6,6 +6,31 @@ import { useT } from '../../i18n/use-t';
 import { navigate } from '../../router/use-route';
 import { LazyExportDialog } from '../transfer/lazy-export-dialog';
 import { taskStrings, type TaskStringKey } from './strings';
+import type { CostFigure } from '../../../../shared/cost-types';
+import { formatUsd } from '../../../../shared/format-cost';
+
+function costText(cost: CostFigure | undefined): string {
+  if (!cost) return '—';
+  return cost.usd === null ? '?' : formatUsd(cost.usd);
+}
+
+/** Per model and per compaction, and where the prices come from. */
+function costHint(
+  detail: TaskDetail,
+  t: (key: TaskStringKey, vars?: Record<string, string | number>) => string,
+): string {
+  const cost = detail.cost;
+  if (!cost) return '';
+  const lines = [
+    ...(cost.total.usd === null ? [t(`costUnknown_${cost.total.unknown}`)] : []),
+    ...cost.models.map((m) => `${m.model ?? '?'}: ${costText(m.cost)}`),
+    ...cost.compactions
+      .filter((c) => c.cost !== null)
+      .map((c) => t('costCompaction', { id: c.id, strategy: c.strategy, cost: costText(c.cost!) })),
+    t('costPrices', { version: cost.prices.version }),
+  ];
+  return lines.join('\n');
+}
 
 type Action = 'pause' | 'resume' | 'stop';
 
@@ -66,6 +91,7 @@ export function TaskHeader({ detail, onChanged }: { detail: TaskDetail; onChange
         total: detail.compactions.total,
       }),
     ],
+    ['cost', costText(detail.cost.total), costHint(detail, t)],
     ['duration', f.duration(duration), t('startedAt', { when: f.dateTime(start) })],
   ];
 

@@ -1,4 +1,6 @@
-import { lazy, Suspense } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState } from 'react';
+import { typingOrDialog } from '../../components/keys-overlay';
+import { LazyExportDialog } from '../transfer/lazy-export-dialog';
 import { StatePanel } from '../../components/state-panel';
 import { useT } from '../../i18n/use-t';
 import type { Route, TaskTab } from '../../router/route';
@@ -43,19 +45,54 @@ export function TaskPage({ route }: { route: TaskRoute }) {
   const go = (change: Partial<Omit<TaskRoute, 'page' | 'uuid'>>): void =>
     navigate({ page: 'task', uuid, tab: route.tab, view: route.view, ...change });
   const jump = (seq: number): void => go({ tab: 'timeline', seq, view: 'history' });
+  const [exporting, setExporting] = useState(false);
 
+  // Keyboard: Esc back to the list, [ and ] through the tabs, e to export.
+  const tabRef = useRef(route.tab);
+  tabRef.current = route.tab;
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent): void => {
+      if (e.ctrlKey || e.metaKey || e.altKey || typingOrDialog(e)) return;
+      const at = TABS.findIndex((x) => x.tab === tabRef.current);
+      const keys: Record<string, () => void> = {
+        Escape: () => navigate({ page: 'tasks' }),
+        ']': () => navigate({ page: 'task', uuid, tab: TABS[(at + 1) % TABS.length]!.tab }),
+        '[': () =>
+          navigate({ page: 'task', uuid, tab: TABS[(at + TABS.length - 1) % TABS.length]!.tab }),
+        e: () => setExporting(true),
+      };
+      const action = keys[e.key];
+      if (!action) return;
+      e.preventDefault();
+      action();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [uuid]);
+
+  if (state.kind === 'not-found')
+    return (
+      <StatePanel tone="empty" title={t('notFoundTitle')}>
+        <p>{t('notFoundBody', { uuid })}</p>
+        <BackLink label={t('backToList')} />
+      </StatePanel>
+    );
   if (state.kind === 'error')
     return (
       <StatePanel tone="error" title={t('loadError')}>
         <p>{state.message}</p>
         <button type="button" onClick={reload}>
           {t('retry')}
-        </button>
+        </button>{' '}
+        <a href="#/" className="tv-link">
+          {t('backToList')}
+        </a>
       </StatePanel>
     );
 
   return (
     <div className="task-view">
+      {exporting && <LazyExportDialog uuids={[uuid]} onClose={() => setExporting(false)} />}
       {state.kind === 'ready' ? (
         <TaskHeader detail={state.detail} onChanged={reload} />
       ) : (
@@ -119,5 +156,16 @@ export function TaskPage({ route }: { route: TaskRoute }) {
         )}
       </div>
     </div>
+  );
+}
+
+/** The way back from a task that is not there: focused, so Enter (or Esc) goes back. */
+function BackLink({ label }: { label: string }) {
+  const ref = useRef<HTMLAnchorElement>(null);
+  useEffect(() => ref.current?.focus(), []);
+  return (
+    <a ref={ref} href="#/" className="tv-link" data-testid="not-found-back">
+      {label}
+    </a>
   );
 }

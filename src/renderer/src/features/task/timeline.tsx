@@ -1,5 +1,5 @@
-import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useWindowVirtualizer } from '@tanstack/react-virtual';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { CompactionRecordInfo } from '../../../../shared/api/compaction-api';
 import { StatePanel } from '../../components/state-panel';
 import { useT } from '../../i18n/use-t';
@@ -29,29 +29,61 @@ export function Timeline({ uuid, view, target, revision, compactions, onJump }: 
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
   const byId = useMemo(() => new Map(compactions.map((c) => [c.id, c])), [compactions]);
   const count = data.total ?? 0;
-  const virtualizer = useVirtualizer({
+  // The page scrolls as one (header, chart, tabs and messages): the list is virtualized
+  // against the window, offset by where it starts on the page.
+  const [margin, setMargin] = useState(0);
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (!el) return;
+    const top = Math.round(el.getBoundingClientRect().top + window.scrollY);
+    if (top !== margin) setMargin(top);
+  });
+  const virtualizer = useWindowVirtualizer({
     count,
-    getScrollElement: () => scroller.current,
     estimateSize: () => ESTIMATED_ROW_PX,
     overscan: 6,
+    scrollMargin: margin,
   });
   const items = virtualizer.getVirtualItems();
   const first = items[0]?.index ?? 0;
   const last = items.at(-1)?.index ?? 0;
 
   // Follow a growing task while the reader sits at its end, as a terminal does. Where the
-  // reader was is measured after each render, so a growth compares with the view before it.
-  const wasAtEnd = useRef(false);
+  // reader is comes from scroll events only: growth (new rows, rows measured taller) does
+  // not move the reader, so it cannot turn following off by itself.
+  const wasAtEnd = useRef(true);
   const shownCount = useRef(0);
-  useEffect(() => {
-    if (shownCount.current > 0 && count > shownCount.current && wasAtEnd.current)
-      virtualizer.scrollToIndex(count - 1, { align: 'end' });
-    shownCount.current = count;
-  }, [count, virtualizer]);
-  useEffect(() => {
+  const scrollToEnd = (): void => {
     const el = scroller.current;
-    if (el) wasAtEnd.current = el.scrollHeight - el.scrollTop - el.clientHeight < FOLLOW_SLACK_PX;
-  });
+    if (!el) return;
+    const gap = el.getBoundingClientRect().bottom - window.innerHeight;
+    if (gap > 0) window.scrollTo(0, window.scrollY + gap + 4);
+  };
+  useEffect(() => {
+    const onScroll = (): void => {
+      const el = scroller.current;
+      if (el)
+        wasAtEnd.current = el.getBoundingClientRect().bottom - window.innerHeight < FOLLOW_SLACK_PX;
+    };
+    onScroll();
+    window.addEventListener('scroll', onScroll, { passive: true });
+    return () => window.removeEventListener('scroll', onScroll);
+  }, [count > 0]);
+  useEffect(() => {
+    if (shownCount.current > 0 && count > shownCount.current && wasAtEnd.current) scrollToEnd();
+    shownCount.current = count;
+  }, [count]);
+  // Rows measured after they came in make the list taller: stay at its end.
+  const inner = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const el = inner.current;
+    if (!el) return;
+    const observer = new ResizeObserver(() => {
+      if (wasAtEnd.current && shownCount.current > 0) scrollToEnd();
+    });
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [count > 0]);
 
   const { ensure } = data;
   // After every render: a live refresh or an eviction can empty a visible window, and ensure
@@ -64,7 +96,6 @@ export function Timeline({ uuid, view, target, revision, compactions, onJump }: 
   useEffect(() => {
     if (target === undefined || count === 0) return;
     const position = Math.min(count, target) - 1;
-    scroller.current?.scrollIntoView({ block: 'nearest' });
     virtualizer.scrollToIndex(position, { align: 'start' });
     // Rows measured after the first scroll move the target: settle once more.
     const timer = setTimeout(() => virtualizer.scrollToIndex(position, { align: 'start' }), 250);
@@ -95,7 +126,7 @@ export function Timeline({ uuid, view, target, revision, compactions, onJump }: 
 
   return (
     <div ref={scroller} className="tv-timeline" data-total={count}>
-      <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+      <div ref={inner} style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
         {items.map((item) => {
           const message = data.at(item.index);
           const key = `${view}:${item.index}`;
@@ -111,7 +142,7 @@ export function Timeline({ uuid, view, target, revision, compactions, onJump }: 
                 top: 0,
                 left: 0,
                 right: 0,
-                transform: `translateY(${item.start}px)`,
+                transform: `translateY(${item.start - virtualizer.options.scrollMargin}px)`,
               }}
             >
               {message ? (

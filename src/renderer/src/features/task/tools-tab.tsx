@@ -13,6 +13,16 @@ import { StatePanel } from '../../components/state-panel';
 import { useFormat, type Formats } from '../../i18n/use-format';
 import { useT, type Translate } from '../../i18n/use-t';
 import { argsText } from './format';
+import { exitStatusOf } from './edit-call';
+import { byteLength } from './tool-call-view';
+
+function prettyJson(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}
 import { taskStrings, type TaskStringKey } from './strings';
 
 type ToolsState =
@@ -94,11 +104,17 @@ function columns(
       enableSorting: false,
       accessorFn: (r) => argsText(r.args ?? r.arguments),
       meta: { className: 'tv-col-args' },
-      cell: ({ getValue }) => (
-        <code className="tv-call-args" title={getValue<string>()}>
-          {getValue<string>()}
-        </code>
-      ),
+      cell: ({ getValue, row: { original: r } }) => {
+        const value = r.args ?? r.arguments;
+        const pretty =
+          typeof value === 'string' ? prettyJson(value) : JSON.stringify(value ?? null, null, 2);
+        // The row opens the call in the timeline; the full arguments show on hover here.
+        return (
+          <code className="tv-call-args" title={pretty}>
+            {getValue<string>()}
+          </code>
+        );
+      },
     },
     {
       id: 'result',
@@ -106,14 +122,23 @@ function columns(
       enableSorting: false,
       accessorFn: (r) => r.error ?? r.result ?? '',
       meta: { className: 'tv-col-result' },
-      cell: ({ row: { original: r }, getValue }) => (
-        <span
-          className={r.status === 'error' ? 'tv-cell-error tv-ellipsis' : 'tv-ellipsis'}
-          title={getValue<string>()}
-        >
-          {getValue<string>() || '—'}
-        </span>
-      ),
+      cell: ({ row: { original: r }, getValue }) => {
+        const text = getValue<string>();
+        const exit = exitStatusOf(r.result ?? r.error ?? null);
+        return (
+          <span className="tv-result-cell" title={text.slice(0, 4000)}>
+            {exit !== undefined && (
+              <span className={`tv-badge ${exit === 0 ? 'tv-exit-ok' : 'tv-exit-fail'}`}>
+                {t('exitStatus', { code: exit })}
+              </span>
+            )}
+            {text && <span className="tv-muted">{f.bytes(byteLength(text))}</span>}
+            <span className={r.status === 'error' ? 'tv-cell-error tv-ellipsis' : 'tv-ellipsis'}>
+              {text || '—'}
+            </span>
+          </span>
+        );
+      },
     },
   ];
 }

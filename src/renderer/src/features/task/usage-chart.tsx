@@ -1,4 +1,6 @@
-import { lazy, Suspense } from 'react';
+import { lazy, Suspense, useEffect } from 'react';
+import { create } from 'zustand';
+import { typingOrDialog } from '../../components/keys-overlay';
 import type { ContextUsageSeries } from '../../../../shared/api/task-view-api';
 import { useFormat } from '../../i18n/use-format';
 import { useT } from '../../i18n/use-t';
@@ -12,14 +14,94 @@ const ChartCanvas = lazy(() =>
   import('./usage-chart-canvas').then((m) => ({ default: m.ChartCanvas })),
 );
 
+const COLLAPSED_KEY = 'cwb.chartCollapsed';
+
+/**
+ * Whether the chart is folded into its strip, remembered. Until the user chooses, a short
+ * window starts folded so that messages show on the first screen.
+ */
+const useChartFold = create<{ collapsed: boolean; toggle(): void }>((set, get) => ({
+  collapsed: readCollapsed(),
+  toggle: () => {
+    const collapsed = !get().collapsed;
+    set({ collapsed });
+    try {
+      localStorage.setItem(COLLAPSED_KEY, collapsed ? '1' : '0');
+    } catch {
+      // storage unavailable: the choice lasts for this session
+    }
+  },
+}));
+
+function readCollapsed(): boolean {
+  try {
+    const saved = localStorage.getItem(COLLAPSED_KEY);
+    if (saved !== null) return saved === '1';
+  } catch {
+    // fall through to the default
+  }
+  return window.innerHeight < 800;
+}
+
 /** Tokens in the model's context over the task, the threshold, and clickable compaction marks. */
 export function UsageChart({ uuid, revision }: { uuid: string; revision: number }) {
   const t = useT(taskStrings);
+  const f = useFormat();
   const state = useContextUsage(uuid, revision);
+  const { collapsed, toggle } = useChartFold();
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent): void => {
+      if (e.key !== 'c' || e.ctrlKey || e.metaKey || e.altKey || typingOrDialog(e)) return;
+      e.preventDefault();
+      toggle();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [toggle]);
+  const toggleButton = (
+    <button
+      type="button"
+      className="tv-link tv-chart-toggle"
+      aria-expanded={!collapsed}
+      title={t('chartToggleHint')}
+      onClick={toggle}
+    >
+      {collapsed ? t('chartShow') : t('chartHide')}
+    </button>
+  );
+  if (collapsed) {
+    const series = state.kind === 'ready' ? state.series : null;
+    const last = series && series.tokens.length > 0 ? series.tokens.at(-1)! : null;
+    return (
+      <section className="tv-chart-panel tv-chart-strip" aria-label={t('chartTitle')}>
+        <h3>{t('chartTitle')}</h3>
+        {series && last !== null && (
+          <>
+            <span className="tv-strip-bar" aria-hidden="true">
+              <span
+                style={{
+                  width: `${Math.min(100, (100 * last) / Math.max(1, series.contextWindow))}%`,
+                }}
+              />
+            </span>
+            <span className="tv-muted">
+              {t('chartStrip', {
+                tokens: f.tokens(last),
+                window: f.tokens(series.contextWindow),
+                compactions: series.compactions.filter((c) => !c.undone).length,
+              })}
+            </span>
+          </>
+        )}
+        {toggleButton}
+      </section>
+    );
+  }
   return (
     <section className="tv-chart-panel" aria-label={t('chartTitle')}>
       <div className="tv-chart-head">
         <h3>{t('chartTitle')}</h3>
+        {toggleButton}
         {state.kind === 'ready' && state.series.seqs.length > 0 && (
           <ChartLegend series={state.series} />
         )}

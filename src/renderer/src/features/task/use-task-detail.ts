@@ -3,9 +3,14 @@ import type { TaskDetail } from '../../../../shared/api/tasks-api';
 import type { WorkbenchEvent } from '../../../../shared/api/events';
 import { useApi } from '../../api/api-context';
 import { retryWhileNotFound } from './not-found-retry';
+import { ApiError } from '../../../../shared/api/api-result';
 
 export type DetailState =
-  { kind: 'loading' } | { kind: 'ready'; detail: TaskDetail } | { kind: 'error'; message: string };
+  | { kind: 'loading' }
+  | { kind: 'ready'; detail: TaskDetail }
+  | { kind: 'error'; message: string }
+  /** No such task (yet): shown at once; a task that appears a moment later still opens. */
+  | { kind: 'not-found' };
 
 const REFRESH_DELAY_MS = 300;
 
@@ -36,6 +41,9 @@ export function useTaskDetail(uuid: string): {
     retryWhileNotFound(() => api.getTask({ uuid }), {
       shownBefore: () => shown.current,
       cancelled: stale,
+      onRetry: () => {
+        if (!stale()) setState({ kind: 'not-found' });
+      },
     }).then(
       (detail) => {
         if (stale()) return;
@@ -44,7 +52,8 @@ export function useTaskDetail(uuid: string): {
       },
       (err: unknown) => {
         if (stale()) return;
-        setState({ kind: 'error', message: err instanceof Error ? err.message : String(err) });
+        if (err instanceof ApiError && err.code === 'not_found') setState({ kind: 'not-found' });
+        else setState({ kind: 'error', message: err instanceof Error ? err.message : String(err) });
       },
     );
   }, [api, uuid]);

@@ -11,6 +11,14 @@ import { canUpload, pickExportFolder, prepareDownload, startDownload } from './w
 type Format = (typeof EXPORT_FORMATS)[number];
 
 /** Export tasks: downloaded in the browser, written to a host folder in the desktop app. */
+const EXTENSIONS: Record<Format, string> = { archive: 'zip', markdown: 'md', openai: 'json' };
+
+/** The file name a single task's export gets unless the user names it. */
+export function defaultExportName(uuid: string, current: boolean, format: Format): string {
+  return `${uuid.slice(0, 8)}-${current ? 'context' : 'history'}.${EXTENSIONS[format]}`;
+}
+
+/** Export tasks: downloaded in the browser, written to a host folder in the desktop app. */
 export function ExportDialog({ uuids, onClose }: { uuids: string[]; onClose(): void }) {
   const t = useT(transferStrings);
   const fmt = useFormat();
@@ -18,6 +26,15 @@ export function ExportDialog({ uuids, onClose }: { uuids: string[]; onClose(): v
   const [format, setFormat] = useState<Format>('archive');
   const [current, setCurrent] = useState(false);
   const [output, setOutput] = useState('');
+  const [name, setName] = useState('');
+  const single = uuids.length === 1;
+  const suggested = single ? defaultExportName(uuids[0]!, current, format) : '';
+  const fileName = (name.trim() || suggested).replace(/[\\/]/g, '_');
+  const choose = (wantCurrent: boolean): void => {
+    setCurrent(wantCurrent);
+    // An archive is the whole task; the current context exports as Markdown or OpenAI JSON.
+    if (wantCurrent && format === 'archive') setFormat('markdown');
+  };
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<{ ok: boolean; text: string }[]>([]);
   const web = canUpload();
@@ -26,15 +43,27 @@ export function ExportDialog({ uuids, onClose }: { uuids: string[]; onClose(): v
     setBusy(true);
     try {
       if (web) {
-        const files = await prepareDownload({ uuids, format, current });
+        const files = await prepareDownload({
+          uuids,
+          format,
+          current,
+          ...(single && fileName && { name: fileName }),
+        });
         for (const f of files) startDownload(f);
-        setResult(files.map((f) => ({ ok: true, text: t('downloaded', { name: f.name }) })));
+        setResult(
+          files.map((f) => ({
+            ok: true,
+            text: t('downloaded', { name: f.name, size: fmt.bytes(f.bytes) }),
+          })),
+        );
       } else {
         const done = await api.exportTasks({
           uuids,
           format,
           current,
-          ...(output.trim() && { output: output.trim() }),
+          ...(output.trim() && {
+            output: single && fileName ? joinPath(output.trim(), fileName) : output.trim(),
+          }),
         });
         setResult(
           done.files.map((f) => ({
@@ -66,25 +95,53 @@ export function ExportDialog({ uuids, onClose }: { uuids: string[]; onClose(): v
         </>
       }
     >
+      <fieldset className="export-what">
+        <legend>{t('what')}</legend>
+        <label className="check">
+          <input
+            type="radio"
+            name="what"
+            value="history"
+            checked={!current}
+            onChange={() => choose(false)}
+          />
+          <span>
+            {t('whatHistory')}
+            <span className="field-hint">{t('whatHistoryHint')}</span>
+          </span>
+        </label>
+        <label className="check">
+          <input
+            type="radio"
+            name="what"
+            value="current"
+            checked={current}
+            onChange={() => choose(true)}
+          />
+          <span>
+            {t('whatCurrent')}
+            <span className="field-hint">{t('whatCurrentHint')}</span>
+          </span>
+        </label>
+      </fieldset>
       <FormField name="format" label={t('format')}>
         <select name="format" value={format} onChange={(e) => setFormat(e.target.value as Format)}>
-          {EXPORT_FORMATS.map((f) => (
+          {EXPORT_FORMATS.filter((f) => !(current && f === 'archive')).map((f) => (
             <option key={f} value={f}>
               {t(f)}
             </option>
           ))}
         </select>
       </FormField>
-      {format !== 'archive' && (
-        <label className="check">
+      {single && (web || output.trim() !== '') && (
+        <FormField name="file-name" label={t('fileName')} hint={t('fileNameHint')}>
           <input
-            type="checkbox"
-            name="current"
-            checked={current}
-            onChange={(e) => setCurrent(e.target.checked)}
+            name="file-name"
+            value={name}
+            placeholder={suggested}
+            onChange={(e) => setName(e.target.value)}
           />
-          {t('current')}
-        </label>
+        </FormField>
       )}
       {!web && (
         <FormField name="output" label={t('output')} hint={t('outputHint')}>
@@ -121,4 +178,9 @@ export function ExportDialog({ uuids, onClose }: { uuids: string[]; onClose(): v
       )}
     </ModalDialog>
   );
+}
+
+function joinPath(folder: string, file: string): string {
+  const sep = folder.includes('\\') && !folder.includes('/') ? '\\' : '/';
+  return folder.endsWith(sep) ? folder + file : folder + sep + file;
 }

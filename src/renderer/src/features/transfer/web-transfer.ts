@@ -59,6 +59,8 @@ export async function prepareDownload(input: {
   uuids: string[];
   format: 'archive' | 'markdown' | 'openai';
   current: boolean;
+  /** The file name, for a one-task export. */
+  name?: string;
 }): Promise<PreparedDownload[]> {
   const response = await fetch('/api/download', {
     method: 'POST',
