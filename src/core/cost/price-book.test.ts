@@ -58,10 +58,7 @@ describe('PriceBook', () => {
     const rates = book.rates(['gpt-4o', 'mystery-model', null]);
     expect(rates.map((r) => r.model)).toEqual(['gpt-4o']);
     const usd = (r: (typeof rates)[number]) => r.input * 1000 + r.output * 100;
-    expect(usd(rates[0]!)).toBeCloseTo(
-      book.costOf(usage(1000, 100), 'gpt-4o').usd!,
-      12,
-    );
+    expect(usd(rates[0]!)).toBeCloseTo(book.costOf(usage(1000, 100), 'gpt-4o').usd!, 12);
   });
 });
 
