@@ -1,11 +1,11 @@
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import type { TokenUsage } from '../../shared/task-types';
 import type { ContextStore } from '../store/context-store';
 import type { TaskContextManager } from '../store/task-context-manager';
 import { readJsonl } from '../jsonl/jsonl-reader';
 import { fingerprint, stableUuid } from './fingerprint';
-import type { DocumentEvent, SourceKind } from './source-kinds';
+import type { SourceKind } from './source-kinds';
+import { isSessionThread, readDocument } from './session-document';
 import { describeSourceTask, findSessionTask, openSourceTask } from './source-tasks';
 import { MAIN, type SyncSink, type ThreadInfo } from './sync-sink';
 import { SyncStateRepository, type SourceFileRow } from './sync-state';
@@ -13,7 +13,16 @@ import { SyncStateRepository, type SourceFileRow } from './sync-state';
 /** Saved with the offset: the mapper's state and, per thread, its task and counts. */
 interface FileState {
   mapper: unknown;
-  threads: Record<string, { uuid: string; messages: number; tools: number }>;
+  threads: Record<
+    string,
+    {
+      uuid: string;
+      messages: number;
+      tools: number;
+      /** Provider usage was counted: estimates of the text are no longer added. */
+      usage?: boolean;
+    }
+  >;
   info: Record<string, ThreadInfo>;
   skipped: number;
 }
@@ -154,6 +163,8 @@ interface OpenThread {
   tools: number;
   llmCalls: number;
   usage: Partial<TokenUsage>;
+  /** Estimated tokens of the messages written (the total where the session has no usage). */
+  estimated: number;
 }
 
 async function readRange(
@@ -189,7 +200,7 @@ async function readRange(
     const committed = saved.threads[key];
     const uuid = committed?.uuid ?? taskOf(key);
     const info = saved.info[key] ?? {};
-    const parentUuid = key === MAIN ? null : parentOf(info);
+    const parentUuid = isSessionThread(key) ? null : parentOf(info);
     const task = openSourceTask(store, {
       uuid,
       kind: kind.id,
@@ -208,7 +219,7 @@ async function readRange(
       skipMessages = Math.max(0, messages - (committed?.messages ?? 0));
       skipTools = Math.max(0, tools - (committed?.tools ?? 0));
     }
-    t = { task, skipMessages, skipTools, messages, tools, llmCalls: 0, usage: {} };
+    t = { task, skipMessages, skipTools, messages, tools, llmCalls: 0, usage: {}, estimated: 0 };
     open.set(key, t);
     return t;
   };
@@ -228,7 +239,7 @@ async function readRange(
         t.skipMessages--;
         return;
       }
-      t.task.messages.append(message);
+      t.estimated += t.task.messages.append(message).tokens;
       t.messages++;
       written++;
     },
@@ -240,9 +251,9 @@ async function readRange(
         t.tools++;
       }
     },
-    llmCall(key, usage) {
+    llmCall(key, usage, calls = 1) {
       const t = thread(key);
-      t.llmCalls++;
+      t.llmCalls += calls;
       if (usage)
         for (const [field, n] of Object.entries(usage) as [keyof TokenUsage, number][])
           t.usage[field] = (t.usage[field] ?? 0) + n;
@@ -283,8 +294,13 @@ async function readRange(
     repo.write(() => {
       for (const [key, t] of open) {
         const info = saved.info[key] ?? {};
-        if (t.llmCalls > 0 || Object.keys(t.usage).length > 0)
-          store.repo.addStats(t.task.uuid, { llm_calls: t.llmCalls, usage: t.usage });
+        // As `cwb import`: provider usage where the session has it, else the text's estimate,
+        // so a task with text never shows 0 tokens.
+        const usageSeen = saved.threads[key]?.usage === true || usageTotal(t.usage) > 0;
+        const usage =
+          usageTotal(t.usage) > 0 ? t.usage : usageSeen ? {} : { total_tokens: t.estimated };
+        if (t.llmCalls > 0 || usageTotal(usage) > 0)
+          store.repo.addStats(t.task.uuid, { llm_calls: t.llmCalls, usage });
         store.repo.setFinalStats(t.task.uuid, {
           total_messages: t.task.messages.count,
           total_summaries: t.task.summaries.nextId - 1,
@@ -292,13 +308,24 @@ async function readRange(
           final_token_count: t.task.messages.currentTokenCount(),
           final_message_count: t.task.messages.currentCount(),
         });
-        describeSourceTask(store, t.task.uuid, info, key === MAIN);
-        saved.threads[key] = { uuid: t.task.uuid, messages: t.task.messages.count, tools: t.tools };
+        describeSourceTask(store, t.task.uuid, info, isSessionThread(key), kind.id);
+        saved.threads[key] = {
+          uuid: t.task.uuid,
+          messages: t.task.messages.count,
+          tools: t.tools,
+          ...(usageSeen && { usage: true }),
+        };
       }
       // Info of threads that have no task yet still changes with the lines read.
       for (const [key, committed] of Object.entries(saved.threads)) {
         if (!open.has(key) && saved.info[key])
-          describeSourceTask(store, committed.uuid, saved.info[key]!, key === MAIN);
+          describeSourceTask(
+            store,
+            committed.uuid,
+            saved.info[key]!,
+            isSessionThread(key),
+            kind.id,
+          );
       }
       saved.mapper = mapperState;
       saved.skipped += skipped;
@@ -325,69 +352,12 @@ async function readRange(
   }
 }
 
-/** What a document source remembers: the keys synced, each with a short hash of its message. */
-interface DocumentState {
-  keys: Record<string, string>;
-  /** Messages synced before, whose content changed in a later rewrite (kept as first read). */
-  changed: string[];
-}
-
-const MAX_CHANGED_LISTED = 20;
-
-/**
- * One read of a whole-document session: messages whose key was synced before are skipped
- * (a rewrite repeats them), new keys are written in document order. A known key whose
- * message changed is listed, not written again: the task keeps what it first read.
- */
-async function readDocument(
-  events: AsyncIterable<DocumentEvent>,
-  saved: unknown,
-  sink: SyncSink,
-): Promise<{ state: DocumentState; messages: number }> {
-  const state: DocumentState =
-    typeof saved === 'object' && saved !== null && 'keys' in saved
-      ? (saved as DocumentState)
-      : { keys: {}, changed: [] };
-  let messages = 0;
-  for await (const event of events) {
-    if (event.kind === 'meta') {
-      const m = event.meta;
-      const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-      const info: ThreadInfo = {};
-      const set = (field: keyof ThreadInfo, value: string | undefined): void => {
-        if (value !== undefined) info[field] = value;
-      };
-      set('title', str(m.title));
-      set('prompt', str(m.firstRequest));
-      set('workdir', str(m.cwd));
-      set('model', str(m.model));
-      set('sessionId', str(m.sessionId));
-      set('gitBranch', str(m.gitBranch));
-      set('firstTimestamp', str(m.startedAt));
-      set('lastTimestamp', str(m.endedAt) ?? str(m.updatedAt));
-      sink.describe(MAIN, info);
-    } else if (event.kind === 'message') {
-      messages++;
-      const { isError: _isError, ...message } = event.message;
-      const hash = crypto
-        .createHash('sha256')
-        .update(JSON.stringify([message.role, message.content, message.tool_calls ?? null]))
-        .digest('hex')
-        .slice(0, 12);
-      const known = state.keys[event.key];
-      if (known !== undefined) {
-        if (
-          known !== hash &&
-          !state.changed.includes(event.key) &&
-          state.changed.length < MAX_CHANGED_LISTED
-        )
-          state.changed.push(event.key);
-        continue;
-      }
-      state.keys[event.key] = hash;
-      sink.message(MAIN, message);
-      if (event.llmCall) sink.llmCall(MAIN, event.usage);
-    } else if (event.kind === 'skip') sink.skip(0, `${event.where}: ${event.reason}`);
-  }
-  return { state, messages };
+function usageTotal(u: Partial<TokenUsage>): number {
+  return (
+    u.total_tokens ??
+    (u.input_tokens ?? 0) +
+      (u.output_tokens ?? 0) +
+      (u.cache_creation_tokens ?? 0) +
+      (u.cache_read_tokens ?? 0)
+  );
 }

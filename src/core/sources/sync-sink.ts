@@ -13,6 +13,8 @@ export interface ThreadInfo {
   model?: string;
   sessionId?: string;
   gitBranch?: string;
+  /** The session's git remote (owner/repo of the task's repository). */
+  gitRemote?: string;
   version?: string;
   firstTimestamp?: string;
   lastTimestamp?: string;
@@ -30,7 +32,8 @@ export interface SyncSink {
   describe(thread: string, info: ThreadInfo): void;
   message(thread: string, message: NewMessage): void;
   tool(thread: string, call: NewToolCall): void;
-  llmCall(thread: string, usage?: Partial<TokenUsage>): void;
+  /** One LLM request and its usage; `calls` 0 adds usage the transcript gives apart from a reply. */
+  llmCall(thread: string, usage?: Partial<TokenUsage>, calls?: number): void;
   /** A line that could not be used (kept out, counted in the file's notice). */
   skip(lineNo: number, reason: string): void;
 }

@@ -1,0 +1,239 @@
+/**
+ * The source kinds of the whole-document formats (Gemini CLI, Cline, Roo Code, OpenHands,
+ * Aider) and the row of every synced task, against the real fixtures: each file is copied
+ * into a temporary home at the agent's default folder, grown by rewriting it in place and
+ * synced after each rewrite; the synced task must then be what `cwb import` of the final
+ * file gives — messages, tools.jsonl records, title, times, model, usage, working
+ * directory, repository, git branch, agent.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { TaskRow } from '../src/shared/task-types';
+import { ContextStore } from '../src/core/store/context-store';
+import { importFile } from '../src/core/import';
+import { discoverFiles } from '../src/core/sources/discover';
+import { sourceKind, type SourceKind } from '../src/core/sources/source-kinds';
+import { syncFile } from '../src/core/sources/sync-file';
+import { realFixture } from './support/real-fixtures';
+import { useTempDir } from './support/temp-dir';
+
+const tempDir = useTempDir();
+
+interface Case {
+  kind: string;
+  fixture: string[];
+  /** Where the file goes below the temporary home (the kind's default folder + its layout). */
+  at: (home: string) => string;
+  /** The fixture cut to its first part, as the agent had written it earlier. */
+  earlier?: (text: string) => string;
+  /** Files copied beside it (Cline's ui_messages.json, task_metadata.json). */
+  siblings?: string[];
+}
+
+const half = <T>(list: T[]): T[] => list.slice(0, Math.ceil(list.length / 2));
+const vscode = (home: string, ext: string): string =>
+  path.join(home, '.config', 'Code', 'User', 'globalStorage', ext, 'tasks', '1762353105322');
+
+const halfJson =
+  (
+    pick: (doc: Record<string, unknown>) => unknown[],
+    put: (doc: Record<string, unknown>, l: unknown[]) => unknown,
+  ) =>
+  (text: string): string => {
+    const doc = JSON.parse(text) as Record<string, unknown>;
+    return JSON.stringify(put(doc, half(pick(doc))), null, 2);
+  };
+const geminiHalf = halfJson(
+  (d) => d.messages as unknown[],
+  (d, messages) => ({ ...d, messages }),
+);
+const listHalf = (text: string): string => JSON.stringify(half(JSON.parse(text) as unknown[]));
+
+const CASES: Case[] = [
+  ...['session-2025-12-06T07-22-e0f194ce.json', 'session-2025-12-30T01-16-3f9ce747.json'].map(
+    (name): Case => ({
+      kind: 'gemini-cli',
+      fixture: ['gemini-cli', name],
+      at: (home) => path.join(home, '.gemini', 'tmp', 'a1b2c3', 'chats', name),
+      earlier: geminiHalf,
+    }),
+  ),
+  ...(['cline', 'roo-code'] as const).map((kind): Case => ({
+    kind,
+    fixture: ['cline', '1762353105322', 'api_conversation_history.json'],
+    at: (home) =>
+      path.join(
+        vscode(home, kind === 'cline' ? 'saoudrizwan.claude-dev' : 'rooveterinaryinc.roo-cline'),
+        'api_conversation_history.json',
+      ),
+    earlier: listHalf,
+    siblings: ['ui_messages.json', 'task_metadata.json'],
+  })),
+  ...['basic.json', 'basic_interactions.json', 'wrong_initial_state.json'].map((name): Case => ({
+    kind: 'openhands',
+    fixture: ['openhands', name],
+    at: (home) => path.join(home, '.openhands', 'sessions', name),
+    earlier: (text) => {
+      const doc = JSON.parse(text) as unknown;
+      return Array.isArray(doc) ? JSON.stringify(half(doc)) : JSON.stringify(doc); // other shapes are written once
+    },
+  })),
+  {
+    kind: 'claude-code',
+    fixture: ['claude-code', 'fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl'],
+    at: (home) =>
+      path.join(
+        home,
+        '.claude',
+        'projects',
+        '-work-x',
+        'fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl',
+      ),
+  },
+  {
+    kind: 'codex',
+    fixture: ['codex', 'rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl'],
+    at: (home) =>
+      path.join(
+        home,
+        '.codex',
+        'sessions',
+        '2026',
+        '05',
+        '11',
+        'rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl',
+      ),
+  },
+];
+
+/** Rewrites a file whole through a temporary file and a rename, as Cline, Roo and Gemini save. */
+function rewrite(file: string, text: string): void {
+  fs.writeFileSync(`${file}.tmp`, text);
+  fs.renameSync(`${file}.tmp`, file);
+}
+
+function lines(file: string): Record<string, unknown>[] {
+  if (!fs.existsSync(file)) return [];
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+/** What must be equal between a synced task and the same session imported. */
+function task(store: ContextStore, row: TaskRow): Record<string, unknown> {
+  const dir = store.taskPath(row);
+  return {
+    row: {
+      title: row.title,
+      prompt: row.prompt,
+      model: row.model,
+      workdir: row.workdir,
+      owner: row.owner,
+      repo: row.repo,
+      agent: row.agent,
+      git_branch: row.git_branch,
+      task_source: row.task_source,
+      task_id: row.task_id,
+      task_type: row.task_type,
+      created_at: row.created_at,
+      started_at: row.started_at,
+      completed_at: row.completed_at,
+      status: row.status,
+      llm_call_count: row.llm_call_count,
+      input_tokens: row.input_tokens,
+      output_tokens: row.output_tokens,
+      cache_creation_tokens: row.cache_creation_tokens,
+      cache_read_tokens: row.cache_read_tokens,
+      total_tokens: row.total_tokens,
+      total_messages: row.total_messages,
+      total_tool_calls: row.total_tool_calls,
+    },
+    messages: lines(path.join(dir, 'messages.jsonl')).map((m) => ({
+      role: m.role,
+      content: m.content,
+      tool_calls: m.tool_calls,
+      tool_call_id: m.tool_call_id,
+      tool_name: m.tool_name,
+      kind: m.kind,
+      timestamp: m.timestamp,
+    })),
+    tools: lines(path.join(dir, 'tools.jsonl')).map((t) => ({
+      tool: t.tool,
+      args: t.args,
+      status: t.status,
+      tool_call_id: t.tool_call_id,
+      duration_ms: t.duration_ms,
+    })),
+  };
+}
+
+function tasksOf(store: ContextStore): TaskRow[] {
+  return store
+    .listTasks({ limit: 100 })
+    .rows.sort(
+      (a, b) => a.created_at.localeCompare(b.created_at) || a.title!.localeCompare(b.title!),
+    );
+}
+
+describe('source kinds of every agent, against the real fixtures', () => {
+  for (const c of CASES) {
+    it(`${c.kind} ${c.fixture.at(-1)}: found in the default folder, grown in place, synced as imported`, async () => {
+      const root = tempDir();
+      const home = path.join(root, 'home');
+      const kind: SourceKind = sourceKind(c.kind)!;
+      expect(kind).toBeDefined();
+      const env = { HOME: home };
+      const file = c.at(home);
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      const source = realFixture(...c.fixture);
+      for (const sibling of c.siblings ?? [])
+        fs.copyFileSync(
+          path.join(path.dirname(source), sibling),
+          path.join(path.dirname(file), sibling),
+        );
+      const text = fs.readFileSync(source, 'utf8');
+      const live = ContextStore.open(path.join(root, 'live'));
+      const folders = kind.defaultFolders(env).filter((f) => fs.existsSync(f));
+      expect(folders).toHaveLength(1);
+
+      if (c.earlier) {
+        rewrite(file, c.earlier(text));
+        expect(await discoverFiles(kind, folders[0]!)).toEqual([file]);
+        expect((await syncFile(live, kind, file)).status).toBe('synced');
+      }
+      if (kind.reader.mode === 'jsonl') {
+        // Appended: the first half of its lines, then the rest.
+        const all = text.split('\n');
+        fs.writeFileSync(file, all.slice(0, Math.ceil(all.length / 2)).join('\n') + '\n');
+        expect(await discoverFiles(kind, folders[0]!)).toEqual([file]);
+        await syncFile(live, kind, file);
+        fs.writeFileSync(file, text);
+      } else rewrite(file, text);
+      expect((await syncFile(live, kind, file)).status).toBe('synced');
+      // A rewrite with the same content adds nothing.
+      rewrite(file, fs.readFileSync(file, 'utf8'));
+      const again = await syncFile(live, kind, file);
+      expect(again.messages).toBe(0);
+
+      const imported = ContextStore.open(path.join(root, 'imported'));
+      await importFile(imported, file, { format: c.kind === 'roo-code' ? 'roo-code' : 'auto' });
+      const synced = tasksOf(live).map((r) => task(live, r));
+      const expected = tasksOf(imported).map((r) => task(imported, r));
+      expect(synced.length).toBeGreaterThan(0);
+      expect(synced.map((t) => t.row)).toEqual(expected.map((t) => t.row));
+      expect(synced.map((t) => t.messages)).toEqual(expected.map((t) => t.messages));
+      expect(synced.map((t) => t.tools)).toEqual(expected.map((t) => t.tools));
+      for (const t of synced) {
+        const row = t.row as { total_tokens: number; agent: string; title: string | null };
+        expect(row.total_tokens).toBeGreaterThan(0);
+        expect(row.agent).toBe(c.kind);
+        expect(row.title).toBeTruthy();
+      }
+      live.close();
+      imported.close();
+    });
+  }
+});
