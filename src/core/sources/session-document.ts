@@ -94,9 +94,8 @@ export async function readDocument(
       const thread = (sessions[event.key] ??=
         Object.keys(sessions).length === 0 ? MAIN : `session:${event.key}`);
       current = { thread, meta: { ...event.meta }, begun: false };
-      // Known before the first message, so the task is created with it.
-      if (event.meta.sessionId !== undefined)
-        sink.describe(thread, { sessionId: event.meta.sessionId });
+      // Known before the first message, so the task is created with it (task_id, as `cwb import`).
+      sink.describe(thread, { sessionId: event.meta.sessionId ?? event.key });
     } else if (event.kind === 'meta') {
       if (current) current.meta = { ...current.meta, ...event.meta };
     } else if (event.kind === 'message') {
@@ -143,6 +142,24 @@ export async function readDocument(
       // Calls and results are paired over the whole document, synced before or not.
       let called: CallStart | undefined;
       if (m.role === 'assistant') {
+        // The agent went on without their results: those calls never got one. `cwb import`
+        // records them as failed at the end of the file; a live file may still get them, so
+        // they are recorded once a later reply shows the agent moved on (by that reply's sync).
+        if (known === undefined) {
+          for (const [id, queue] of calls)
+            for (const start of queue)
+              sink.tool(current.thread, {
+                tool: start.name,
+                args: start.args,
+                result: null,
+                status: 'error',
+                error: 'no result in the transcript',
+                duration_ms: 0,
+                tool_call_id: id,
+                ...(start.timestamp !== undefined && { timestamp: start.timestamp }),
+              });
+        }
+        calls.clear();
         for (const call of m.tool_calls ?? []) {
           const start: CallStart = {
             name: call.function.name,

@@ -89,9 +89,10 @@ export function describeSourceTask(
          model = COALESCE(model, @model),
          workdir = COALESCE(workdir, @workdir),
          agent = @agent,
+         -- The session's git remote may be read after its working directory: it wins.
          git_branch = COALESCE(git_branch, @branch),
-         owner = CASE WHEN owner = '' AND repo = '' THEN @owner ELSE owner END,
-         repo = CASE WHEN owner = '' AND repo = '' THEN @repo ELSE repo END,
+         owner = CASE WHEN @repo <> '' THEN @owner ELSE owner END,
+         repo = CASE WHEN @repo <> '' THEN @repo ELSE repo END,
          task_id = CASE WHEN task_id = '' AND @session IS NOT NULL THEN @session ELSE task_id END,
          created_at = COALESCE(@first, created_at),
          started_at = COALESCE(@first, started_at),

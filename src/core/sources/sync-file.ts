@@ -21,6 +21,8 @@ interface FileState {
       tools: number;
       /** Provider usage was counted: estimates of the text are no longer added. */
       usage?: boolean;
+      /** Estimated tokens added as the total while the session had shown no usage. */
+      estimated?: number;
     }
   >;
   info: Record<string, ThreadInfo>;
@@ -296,10 +298,19 @@ async function readRange(
         const info = saved.info[key] ?? {};
         // As `cwb import`: provider usage where the session has it, else the text's estimate,
         // so a task with text never shows 0 tokens.
-        const usageSeen = saved.threads[key]?.usage === true || usageTotal(t.usage) > 0;
+        // Usage first seen now replaces the estimates added by earlier syncs.
+        const before = saved.threads[key];
+        const usageSeen = before?.usage === true || usageTotal(t.usage) > 0;
+        const estimated = usageSeen ? 0 : (before?.estimated ?? 0) + t.estimated;
         const usage =
-          usageTotal(t.usage) > 0 ? t.usage : usageSeen ? {} : { total_tokens: t.estimated };
-        if (t.llmCalls > 0 || usageTotal(usage) > 0)
+          usageTotal(t.usage) > 0
+            ? before?.usage === true || !before?.estimated
+              ? t.usage
+              : { ...t.usage, total_tokens: usageTotal(t.usage) - before.estimated }
+            : usageSeen
+              ? {}
+              : { total_tokens: t.estimated };
+        if (t.llmCalls > 0 || Object.keys(usage).length > 0)
           store.repo.addStats(t.task.uuid, { llm_calls: t.llmCalls, usage });
         store.repo.setFinalStats(t.task.uuid, {
           total_messages: t.task.messages.count,
@@ -314,6 +325,7 @@ async function readRange(
           messages: t.task.messages.count,
           tools: t.tools,
           ...(usageSeen && { usage: true }),
+          ...(estimated > 0 && { estimated }),
         };
       }
       // Info of threads that have no task yet still changes with the lines read.
