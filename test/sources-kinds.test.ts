@@ -123,7 +123,13 @@ function lines(file: string): Record<string, unknown>[] {
 }
 
 /** What must be equal between a synced task and the same session imported. */
-function task(store: ContextStore, row: TaskRow): Record<string, unknown> {
+interface Snapshot {
+  row: Record<string, unknown>;
+  messages: Record<string, unknown>[];
+  tools: Record<string, unknown>[];
+}
+
+function task(store: ContextStore, row: TaskRow): Snapshot {
   const dir = store.taskPath(row);
   return {
     row: {
@@ -161,6 +167,7 @@ function task(store: ContextStore, row: TaskRow): Record<string, unknown> {
       timestamp: m.timestamp,
     })),
     tools: lines(path.join(dir, 'tools.jsonl')).map((t) => ({
+      error: t.error,
       tool: t.tool,
       args: t.args,
       status: t.status,
@@ -168,6 +175,18 @@ function task(store: ContextStore, row: TaskRow): Record<string, unknown> {
       duration_ms: t.duration_ms,
     })),
   };
+}
+
+function withoutOpenCalls(t: Snapshot): Snapshot {
+  const messages = t.messages as { role: unknown; tool_calls?: { id: string }[] }[];
+  const last = [...messages].reverse().find((m) => m.role === 'assistant');
+  const open = new Set((last?.tool_calls ?? []).map((c) => c.id));
+  const tools = (t.tools as { error?: unknown; tool_call_id?: unknown }[]).filter(
+    (r) => !(r.error === 'no result in the transcript' && open.has(String(r.tool_call_id))),
+  );
+  const row = t.row as { total_tool_calls: number };
+  const dropped = t.tools.length - tools.length;
+  return { ...t, tools, row: { ...t.row, total_tool_calls: row.total_tool_calls - dropped } };
 }
 
 function tasksOf(store: ContextStore): TaskRow[] {
@@ -221,7 +240,9 @@ describe('source kinds of every agent, against the real fixtures', () => {
       const imported = ContextStore.open(path.join(root, 'imported'));
       await importFile(imported, file, { format: c.kind === 'roo-code' ? 'roo-code' : 'auto' });
       const synced = tasksOf(live).map((r) => task(live, r));
-      const expected = tasksOf(imported).map((r) => task(imported, r));
+      // A call of the file's last reply may still be answered in a live session: `cwb import`
+      // records it as failed ("no result in the transcript"), the sync waits for it.
+      const expected = tasksOf(imported).map((r) => withoutOpenCalls(task(imported, r)));
       expect(synced.length).toBeGreaterThan(0);
       expect(synced.map((t) => t.messages)).toEqual(expected.map((t) => t.messages));
       expect(synced.map((t) => t.row)).toEqual(expected.map((t) => t.row));
