@@ -79,18 +79,14 @@ const CASES: Case[] = [
       return Array.isArray(doc) ? JSON.stringify(half(doc)) : JSON.stringify(doc); // other shapes are written once
     },
   })),
-  {
+  ...[
+    'fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl',
+    '5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl',
+  ].map((name): Case => ({
     kind: 'claude-code',
-    fixture: ['claude-code', 'fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl'],
-    at: (home) =>
-      path.join(
-        home,
-        '.claude',
-        'projects',
-        '-work-x',
-        'fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl',
-      ),
-  },
+    fixture: ['claude-code', name],
+    at: (home) => path.join(home, '.claude', 'projects', '-work-x', name),
+  })),
   {
     kind: 'codex',
     fixture: ['codex', 'rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl'],
@@ -225,8 +221,16 @@ describe('source kinds of every agent, against the real fixtures', () => {
       }
       if (kind.reader.mode === 'jsonl') {
         // Appended: the first half of its lines, then the rest.
+        // Cut before a user line: a response cut in two is two messages live (docs/sources.md).
         const all = text.split('\n');
-        fs.writeFileSync(file, all.slice(0, Math.ceil(all.length / 2)).join('\n') + '\n');
+        let cut = Math.ceil(all.length / 2);
+        while (
+          c.kind === 'claude-code' &&
+          cut < all.length - 1 &&
+          !all[cut]!.includes('"type":"user"')
+        )
+          cut++;
+        fs.writeFileSync(file, all.slice(0, cut).join('\n') + '\n');
         expect(await discoverFiles(kind, folders[0]!)).toEqual([file]);
         await syncFile(live, kind, file);
         fs.writeFileSync(file, text);

@@ -15,6 +15,7 @@ import {
   isRecord,
   normalizeTimestamp,
 } from '../import/text';
+import { realRequest } from '../import/session-meta';
 import { REASONING_NAME } from '../import/types';
 import { MAIN, type CreateLineMapper, type LineMapper, type SyncSink } from './sync-sink';
 
@@ -284,6 +285,7 @@ function describe(sink: SyncSink, thread: string, entry: ClaudeEntry, state: Sta
     entry.type === 'user' && entry.isMeta !== true && entry.isCompactSummary !== true
       ? promptOf(entry)
       : undefined;
+  const request = prompt !== undefined ? realRequest(prompt) : undefined;
   const model = entry.type === 'assistant' ? entry.message?.model : undefined;
   if (thread === MAIN && entry.type === 'assistant') rememberTaskCalls(entry, state);
   const description =
@@ -298,6 +300,7 @@ function describe(sink: SyncSink, thread: string, entry: ClaudeEntry, state: Sta
     ...(entry.agentId !== undefined && { agentId: entry.agentId }),
     ...(model !== undefined && model !== '<synthetic>' && { model }),
     ...(prompt !== undefined && { prompt }),
+    ...(request !== undefined && { request }),
   });
 }
 

@@ -2,7 +2,7 @@ import type { TaskRow } from '../../shared/task-types';
 import type { ContextStore } from '../store/context-store';
 import type { TaskContextManager } from '../store/task-context-manager';
 import { PROMPT_MAX_CHARS, clip, titleFrom } from '../import/text';
-import { repoKey } from '../import/session-meta';
+import { repoKey, titleLine } from '../import/session-meta';
 import { AGENT_OF_SOURCE } from '../store/task-import';
 import { isSessionThread } from './session-document';
 import type { ThreadInfo } from './sync-sink';
@@ -28,8 +28,8 @@ export function openSourceTask(store: ContextStore, input: SourceTaskInput): Tas
     const isMain = isSessionThread(input.thread);
     const info = input.info;
     const title = isMain
-      ? (info.title ?? titleFrom(info.prompt) ?? null)
-      : `Subagent: ${info.description ?? titleFrom(info.prompt) ?? input.thread}`;
+      ? (info.title ?? promptTitle(info) ?? null)
+      : `Subagent: ${info.description ?? promptTitle(info) ?? input.thread}`;
     const task = store.createTask({
       uuid: input.uuid,
       title,
@@ -104,7 +104,7 @@ export function describeSourceTask(
       uuid,
       // The agent's own title (Claude Code's summary) replaces the one from the prompt.
       title: isMain ? (info.title ?? null) : null,
-      promptTitle: titleFrom(info.prompt) ?? null,
+      promptTitle: promptTitle(info) ?? null,
       prompt: info.prompt !== undefined ? clip(info.prompt, PROMPT_MAX_CHARS) : null,
       model: info.model ?? null,
       workdir: info.workdir ?? null,
@@ -131,4 +131,9 @@ export function findSessionTask(
     )
     .get(kind, sessionId) as { uuid: string } | undefined;
   return row?.uuid ?? null;
+}
+
+/** A title from what the person asked: the first real request, else the first prompt (as `cwb import`). */
+function promptTitle(info: ThreadInfo): string | undefined {
+  return titleLine(info.request) ?? titleFrom(info.prompt);
 }

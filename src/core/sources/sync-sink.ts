@@ -9,6 +9,8 @@ export const MAIN = 'main';
 export interface ThreadInfo {
   title?: string;
   prompt?: string;
+  /** The first real request (slash commands, caveats, reminders skipped): titles the task. */
+  request?: string;
   workdir?: string;
   model?: string;
   sessionId?: string;
