@@ -265,3 +265,88 @@ describe('source kinds of every agent, against the real fixtures', () => {
     });
   }
 });
+
+describe('an agent compacting its own context in a live session', () => {
+  it('Claude Code: the compaction becomes a summaries.jsonl record, as on import, even when synced in pieces', async () => {
+    const root = tempDir();
+    const dir = path.join(root, 'home', '.claude', 'projects', '-w');
+    fs.mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, 'sess-c.jsonl');
+    let n = 0;
+    const entry = (fields: Record<string, unknown>): string =>
+      JSON.stringify({
+        uuid: `u${++n}`,
+        sessionId: 'sess-c',
+        cwd: '/w/repo',
+        isSidechain: false,
+        timestamp: new Date(Date.UTC(2026, 10, 25, 12, 0, n)).toISOString(),
+        ...fields,
+      });
+    const user = (text: string, extra: Record<string, unknown> = {}): string =>
+      entry({ type: 'user', message: { role: 'user', content: text }, ...extra });
+    const reply = (text: string): string =>
+      entry({
+        type: 'assistant',
+        message: {
+          id: `msg${n}`,
+          role: 'assistant',
+          model: 'claude-x',
+          content: [{ type: 'text', text }],
+          usage: { input_tokens: 10, output_tokens: 5 },
+        },
+      });
+    const before = [
+      user('fix the parser'),
+      reply('Looking at it.'),
+      user('and the tests'),
+      reply('Done.'),
+    ];
+    const after = [
+      entry({
+        type: 'system',
+        subtype: 'compact_boundary',
+        content: 'Conversation compacted',
+        compactMetadata: { trigger: 'auto', preTokens: 12345 },
+      }),
+      user('This session is being continued. Summary: the parser was fixed.', {
+        isCompactSummary: true,
+      }),
+      user('now the docs'),
+      reply('Docs updated.'),
+    ];
+    fs.writeFileSync(file, before.join('\n') + '\n');
+    const live = ContextStore.open(path.join(root, 'live'));
+    const kind = sourceKind('claude-code')!;
+    await syncFile(live, kind, file);
+    fs.appendFileSync(file, after.join('\n') + '\n');
+    await syncFile(live, kind, file);
+    const imported = ContextStore.open(path.join(root, 'imported'));
+    await importFile(imported, file);
+
+    const summaries = (store: ContextStore): Record<string, unknown>[] => {
+      const row = store.listTasks({ limit: 10 }).rows[0]!;
+      return lines(path.join(store.taskPath(row), 'summaries.jsonl')).map((s) => {
+        const { created_at: _c, timestamp: _t, live: _l, ...rest } = s;
+        return rest;
+      });
+    };
+    const got = summaries(live);
+    expect(got).toHaveLength(1);
+    expect(got[0]).toMatchObject({
+      strategy: 'claude-code-compact',
+      start_seq: 1,
+      end_seq: 4,
+      trigger: 'auto',
+      pre_tokens: 12345,
+    });
+    expect(got).toEqual(summaries(imported));
+    const [liveRow] = live.listTasks({ limit: 10 }).rows;
+    const [importedRow] = imported.listTasks({ limit: 10 }).rows;
+    expect(liveRow).toMatchObject({
+      total_summaries: 1,
+      compression_count: importedRow!.compression_count,
+    });
+    live.close();
+    imported.close();
+  });
+});

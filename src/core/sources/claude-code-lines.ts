@@ -37,6 +37,8 @@ interface State {
   calls: Record<string, PendingCall>;
   /** Last response id counted per thread: a response split over two batches is one LLM call. */
   lastResponse: Record<string, string>;
+  /** A compact_boundary entry waiting for its summary entry. */
+  boundary?: { trigger?: string; preTokens?: number };
   /** The usage counted for each thread's last response (null: none). */
   responseUsage?: Record<string, TokenUsage | null>;
 }
@@ -190,7 +192,20 @@ export const claudeCodeLines: CreateLineMapper = (saved, sink) => {
     const at = timestamp !== undefined ? { timestamp } : {};
     const content = entry.message?.content;
     if (entry.isCompactSummary === true) {
-      sink.message(thread, { role: 'user', content: contentText(content), kind: 'summary', ...at });
+      // The agent's own compaction: a summaries.jsonl record, then its summary message (as import).
+      const boundary = state.boundary;
+      delete state.boundary;
+      const summary = contentText(content);
+      sink.compaction(thread, {
+        strategy: 'claude-code-compact',
+        summary,
+        extra: {
+          source_format: 'claude-code',
+          ...(boundary?.trigger !== undefined && { trigger: boundary.trigger }),
+          ...(boundary?.preTokens !== undefined && { pre_tokens: boundary.preTokens }),
+        },
+      });
+      sink.message(thread, { role: 'user', content: summary, kind: 'summary', ...at });
       return;
     }
     if (typeof content === 'string') {
@@ -250,6 +265,17 @@ export const claudeCodeLines: CreateLineMapper = (saved, sink) => {
       const entry = parsed.data;
       if (entry.type === 'summary') {
         if (entry.summary !== undefined) sink.describe(MAIN, { title: entry.summary });
+        return;
+      }
+      if (entry.type === 'system' && entry.subtype === 'compact_boundary') {
+        state.boundary = {
+          ...(entry.compactMetadata?.trigger !== undefined && {
+            trigger: entry.compactMetadata.trigger,
+          }),
+          ...(entry.compactMetadata?.preTokens !== undefined && {
+            preTokens: entry.compactMetadata.preTokens,
+          }),
+        };
         return;
       }
       if (entry.type !== 'user' && entry.type !== 'assistant') return; // system notices, snapshots

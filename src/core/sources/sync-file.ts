@@ -3,6 +3,7 @@ import type { TokenUsage } from '../../shared/task-types';
 import type { ContextStore } from '../store/context-store';
 import type { TaskContextManager } from '../store/task-context-manager';
 import { readJsonl } from '../jsonl/jsonl-reader';
+import { countMessageTokens } from '../tokens';
 import { fingerprint, stableUuid } from './fingerprint';
 import type { SourceKind } from './source-kinds';
 import { isSessionThread, readDocument } from './session-document';
@@ -23,6 +24,10 @@ interface FileState {
       usage?: boolean;
       /** Estimated tokens added as the total while the session had shown no usage. */
       estimated?: number;
+      /** Summary records (the agent's own compactions), and the segment since the last one. */
+      summaries?: number;
+      segmentStart?: number;
+      segmentTokens?: number;
     }
   >;
   info: Record<string, ThreadInfo>;
@@ -167,6 +172,10 @@ interface OpenThread {
   usage: Partial<TokenUsage>;
   /** Estimated tokens of the messages written (the total where the session has no usage). */
   estimated: number;
+  skipSummaries: number;
+  summaries: number;
+  segmentStart: number;
+  segmentTokens: number;
 }
 
 async function readRange(
@@ -216,12 +225,28 @@ async function readRange(
     let skipMessages = 0;
     let skipTools = 0;
     let tools = committed?.tools ?? 0;
+    const summaries = committed?.summaries ?? 0;
+    let skipSummaries = 0;
     if (recovering) {
+      skipSummaries = Math.max(0, task.summaries.nextId - 1 - summaries);
       tools = task.tools.count();
       skipMessages = Math.max(0, messages - (committed?.messages ?? 0));
       skipTools = Math.max(0, tools - (committed?.tools ?? 0));
     }
-    t = { task, skipMessages, skipTools, messages, tools, llmCalls: 0, usage: {}, estimated: 0 };
+    t = {
+      task,
+      skipMessages,
+      skipTools,
+      messages,
+      tools,
+      llmCalls: 0,
+      usage: {},
+      estimated: 0,
+      skipSummaries,
+      summaries,
+      segmentStart: committed?.segmentStart ?? 1,
+      segmentTokens: committed?.segmentTokens ?? 0,
+    };
     open.set(key, t);
     return t;
   };
@@ -241,7 +266,9 @@ async function readRange(
         t.skipMessages--;
         return;
       }
-      t.estimated += t.task.messages.append(message).tokens;
+      const tokens = t.task.messages.append(message).tokens;
+      t.estimated += tokens;
+      t.segmentTokens += tokens;
       t.messages++;
       written++;
     },
@@ -259,6 +286,28 @@ async function readRange(
       if (usage)
         for (const [field, n] of Object.entries(usage) as [keyof TokenUsage, number][])
           t.usage[field] = (t.usage[field] ?? 0) + n;
+    },
+    compaction(key, input) {
+      const t = thread(key);
+      // Skipped messages of a redone range still end here: the segment ends at the last seq.
+      const end = t.task.messages.count;
+      const start = t.segmentStart;
+      if (t.skipSummaries > 0) t.skipSummaries--;
+      else {
+        t.task.summaries.add({
+          strategy: input.strategy,
+          start_seq: start,
+          end_seq: end,
+          summary: input.summary,
+          original_tokens: t.segmentTokens,
+          summary_tokens: countMessageTokens({ content: input.summary }).tokens,
+          compressed_message_count: Math.max(0, end - start + 1),
+          extra: { imported: true, live: true, ...input.extra },
+        });
+      }
+      t.summaries++;
+      t.segmentStart = end + 1;
+      t.segmentTokens = 0;
     },
     skip() {
       skipped++;
@@ -310,8 +359,9 @@ async function readRange(
             : usageSeen
               ? {}
               : { total_tokens: t.estimated };
-        if (t.llmCalls > 0 || Object.keys(usage).length > 0)
-          store.repo.addStats(t.task.uuid, { llm_calls: t.llmCalls, usage });
+        const compressions = t.summaries - (before?.summaries ?? 0);
+        if (t.llmCalls > 0 || compressions > 0 || Object.keys(usage).length > 0)
+          store.repo.addStats(t.task.uuid, { llm_calls: t.llmCalls, compressions, usage });
         store.repo.setFinalStats(t.task.uuid, {
           total_messages: t.task.messages.count,
           total_summaries: t.task.summaries.nextId - 1,
@@ -326,6 +376,8 @@ async function readRange(
           tools: t.tools,
           ...(usageSeen && { usage: true }),
           ...(estimated > 0 && { estimated }),
+          ...(t.summaries > 0 && { summaries: t.summaries, segmentStart: t.segmentStart }),
+          segmentTokens: t.segmentTokens,
         };
       }
       // Info of threads that have no task yet still changes with the lines read.

@@ -36,6 +36,14 @@ export interface SyncSink {
   tool(thread: string, call: NewToolCall): void;
   /** One LLM request and its usage; `calls` 0 adds usage the transcript gives apart from a reply. */
   llmCall(thread: string, usage?: Partial<TokenUsage>, calls?: number): void;
+  /**
+   * The agent compacted its own context: one summaries.jsonl record covering the thread's
+   * messages since its previous compaction (as `cwb import`). Call before the summary message.
+   */
+  compaction(
+    thread: string,
+    input: { strategy: string; summary: string; extra?: Record<string, unknown> },
+  ): void;
   /** A line that could not be used (kept out, counted in the file's notice). */
   skip(lineNo: number, reason: string): void;
 }
