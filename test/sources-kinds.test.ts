@@ -29,6 +29,10 @@ interface Case {
   earlier?: (text: string) => string;
   /** Files copied beside it (Cline's ui_messages.json, task_metadata.json). */
   siblings?: string[];
+  /** The folder configured for a kind that has no default one (Aider). */
+  folder?: (home: string) => string;
+  /** Appended to (Aider's history), not rewritten. */
+  appended?: boolean;
 }
 
 const half = <T>(list: T[]): T[] => list.slice(0, Math.ceil(list.length / 2));
@@ -87,6 +91,15 @@ const CASES: Case[] = [
     fixture: ['claude-code', name],
     at: (home) => path.join(home, '.claude', 'projects', '-work-x', name),
   })),
+  {
+    kind: 'aider',
+    fixture: ['aider', 'aider', '.aider.chat.history.md'],
+    folder: (home) => path.join(home, 'src'),
+    at: (home) => path.join(home, 'src', 'aider', '.aider.chat.history.md'),
+    // Runs appended one after another: the last run arrives later.
+    earlier: (text) => text.slice(0, text.lastIndexOf('# aider chat started at')),
+    appended: true,
+  },
   {
     kind: 'codex',
     fixture: ['codex', 'rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl'],
@@ -211,11 +224,14 @@ describe('source kinds of every agent, against the real fixtures', () => {
         );
       const text = fs.readFileSync(source, 'utf8');
       const live = ContextStore.open(path.join(root, 'live'));
-      const folders = kind.defaultFolders(env).filter((f) => fs.existsSync(f));
+      const folders = (c.folder ? [c.folder(home)] : kind.defaultFolders(env)).filter((f) =>
+        fs.existsSync(f),
+      );
       expect(folders).toHaveLength(1);
 
       if (c.earlier) {
-        rewrite(file, c.earlier(text));
+        if (c.appended) fs.writeFileSync(file, c.earlier(text));
+        else rewrite(file, c.earlier(text));
         expect(await discoverFiles(kind, folders[0]!)).toEqual([file]);
         expect((await syncFile(live, kind, file)).status).toBe('synced');
       }
@@ -234,10 +250,13 @@ describe('source kinds of every agent, against the real fixtures', () => {
         expect(await discoverFiles(kind, folders[0]!)).toEqual([file]);
         await syncFile(live, kind, file);
         fs.writeFileSync(file, text);
-      } else rewrite(file, text);
+      } else if (c.appended)
+        fs.appendFileSync(file, Buffer.from(text).subarray(fs.statSync(file).size));
+      else rewrite(file, text);
       expect((await syncFile(live, kind, file)).status).toBe('synced');
       // A rewrite with the same content adds nothing.
-      rewrite(file, fs.readFileSync(file, 'utf8'));
+      if (!c.appended) rewrite(file, fs.readFileSync(file, 'utf8'));
+      else fs.utimesSync(file, new Date(), new Date());
       const again = await syncFile(live, kind, file);
       expect(again.messages).toBe(0);
 
@@ -248,7 +267,12 @@ describe('source kinds of every agent, against the real fixtures', () => {
       // records it as failed ("no result in the transcript"), the sync waits for it.
       const expected = tasksOf(imported).map((r) => withoutOpenCalls(task(imported, r)));
       expect(synced.length).toBeGreaterThan(0);
-      expect(synced.map((t) => t.messages)).toEqual(expected.map((t) => t.messages));
+      // Aider's history has no message times: each store stamps them when it writes them.
+      const times = (m: Record<string, unknown>): Record<string, unknown> =>
+        c.kind === 'aider' ? { ...m, timestamp: undefined } : m;
+      expect(synced.map((t) => t.messages.map(times))).toEqual(
+        expected.map((t) => t.messages.map(times)),
+      );
       expect(synced.map((t) => t.row)).toEqual(expected.map((t) => t.row));
       // Calls never answered are recorded once the agent moves on (import: at the file's end).
       const order = (tools: unknown[]): unknown[] =>

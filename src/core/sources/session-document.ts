@@ -56,6 +56,8 @@ export async function readDocument(
   events: AsyncIterable<SessionEvent>,
   saved: unknown,
   sink: SyncSink,
+  /** The file's birth and modification times: a session's times where it names none. */
+  fromFile?: { created_at: string; completed_at: string },
 ): Promise<{ state: DocumentState; messages: number }> {
   const state: DocumentState =
     typeof saved === 'object' && saved !== null && 'keys' in saved
@@ -70,9 +72,12 @@ export async function readDocument(
     if (!current) return;
     const { meta } = current;
     const info: ThreadInfo = {};
-    const first = normalizeTimestamp(meta.startedAt) ?? current.firstAt;
+    const first = normalizeTimestamp(meta.startedAt) ?? current.firstAt ?? fromFile?.created_at;
     const last =
-      normalizeTimestamp(meta.endedAt) ?? normalizeTimestamp(meta.updatedAt) ?? current.lastAt;
+      normalizeTimestamp(meta.endedAt) ??
+      normalizeTimestamp(meta.updatedAt) ??
+      current.lastAt ??
+      fromFile?.completed_at;
     if (first !== undefined) info.firstTimestamp = first;
     if (last !== undefined) info.lastTimestamp = last < (first ?? last) ? first! : last;
     const title = titleLine(meta.title) ?? titleLine(meta.firstRequest);

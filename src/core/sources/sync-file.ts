@@ -4,6 +4,7 @@ import type { ContextStore } from '../store/context-store';
 import type { TaskContextManager } from '../store/task-context-manager';
 import { readJsonl } from '../jsonl/jsonl-reader';
 import { countMessageTokens } from '../tokens';
+import { fileTimes } from '../import/text';
 import { fingerprint, stableUuid } from './fingerprint';
 import type { SourceKind } from './source-kinds';
 import { isSessionThread, readDocument } from './session-document';
@@ -335,7 +336,7 @@ async function readRange(
       mapper.end();
       mapperState = mapper.save();
     } else {
-      const doc = await readDocument(kind.reader.parse(file), saved.mapper, sink);
+      const doc = await readDocument(kind.reader.parse(file), saved.mapper, sink, fileTimes(stat));
       mapperState = doc.state;
       offset = range.end;
       lineNo = doc.messages;
