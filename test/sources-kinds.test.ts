@@ -290,6 +290,15 @@ describe('source kinds of every agent, against the real fixtures', () => {
   }
 });
 
+/** summaries.jsonl of a store's only task, without the times of writing and the live flag. */
+function summaries(store: ContextStore): Record<string, unknown>[] {
+  const row = store.listTasks({ limit: 10 }).rows[0]!;
+  return lines(path.join(store.taskPath(row), 'summaries.jsonl')).map((s) => {
+    const { created_at: _c, timestamp: _t, live: _l, ...rest } = s;
+    return rest;
+  });
+}
+
 describe('an agent compacting its own context in a live session', () => {
   it('Claude Code: the compaction becomes a summaries.jsonl record, as on import, even when synced in pieces', async () => {
     const root = tempDir();
@@ -347,13 +356,6 @@ describe('an agent compacting its own context in a live session', () => {
     const imported = ContextStore.open(path.join(root, 'imported'));
     await importFile(imported, file);
 
-    const summaries = (store: ContextStore): Record<string, unknown>[] => {
-      const row = store.listTasks({ limit: 10 }).rows[0]!;
-      return lines(path.join(store.taskPath(row), 'summaries.jsonl')).map((s) => {
-        const { created_at: _c, timestamp: _t, live: _l, ...rest } = s;
-        return rest;
-      });
-    };
     const got = summaries(live);
     expect(got).toHaveLength(1);
     expect(got[0]).toMatchObject({
@@ -370,6 +372,60 @@ describe('an agent compacting its own context in a live session', () => {
       total_summaries: 1,
       compression_count: importedRow!.compression_count,
     });
+    live.close();
+    imported.close();
+  });
+
+  it('Codex: a compacted entry becomes a summaries.jsonl record and the kept messages, as on import', async () => {
+    const root = tempDir();
+    const dir = path.join(root, 'home', '.codex', 'sessions', '2026', '11', '25');
+    fs.mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, 'rollout-2026-11-25-c.jsonl');
+    let n = 0;
+    const line = (type: string, payload: Record<string, unknown>): string =>
+      JSON.stringify({
+        timestamp: new Date(Date.UTC(2026, 10, 25, 12, 0, ++n)).toISOString(),
+        type,
+        payload,
+      });
+    const message = (role: string, text: string): Record<string, unknown> => ({
+      type: 'message',
+      role,
+      content: [{ type: role === 'assistant' ? 'output_text' : 'input_text', text }],
+    });
+    const before = [
+      line('session_meta', { id: 'sess-x', cwd: '/w/repo', timestamp: '2026-11-25T11:59:00Z' }),
+      line('response_item', message('user', 'fix the parser')),
+      line('response_item', message('assistant', 'Looking at it.')),
+    ];
+    const after = [
+      line('compacted', {
+        message: 'The parser was fixed.',
+        replacement_history: [
+          message('user', 'fix the parser'),
+          message('user', 'Summary so far: The parser was fixed.'),
+        ],
+      }),
+      line('response_item', message('user', 'now the docs')),
+      line('response_item', message('assistant', 'Docs updated.')),
+    ];
+    fs.writeFileSync(file, before.join('\n') + '\n');
+    const live = ContextStore.open(path.join(root, 'live'));
+    const kind = sourceKind('codex')!;
+    await syncFile(live, kind, file);
+    fs.appendFileSync(file, after.join('\n') + '\n');
+    await syncFile(live, kind, file);
+    const imported = ContextStore.open(path.join(root, 'imported'));
+    await importFile(imported, file);
+    expect(summaries(live)).toHaveLength(1);
+    expect(summaries(live)).toEqual(summaries(imported));
+    const shown = (store: ContextStore): unknown[] =>
+      task(store, store.listTasks({ limit: 10 }).rows[0]!).messages.map((m) => [
+        m.role,
+        m.kind,
+        m.content,
+      ]);
+    expect(shown(live)).toEqual(shown(imported));
     live.close();
     imported.close();
   });

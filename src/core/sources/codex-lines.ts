@@ -45,8 +45,8 @@ const ERROR_CHARS = 2000;
  * `session_meta` arrives, calls next to an assistant text in one batch are one message, each
  * `token_count` event with `last_token_usage` is one LLM call with that usage, and user turns
  * come from the `user_message` events until the file shows a `user` response item (current
- * rollouts write the item first). A `compacted` entry is its summary message (kind
- * `summary`).
+ * rollouts write the item first). A `compacted` entry is a summaries.jsonl record and the
+ * messages Codex kept, its summary among them (kind `summary`), as on import.
  */
 export const codexLines: CreateLineMapper = (saved, sink) => {
   const state: State = isState(saved) ? saved : { calls: {}, userItems: false };
@@ -116,13 +116,33 @@ export const codexLines: CreateLineMapper = (saved, sink) => {
         return;
       }
       if (line.kind === 'compacted') {
+        // As the importer: a summaries.jsonl record, then what Codex kept (the summary among it).
         flush();
-        sink.message(MAIN, {
-          role: 'user',
-          content: asString(p.message) ?? '',
-          kind: 'summary',
-          ...at,
+        state.inModelRun = false;
+        const summary = asString(p.message) ?? '';
+        const replacement = Array.isArray(p.replacement_history)
+          ? p.replacement_history
+          : undefined;
+        sink.compaction(MAIN, {
+          strategy: 'codex-compact',
+          summary,
+          extra: {
+            source_format: 'codex',
+            ...(replacement && { replacement_items: replacement.length }),
+          },
         });
+        let summaryWritten = false;
+        for (const item of replacement ?? []) {
+          if (!isRecord(item) || item.type !== 'message') continue;
+          const text = codexMessageText(item);
+          const role =
+            item.role === 'assistant' ? 'assistant' : item.role === 'user' ? 'user' : 'system';
+          const isSummary: boolean = !summaryWritten && summary !== '' && text.includes(summary);
+          summaryWritten ||= isSummary;
+          sink.message(MAIN, { role, content: text, ...(isSummary && { kind: 'summary' }), ...at });
+        }
+        if (!summaryWritten)
+          sink.message(MAIN, { role: 'user', content: summary, kind: 'summary', ...at });
         return;
       }
       if (line.kind === 'event_msg') {
