@@ -9,16 +9,18 @@ import { useTempDir } from './support/temp-dir';
 
 const tempDir = useTempDir('cwb-soak-');
 
-const CLAUDE_FILES = 10;
-const CODEX_FILES = 10;
-const LINES_PER_FILE = 500; // 20 files × 500 = 10,000 lines
+const CLAUDE_FILES = 8;
+const CODEX_FILES = 8;
+const GEMINI_FILES = 4;
+/** Lines (messages, for Gemini CLI's JSON) per file: 8 × 550 + 8 × 550 + 4 × 300 = 10,000. */
+const LINES = { 'claude-code': 550, codex: 550, 'gemini-cli': 300 } as const;
 const LIFETIMES = 12; // 10 restarts after a clean stop, 2 after SIGKILL
 const KILLED = new Set([4, 9]);
 const BURSTS_PER_LIFETIME = 6;
 
 interface SessionFile {
   file: string;
-  kind: 'claude-code' | 'codex';
+  kind: keyof typeof LINES;
   written: number;
   /** The second half of a line whose first half is already in the file. */
   rest: string;
@@ -61,6 +63,31 @@ function codexLine(f: number, i: number): string {
   });
 }
 
+/** One message of a Gemini CLI chat file (rewritten whole, in place, as the CLI saves). */
+function geminiMessage(f: number, i: number): Record<string, unknown> {
+  return {
+    id: `g-${f}-${i}`,
+    timestamp: new Date(Date.UTC(2026, 10, 25, 12, 0, 0, i)).toISOString(),
+    type: i % 4 === 3 ? 'gemini' : 'user',
+    content: textOf(f, i),
+    ...(i % 4 === 3 && { model: 'gemini-x' }),
+  };
+}
+
+function geminiDocument(f: number, count: number): string {
+  return JSON.stringify(
+    {
+      sessionId: `gemini-${f}`,
+      projectHash: 'soak',
+      startTime: '2026-11-25T12:00:00.000Z',
+      lastUpdated: new Date(Date.UTC(2026, 10, 25, 12, 0, 0, count)).toISOString(),
+      messages: Array.from({ length: count }, (_, i) => geminiMessage(f, i)),
+    },
+    null,
+    2,
+  );
+}
+
 function textOf(f: number, i: number): string {
   return `soak file ${f} line ${i} ${'x'.repeat(i % 37)}`;
 }
@@ -99,13 +126,15 @@ async function stop(child: ChildProcess, signal: NodeJS.Signals): Promise<void> 
 }
 
 describe('sources soak (real processes)', () => {
-  it('10,000 lines appended to 20 sessions of two formats while the workbench restarts 10 times, is SIGKILLed twice and a second one syncs too: every line exactly once', async () => {
+  it('10,000 lines appended to 20 sessions of three formats (Gemini CLI rewriting its JSON in place) while the workbench restarts 10 times, is SIGKILLed twice and a second one syncs too: every line exactly once', async () => {
     const home = tempDir();
     const root = path.join(home, 'contexts');
     const claudeDir = path.join(home, '.claude', 'projects', 'soak');
     const codexDir = path.join(home, '.codex', 'sessions', '2026', '11', '25');
     fs.mkdirSync(claudeDir, { recursive: true });
     fs.mkdirSync(codexDir, { recursive: true });
+    const geminiDir = path.join(home, '.gemini', 'tmp', 'soak', 'chats');
+    fs.mkdirSync(geminiDir, { recursive: true });
     const files: SessionFile[] = [];
     for (let f = 0; f < CLAUDE_FILES; f++)
       files.push({
@@ -121,7 +150,15 @@ describe('sources soak (real processes)', () => {
         written: 0,
         rest: '',
       });
-    for (const s of files) fs.writeFileSync(s.file, '');
+    for (let f = 0; f < GEMINI_FILES; f++)
+      files.push({
+        file: path.join(geminiDir, `session-2026-11-25-${f}.json`),
+        kind: 'gemini-cli',
+        written: 0,
+        rest: '',
+      });
+    for (const s of files)
+      fs.writeFileSync(s.file, s.kind === 'gemini-cli' ? geminiDocument(files.indexOf(s), 0) : '');
 
     const lineOf = (s: SessionFile, i: number): string =>
       s.kind === 'claude-code' ? claudeLine(files.indexOf(s), i) : codexLine(files.indexOf(s), i);
@@ -131,11 +168,17 @@ describe('sources soak (real processes)', () => {
     const append = (): void => {
       burst++;
       for (const [n, s] of files.entries()) {
-        const target = Math.round((LINES_PER_FILE * burst) / bursts);
+        const target = Math.round((LINES[s.kind] * burst) / bursts);
+        if (s.kind === 'gemini-cli') {
+          // Rewritten whole in place (truncate, then write): a sync may read it half-written.
+          s.written = target;
+          fs.writeFileSync(s.file, geminiDocument(files.indexOf(s), target));
+          continue;
+        }
         let chunk = s.rest;
         s.rest = '';
         while (s.written < target) chunk += `${lineOf(s, s.written++)}\n`;
-        if ((burst + n) % 3 === 0 && burst < bursts && s.written < LINES_PER_FILE) {
+        if ((burst + n) % 3 === 0 && burst < bursts && s.written < LINES[s.kind]) {
           const next = `${lineOf(s, s.written++)}\n`;
           const cut = 1 + ((burst * 7 + n) % (next.length - 2));
           chunk += next.slice(0, cut);
@@ -157,7 +200,7 @@ describe('sources soak (real processes)', () => {
       await stop(workbench, KILLED.has(life) ? 'SIGKILL' : 'SIGTERM');
     }
     expect(burst).toBe(bursts);
-    expect(files.every((s) => s.written === LINES_PER_FILE && s.rest === '')).toBe(true);
+    expect(files.every((s) => s.written === LINES[s.kind] && s.rest === '')).toBe(true);
     await stop(second, 'SIGTERM');
     const last = await waitForExit(
       spawn(process.execPath, [BUILT_CLI, '--contexts', root, 'sources', 'sync', '--json'], {
@@ -184,7 +227,7 @@ describe('sources soak (real processes)', () => {
           pending: null,
           error: null,
           generation: 0,
-          line_no: LINES_PER_FILE,
+          line_no: LINES[s.kind],
         });
         expect(row.offset).toBe(fs.statSync(s.file).size);
         const tasks = store.listTasks({ limit: 100 }).rows.filter((r) => {
@@ -202,9 +245,9 @@ describe('sources soak (real processes)', () => {
           .map((l) => JSON.parse(l) as { content: string });
         const f = files.indexOf(s);
         expect(messages.map((m) => m.content)).toEqual(
-          Array.from({ length: LINES_PER_FILE }, (_, i) => textOf(f, i)),
+          Array.from({ length: LINES[s.kind] }, (_, i) => textOf(f, i)),
         );
-        expect(task.total_messages).toBe(LINES_PER_FILE);
+        expect(task.total_messages).toBe(LINES[s.kind]);
         total += messages.length;
       }
       expect(total).toBe(10_000);

@@ -189,7 +189,7 @@ export async function importSessionFile(
 }
 
 /** Usage with total_tokens: the provider's when given, else everything read and written. */
-function withTotal(u: Partial<TokenUsage>): Partial<TokenUsage> {
+export function withTotal(u: Partial<TokenUsage>): Partial<TokenUsage> {
   if (u.total_tokens !== undefined && u.total_tokens > 0) return u;
   return {
     ...u,

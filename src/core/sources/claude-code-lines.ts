@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import type { ToolCall, TokenUsage } from '../../shared/task-types';
 import {
   ClaudeEntrySchema,
@@ -6,7 +7,15 @@ import {
   type ClaudeUsage,
 } from '../import/claude-code-entry';
 import { usageWithTotal } from '../import/transcript-writer';
-import { asNumber, clip, contentText, durationBetween, normalizeTimestamp } from '../import/text';
+import {
+  asNumber,
+  clip,
+  contentText,
+  durationBetween,
+  isRecord,
+  normalizeTimestamp,
+} from '../import/text';
+import { realRequest } from '../import/session-meta';
 import { REASONING_NAME } from '../import/types';
 import { MAIN, type CreateLineMapper, type LineMapper, type SyncSink } from './sync-sink';
 
@@ -17,12 +26,21 @@ interface PendingCall {
 }
 
 interface State {
+  /**
+   * The main thread's Task/Agent calls: a hash of the prompt → the call's description, which
+   * titles the subagent that gets that prompt (as the importer's scan).
+   */
+  taskCalls?: Record<string, string>;
   /** Sidechain entry uuid → its thread (only sidechains: about 100 bytes each). */
   router: Record<string, string>;
   /** Tool calls waiting for their result, by id. */
   calls: Record<string, PendingCall>;
   /** Last response id counted per thread: a response split over two batches is one LLM call. */
   lastResponse: Record<string, string>;
+  /** A compact_boundary entry waiting for its summary entry. */
+  boundary?: { trigger?: string; preTokens?: number };
+  /** The usage counted for each thread's last response (null: none). */
+  responseUsage?: Record<string, TokenUsage | null>;
 }
 
 interface Group {
@@ -109,10 +127,39 @@ export const claudeCodeLines: CreateLineMapper = (saved, sink) => {
         state.lastResponse[thread] = key;
         const usage = message?.usage ? toUsage(message.usage) : undefined;
         if (usage) group.usage = usage;
+        (state.responseUsage ??= {})[thread] = usage ?? null;
         sink.llmCall(thread, usage);
+        return blocks(group, entry, lineNo, timestamp);
       }
     }
-    const g = group;
+    // Later entries of a response repeat its usage, growing (output tokens): the last one
+    // counts, as in `cwb import`; the difference to what was counted is added.
+    const counted = state.responseUsage?.[thread];
+    if (state.lastResponse[thread] === key && message?.usage && counted !== undefined) {
+      const usage = toUsage(message.usage);
+      group.usage = usage;
+      const delta: Partial<TokenUsage> = {};
+      let changed = false;
+      for (const field of Object.keys(usage) as (keyof TokenUsage)[]) {
+        const d = usage[field] - (counted?.[field] ?? 0);
+        if (d !== 0) changed = true;
+        delta[field] = d;
+      }
+      if (changed) {
+        state.responseUsage![thread] = usage;
+        sink.llmCall(thread, delta, 0);
+      }
+    }
+    blocks(group, entry, lineNo, timestamp);
+  };
+
+  const blocks = (
+    g: Group,
+    entry: ClaudeEntry,
+    lineNo: number,
+    timestamp: string | undefined,
+  ): void => {
+    const message = entry.message;
     blocksOf(message?.content).forEach((block, i) => {
       if (block.type === 'text') g.texts.push(block.text);
       else if (block.type === 'thinking') g.reasoning.push(block.thinking);
@@ -145,7 +192,20 @@ export const claudeCodeLines: CreateLineMapper = (saved, sink) => {
     const at = timestamp !== undefined ? { timestamp } : {};
     const content = entry.message?.content;
     if (entry.isCompactSummary === true) {
-      sink.message(thread, { role: 'user', content: contentText(content), kind: 'summary', ...at });
+      // The agent's own compaction: a summaries.jsonl record, then its summary message (as import).
+      const boundary = state.boundary;
+      delete state.boundary;
+      const summary = contentText(content);
+      sink.compaction(thread, {
+        strategy: 'claude-code-compact',
+        summary,
+        extra: {
+          source_format: 'claude-code',
+          ...(boundary?.trigger !== undefined && { trigger: boundary.trigger }),
+          ...(boundary?.preTokens !== undefined && { pre_tokens: boundary.preTokens }),
+        },
+      });
+      sink.message(thread, { role: 'user', content: summary, kind: 'summary', ...at });
       return;
     }
     if (typeof content === 'string') {
@@ -207,9 +267,20 @@ export const claudeCodeLines: CreateLineMapper = (saved, sink) => {
         if (entry.summary !== undefined) sink.describe(MAIN, { title: entry.summary });
         return;
       }
+      if (entry.type === 'system' && entry.subtype === 'compact_boundary') {
+        state.boundary = {
+          ...(entry.compactMetadata?.trigger !== undefined && {
+            trigger: entry.compactMetadata.trigger,
+          }),
+          ...(entry.compactMetadata?.preTokens !== undefined && {
+            preTokens: entry.compactMetadata.preTokens,
+          }),
+        };
+        return;
+      }
       if (entry.type !== 'user' && entry.type !== 'assistant') return; // system notices, snapshots
       const thread = route(entry, lineNo);
-      describe(sink, thread, entry);
+      describe(sink, thread, entry, state);
       if (entry.type === 'assistant') assistant(thread, entry, lineNo);
       else {
         flush();
@@ -234,14 +305,19 @@ export const claudeCodeLines: CreateLineMapper = (saved, sink) => {
   return mapper;
 };
 
-function describe(sink: SyncSink, thread: string, entry: ClaudeEntry): void {
+function describe(sink: SyncSink, thread: string, entry: ClaudeEntry, state: State): void {
   const timestamp = normalizeTimestamp(entry.timestamp);
   const prompt =
     entry.type === 'user' && entry.isMeta !== true && entry.isCompactSummary !== true
       ? promptOf(entry)
       : undefined;
+  const request = prompt !== undefined ? realRequest(prompt) : undefined;
   const model = entry.type === 'assistant' ? entry.message?.model : undefined;
+  if (thread === MAIN && entry.type === 'assistant') rememberTaskCalls(entry, state);
+  const description =
+    thread !== MAIN && prompt !== undefined ? state.taskCalls?.[promptHash(prompt)] : undefined;
   sink.describe(thread, {
+    ...(description !== undefined && { description }),
     ...(timestamp !== undefined && { firstTimestamp: timestamp, lastTimestamp: timestamp }),
     ...(entry.cwd !== undefined && { workdir: entry.cwd }),
     ...(entry.sessionId !== undefined && { sessionId: entry.sessionId }),
@@ -250,7 +326,22 @@ function describe(sink: SyncSink, thread: string, entry: ClaudeEntry): void {
     ...(entry.agentId !== undefined && { agentId: entry.agentId }),
     ...(model !== undefined && model !== '<synthetic>' && { model }),
     ...(prompt !== undefined && { prompt }),
+    ...(request !== undefined && { request }),
   });
+}
+
+function rememberTaskCalls(entry: ClaudeEntry, state: State): void {
+  for (const block of blocksOf(entry.message?.content)) {
+    if (block.type !== 'tool_use' || (block.name !== 'Task' && block.name !== 'Agent')) continue;
+    const input = block.input;
+    if (!isRecord(input) || typeof input.prompt !== 'string') continue;
+    if (typeof input.description === 'string')
+      (state.taskCalls ??= {})[promptHash(input.prompt)] = input.description;
+  }
+}
+
+function promptHash(text: string): string {
+  return crypto.createHash('sha256').update(text.trim()).digest('hex').slice(0, 16);
 }
 
 function promptOf(entry: ClaudeEntry): string | undefined {

@@ -15,6 +15,7 @@ import {
   contentText,
   durationBetween,
   isRecord,
+  normalizeTimestamp,
 } from '../import/text';
 import { REASONING_NAME } from '../import/types';
 import { MAIN, type CreateLineMapper, type LineMapper } from './sync-sink';
@@ -29,6 +30,10 @@ interface State {
   calls: Record<string, PendingCall>;
   /** A `user` response item was seen: user turns come from items, not the repeated events. */
   userItems: boolean;
+  /** `token_count` events were seen: they count the LLM calls (else each run of model items does). */
+  tokenCounts?: boolean;
+  /** Within a run of model items (reasoning, assistant text, calls) since the last user turn or output. */
+  inModelRun?: boolean;
 }
 
 const SAVED_ARGS_CHARS = 4000;
@@ -40,8 +45,8 @@ const ERROR_CHARS = 2000;
  * `session_meta` arrives, calls next to an assistant text in one batch are one message, each
  * `token_count` event with `last_token_usage` is one LLM call with that usage, and user turns
  * come from the `user_message` events until the file shows a `user` response item (current
- * rollouts write the item first). A `compacted` entry is its summary message (kind
- * `summary`).
+ * rollouts write the item first). A `compacted` entry is a summaries.jsonl record and the
+ * messages Codex kept, its summary among them (kind `summary`), as on import.
  */
 export const codexLines: CreateLineMapper = (saved, sink) => {
   const state: State = isState(saved) ? saved : { calls: {}, userItems: false };
@@ -60,6 +65,12 @@ export const codexLines: CreateLineMapper = (saved, sink) => {
     });
   };
 
+  // As the importer: without token_count events, each run of model items is one LLM call.
+  const modelItem = (): void => {
+    if (!state.inModelRun && !state.tokenCounts) sink.llmCall(MAIN);
+    state.inModelRun = true;
+  };
+
   const mapper: LineMapper = {
     line(value, lineNo) {
       const line = toCodexLine(value, lineNo);
@@ -69,19 +80,32 @@ export const codexLines: CreateLineMapper = (saved, sink) => {
         return;
       }
       if (line.kind === 'other') return;
+      const p = line.payload;
+      // The session started before its first line was written (as the importer's scan).
+      const started = line.kind === 'session_meta' ? normalizeTimestamp(p.timestamp) : undefined;
+      if (started !== undefined) sink.describe(MAIN, { firstTimestamp: started });
       const at = line.timestamp !== undefined ? { timestamp: line.timestamp } : {};
       if (line.timestamp !== undefined)
         sink.describe(MAIN, { firstTimestamp: line.timestamp, lastTimestamp: line.timestamp });
-      const p = line.payload;
       if (line.kind === 'session_meta') {
+        const git = isRecord(p.git) ? p.git : undefined;
         sink.describe(MAIN, {
+          ...(asString(git?.repository_url) !== undefined && {
+            gitRemote: asString(git?.repository_url)!,
+          }),
+          ...(asString(git?.branch) !== undefined && { gitBranch: asString(git?.branch)! }),
           ...(asString(p.id) !== undefined && { sessionId: asString(p.id)! }),
           ...(asString(p.cwd) !== undefined && { workdir: asString(p.cwd)! }),
           ...(asString(p.model) !== undefined && { model: asString(p.model)! }),
           ...(asString(p.cli_version) !== undefined && { version: asString(p.cli_version)! }),
         });
         const instructions = codexInstructions(p);
-        if (instructions) sink.message(MAIN, { role: 'system', content: instructions, ...at });
+        if (instructions)
+          sink.message(MAIN, {
+            role: 'system',
+            content: instructions,
+            ...(started !== undefined ? { timestamp: started } : at),
+          });
         return;
       }
       if (line.kind === 'turn_context') {
@@ -92,19 +116,40 @@ export const codexLines: CreateLineMapper = (saved, sink) => {
         return;
       }
       if (line.kind === 'compacted') {
+        // As the importer: a summaries.jsonl record, then what Codex kept (the summary among it).
         flush();
-        sink.message(MAIN, {
-          role: 'user',
-          content: asString(p.message) ?? '',
-          kind: 'summary',
-          ...at,
+        state.inModelRun = false;
+        const summary = asString(p.message) ?? '';
+        const replacement = Array.isArray(p.replacement_history)
+          ? p.replacement_history
+          : undefined;
+        sink.compaction(MAIN, {
+          strategy: 'codex-compact',
+          summary,
+          extra: {
+            source_format: 'codex',
+            ...(replacement && { replacement_items: replacement.length }),
+          },
         });
+        let summaryWritten = false;
+        for (const item of replacement ?? []) {
+          if (!isRecord(item) || item.type !== 'message') continue;
+          const text = codexMessageText(item);
+          const role =
+            item.role === 'assistant' ? 'assistant' : item.role === 'user' ? 'user' : 'system';
+          const isSummary: boolean = !summaryWritten && summary !== '' && text.includes(summary);
+          summaryWritten ||= isSummary;
+          sink.message(MAIN, { role, content: text, ...(isSummary && { kind: 'summary' }), ...at });
+        }
+        if (!summaryWritten)
+          sink.message(MAIN, { role: 'user', content: summary, kind: 'summary', ...at });
         return;
       }
       if (line.kind === 'event_msg') {
         const type = asString(p.type);
         if (type === 'user_message' && !state.userItems) {
           flush();
+          state.inModelRun = false;
           const text = asString(p.message) ?? '';
           sink.describe(MAIN, { prompt: userRequest(text) });
           sink.message(MAIN, { role: 'user', content: text, ...at });
@@ -115,6 +160,7 @@ export const codexLines: CreateLineMapper = (saved, sink) => {
           isRecord(p.info) &&
           isRecord(p.info.last_token_usage)
         ) {
+          state.tokenCounts = true;
           sink.llmCall(MAIN, toUsage(p.info.last_token_usage));
         }
         return;
@@ -125,20 +171,30 @@ export const codexLines: CreateLineMapper = (saved, sink) => {
         const text = codexMessageText(p);
         if (role === 'assistant') {
           flush();
+          modelItem();
           pending = { text, toolCalls: [], ...at };
         } else {
           flush();
-          if (role === 'user') state.userItems = true;
+          if (role === 'user') {
+            state.userItems = true;
+            state.inModelRun = false;
+          }
           sink.message(MAIN, { role: role === 'user' ? 'user' : 'system', content: text, ...at });
         }
       } else if (type === 'reasoning') {
         flush();
+        modelItem();
         const text = [contentText(p.summary), contentText(p.content)]
           .filter((t) => t !== '')
           .join('\n\n');
+        const encrypted = asString(p.encrypted_content);
         sink.message(MAIN, {
           role: 'assistant',
-          content: text || '[reasoning without text]',
+          content:
+            text ||
+            (encrypted
+              ? `[encrypted reasoning, ${encrypted.length} characters]`
+              : '[reasoning without text]'),
           name: REASONING_NAME,
           historyOnly: true,
           ...at,
@@ -148,6 +204,7 @@ export const codexLines: CreateLineMapper = (saved, sink) => {
         type === 'custom_tool_call' ||
         type === 'local_shell_call'
       ) {
+        modelItem();
         const id = codexCallId(p) ?? `call_line${lineNo}`;
         const name =
           type === 'local_shell_call'
@@ -164,6 +221,7 @@ export const codexLines: CreateLineMapper = (saved, sink) => {
         live.set(id, { name, args: argumentsValue(args), ...at });
       } else if (type === 'function_call_output' || type === 'custom_tool_call_output') {
         flush();
+        state.inModelRun = false;
         const id = codexCallId(p) ?? '';
         const { text, isError } = outputOf(p.output);
         const call = live.get(id) ?? state.calls[id];
@@ -188,6 +246,7 @@ export const codexLines: CreateLineMapper = (saved, sink) => {
         });
       } else if (type === 'web_search_call') {
         flush();
+        modelItem();
         sink.tool(MAIN, {
           tool: 'web_search',
           args: p.action ?? {},

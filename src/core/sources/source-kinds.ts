@@ -1,33 +1,20 @@
 import os from 'node:os';
 import path from 'node:path';
-import type { NewMessage } from '../store/message-store';
-import type { TokenUsage } from '../../shared/task-types';
+import type { SessionEvent, SessionFormat } from '../import/session-format';
+import { SESSION_FORMATS } from '../import/session-formats';
 import { claudeCodeLines } from './claude-code-lines';
 import { codexLines } from './codex-lines';
 import type { CreateLineMapper } from './sync-sink';
 
 /**
  * Whole-document formats (Gemini CLI, Cline/Roo, OpenHands) rewrite their file on every
- * change. Such a kind re-reads the document and yields its messages with keys that are
- * stable across rewrites (the agent's message id or the index in its list); the sync skips
- * the messages it already has. Shaped after src/core/import/session-format.ts, so a
- * SessionFormat registers as it is.
+ * change; Aider appends to a markdown file. Such a kind re-reads the file through the same
+ * SessionFormat parser as `cwb import` (src/core/import/session-format.ts), whose message
+ * keys are stable across rewrites; the sync skips the messages it already has.
  */
-export type DocumentEvent =
-  | { kind: 'meta'; meta: Record<string, unknown> }
-  | {
-      kind: 'message';
-      key: string;
-      message: NewMessage & { isError?: boolean };
-      llmCall?: boolean;
-      usage?: Partial<TokenUsage>;
-    }
-  | { kind: 'skip'; key: string; where: string; reason: string }
-  | { kind: 'ignore'; key: string; what: string };
-
 export type SourceReader =
   | { mode: 'jsonl'; mapper: CreateLineMapper }
-  | { mode: 'document'; parse(file: string): AsyncIterable<DocumentEvent> };
+  | { mode: 'document'; parse(file: string): AsyncIterable<SessionEvent> };
 
 /** One agent whose session store is a source. */
 export interface SourceKind {
@@ -99,4 +86,60 @@ registerSourceKind({
   matches: (relative) => /(^|\/)rollout-[^/]*\.jsonl$/.test(relative),
   depth: 4,
   reader: { mode: 'jsonl', mapper: codexLines },
+});
+
+/** A SessionFormat (the parser of `cwb import`) read as a whole document on every sync. */
+function documentReader(format: SessionFormat): SourceReader {
+  return { mode: 'document', parse: (file) => format.parse(file) };
+}
+
+registerSourceKind({
+  id: 'gemini-cli',
+  label: 'Gemini CLI',
+  defaultFolders: (env) => [path.join(homeOf(env), '.gemini', 'tmp')],
+  // <project hash>/chats/session-*.json, rewritten whole as the chat grows
+  matches: (relative) => /(^|\/)chats\/[^/]+\.json$/.test(relative),
+  depth: 3,
+  reader: documentReader(SESSION_FORMATS['gemini-cli']),
+});
+
+registerSourceKind({
+  id: 'cline',
+  label: 'Cline',
+  defaultFolders: (env) => vscodeGlobalStorage(env, 'saoudrizwan.claude-dev'),
+  // <task id>/api_conversation_history.json (ui_messages.json and task_metadata.json beside it
+  // are read with it)
+  matches: (relative) => /^[^/]+\/api_conversation_history\.json$/.test(relative),
+  depth: 2,
+  reader: documentReader(SESSION_FORMATS.cline),
+});
+
+registerSourceKind({
+  id: 'roo-code',
+  label: 'Roo Code',
+  defaultFolders: (env) => vscodeGlobalStorage(env, 'rooveterinaryinc.roo-cline'),
+  matches: (relative) => /^[^/]+\/api_conversation_history\.json$/.test(relative),
+  depth: 2,
+  reader: documentReader(SESSION_FORMATS['roo-code']),
+});
+
+registerSourceKind({
+  id: 'openhands',
+  label: 'OpenHands',
+  defaultFolders: (env) => [path.join(homeOf(env), '.openhands', 'sessions')],
+  // Trajectory files (save_trajectory_path) kept in the folder; a session's events/ folder
+  // (one file per event) is not followed live yet.
+  matches: (relative) => /^[^/]+\.json$/.test(relative),
+  depth: 1,
+  reader: documentReader(SESSION_FORMATS.openhands),
+});
+
+registerSourceKind({
+  id: 'aider',
+  label: 'Aider',
+  // Aider writes its history into each repository: only configured folders are read.
+  defaultFolders: () => [],
+  matches: (relative) => /(^|\/)\.aider\.chat\.history\.md$/.test(relative),
+  depth: 3,
+  reader: documentReader(SESSION_FORMATS.aider),
 });

@@ -2,7 +2,10 @@ import type { TaskRow } from '../../shared/task-types';
 import type { ContextStore } from '../store/context-store';
 import type { TaskContextManager } from '../store/task-context-manager';
 import { PROMPT_MAX_CHARS, clip, titleFrom } from '../import/text';
-import { MAIN, type ThreadInfo } from './sync-sink';
+import { repoKey, titleLine } from '../import/session-meta';
+import { AGENT_OF_SOURCE } from '../store/task-import';
+import { isSessionThread } from './session-document';
+import type { ThreadInfo } from './sync-sink';
 
 export interface SourceTaskInput {
   uuid: string;
@@ -22,11 +25,11 @@ export interface SourceTaskInput {
 export function openSourceTask(store: ContextStore, input: SourceTaskInput): TaskContextManager {
   let row = store.repo.get(input.uuid);
   if (!row) {
-    const isMain = input.thread === MAIN;
+    const isMain = isSessionThread(input.thread);
     const info = input.info;
     const title = isMain
-      ? (info.title ?? titleFrom(info.prompt) ?? null)
-      : `Subagent: ${info.description ?? titleFrom(info.prompt) ?? input.thread}`;
+      ? (info.title ?? promptTitle(info) ?? null)
+      : `Subagent: ${info.description ?? promptTitle(info) ?? input.thread}`;
     const task = store.createTask({
       uuid: input.uuid,
       title,
@@ -38,6 +41,7 @@ export function openSourceTask(store: ContextStore, input: SourceTaskInput): Tas
         task_source: input.kind,
         task_id: info.sessionId ?? '',
         task_type: isMain ? '' : 'subagent',
+        ...repoKey(info.workdir, info.gitRemote),
       },
       source: {
         format: input.kind,
@@ -66,14 +70,17 @@ function complete(store: ContextStore, row: TaskRow): void {
 
 /**
  * What the session says about a task, written to its row after each sync: its own times,
- * and title, prompt, model and working directory where the row has none yet.
+ * the agent, and title, prompt, model, working directory, git branch and repository (git
+ * remote, else the working directory's name: as `cwb import`) where the row has none yet.
  */
 export function describeSourceTask(
   store: ContextStore,
   uuid: string,
   info: ThreadInfo,
   isMain: boolean,
+  kind: string,
 ): void {
+  const repository = repoKey(info.workdir, info.gitRemote);
   store.db
     .prepare(
       `UPDATE tasks SET
@@ -81,23 +88,33 @@ export function describeSourceTask(
          prompt = COALESCE(prompt, @prompt),
          model = COALESCE(model, @model),
          workdir = COALESCE(workdir, @workdir),
+         agent = @agent,
+         -- The session's git remote may be read after its working directory: it wins.
+         git_branch = COALESCE(git_branch, @branch),
+         owner = CASE WHEN @repo <> '' THEN @owner ELSE owner END,
+         repo = CASE WHEN @repo <> '' THEN @repo ELSE repo END,
          task_id = CASE WHEN task_id = '' AND @session IS NOT NULL THEN @session ELSE task_id END,
          created_at = COALESCE(@first, created_at),
          started_at = COALESCE(@first, started_at),
-         completed_at = COALESCE(@last, completed_at)
+         completed_at = COALESCE(@last, completed_at),
+         updated_at = COALESCE(@last, updated_at)
        WHERE uuid = @uuid`,
     )
     .run({
       uuid,
       // The agent's own title (Claude Code's summary) replaces the one from the prompt.
       title: isMain ? (info.title ?? null) : null,
-      promptTitle: titleFrom(info.prompt) ?? null,
+      promptTitle: promptTitle(info) ?? null,
       prompt: info.prompt !== undefined ? clip(info.prompt, PROMPT_MAX_CHARS) : null,
       model: info.model ?? null,
       workdir: info.workdir ?? null,
       session: info.sessionId ?? null,
       first: info.firstTimestamp ?? null,
       last: info.lastTimestamp ?? null,
+      agent: AGENT_OF_SOURCE[kind] ?? kind,
+      branch: info.gitBranch ?? null,
+      owner: repository.owner ?? '',
+      repo: repository.repo ?? '',
     });
 }
 
@@ -114,4 +131,9 @@ export function findSessionTask(
     )
     .get(kind, sessionId) as { uuid: string } | undefined;
   return row?.uuid ?? null;
+}
+
+/** A title from what the person asked: the first real request, else the first prompt (as `cwb import`). */
+function promptTitle(info: ThreadInfo): string | undefined {
+  return titleLine(info.request) ?? titleFrom(info.prompt);
 }

@@ -8,7 +8,7 @@ export interface SourceWatcherOptions {
   onSynced(result: SyncFileResult): void;
   /** A full pass (new folders, missed events) this often; default 30 s. */
   rescanMs?: number;
-  /** Events of one file closer than this are one sync; default 25 ms. */
+  /** Events of one file closer than this after its last sync started are one more sync; default 25 ms. */
   debounceMs?: number;
 }
 
@@ -38,16 +38,46 @@ export function watchSources(sync: SourceSync, options: SourceWatcherOptions): S
       options.onSynced(result);
   };
 
-  const schedule = (file: string): void => {
-    if (closed) return;
+  /** Files synced less than debounceMs ago (their next event waits for the debounce). */
+  const recent = new Set<string>();
+  /** Files being synced, and whether an event arrived meanwhile (one more sync then). */
+  const running = new Map<string, boolean>();
+
+  const run = (file: string): void => {
     const source = sync.sourceOf(file);
-    if (!source) return;
-    clearTimeout(timers.get(file));
+    if (!source || closed) return;
+    running.set(file, false);
+    sync
+      .syncPath(source, file)
+      .then(report, () => undefined)
+      .finally(() => {
+        const again = running.get(file) === true;
+        running.delete(file);
+        if (again) schedule(file);
+      });
+  };
+
+  // The first event of a quiet file syncs at once (the live delay is what people see);
+  // events during a sync, or right after one, are gathered into one more sync.
+  const schedule = (file: string): void => {
+    if (closed || !sync.sourceOf(file)) return;
+    if (running.has(file)) {
+      running.set(file, true);
+      return;
+    }
+    const pending = timers.get(file);
+    if (pending === undefined && !recent.has(file)) {
+      recent.add(file);
+      setTimeout(() => recent.delete(file), debounceMs).unref();
+      run(file);
+      return;
+    }
+    clearTimeout(pending);
     timers.set(
       file,
       setTimeout(() => {
         timers.delete(file);
-        sync.syncPath(source, file).then(report, () => undefined);
+        run(file);
       }, debounceMs),
     );
   };

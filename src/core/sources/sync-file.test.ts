@@ -238,7 +238,11 @@ const docKind: SourceKind = {
         title: string;
         messages: { id: string; role: 'user' | 'assistant'; text: string }[];
       };
-      yield { kind: 'meta', meta: { title: doc.title, sessionId: 'doc-1' } };
+      yield {
+        kind: 'session',
+        key: 'doc-1',
+        meta: { agent: 'cline', title: doc.title, sessionId: 'doc-1' },
+      };
       for (const m of doc.messages)
         yield {
           kind: 'message',

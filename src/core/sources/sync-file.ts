@@ -1,11 +1,13 @@
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import type { TokenUsage } from '../../shared/task-types';
 import type { ContextStore } from '../store/context-store';
 import type { TaskContextManager } from '../store/task-context-manager';
 import { readJsonl } from '../jsonl/jsonl-reader';
+import { countMessageTokens } from '../tokens';
+import { fileTimes } from '../import/text';
 import { fingerprint, stableUuid } from './fingerprint';
-import type { DocumentEvent, SourceKind } from './source-kinds';
+import type { SourceKind } from './source-kinds';
+import { isSessionThread, readDocument } from './session-document';
 import { describeSourceTask, findSessionTask, openSourceTask } from './source-tasks';
 import { MAIN, type SyncSink, type ThreadInfo } from './sync-sink';
 import { SyncStateRepository, type SourceFileRow } from './sync-state';
@@ -13,7 +15,22 @@ import { SyncStateRepository, type SourceFileRow } from './sync-state';
 /** Saved with the offset: the mapper's state and, per thread, its task and counts. */
 interface FileState {
   mapper: unknown;
-  threads: Record<string, { uuid: string; messages: number; tools: number }>;
+  threads: Record<
+    string,
+    {
+      uuid: string;
+      messages: number;
+      tools: number;
+      /** Provider usage was counted: estimates of the text are no longer added. */
+      usage?: boolean;
+      /** Estimated tokens added as the total while the session had shown no usage. */
+      estimated?: number;
+      /** Summary records (the agent's own compactions), and the segment since the last one. */
+      summaries?: number;
+      segmentStart?: number;
+      segmentTokens?: number;
+    }
+  >;
   info: Record<string, ThreadInfo>;
   skipped: number;
 }
@@ -154,6 +171,12 @@ interface OpenThread {
   tools: number;
   llmCalls: number;
   usage: Partial<TokenUsage>;
+  /** Estimated tokens of the messages written (the total where the session has no usage). */
+  estimated: number;
+  skipSummaries: number;
+  summaries: number;
+  segmentStart: number;
+  segmentTokens: number;
 }
 
 async function readRange(
@@ -189,7 +212,7 @@ async function readRange(
     const committed = saved.threads[key];
     const uuid = committed?.uuid ?? taskOf(key);
     const info = saved.info[key] ?? {};
-    const parentUuid = key === MAIN ? null : parentOf(info);
+    const parentUuid = isSessionThread(key) ? null : parentOf(info);
     const task = openSourceTask(store, {
       uuid,
       kind: kind.id,
@@ -203,12 +226,28 @@ async function readRange(
     let skipMessages = 0;
     let skipTools = 0;
     let tools = committed?.tools ?? 0;
+    const summaries = committed?.summaries ?? 0;
+    let skipSummaries = 0;
     if (recovering) {
+      skipSummaries = Math.max(0, task.summaries.nextId - 1 - summaries);
       tools = task.tools.count();
       skipMessages = Math.max(0, messages - (committed?.messages ?? 0));
       skipTools = Math.max(0, tools - (committed?.tools ?? 0));
     }
-    t = { task, skipMessages, skipTools, messages, tools, llmCalls: 0, usage: {} };
+    t = {
+      task,
+      skipMessages,
+      skipTools,
+      messages,
+      tools,
+      llmCalls: 0,
+      usage: {},
+      estimated: 0,
+      skipSummaries,
+      summaries,
+      segmentStart: committed?.segmentStart ?? 1,
+      segmentTokens: committed?.segmentTokens ?? 0,
+    };
     open.set(key, t);
     return t;
   };
@@ -228,7 +267,9 @@ async function readRange(
         t.skipMessages--;
         return;
       }
-      t.task.messages.append(message);
+      const tokens = t.task.messages.append(message).tokens;
+      t.estimated += tokens;
+      t.segmentTokens += tokens;
       t.messages++;
       written++;
     },
@@ -240,12 +281,34 @@ async function readRange(
         t.tools++;
       }
     },
-    llmCall(key, usage) {
+    llmCall(key, usage, calls = 1) {
       const t = thread(key);
-      t.llmCalls++;
+      t.llmCalls += calls;
       if (usage)
         for (const [field, n] of Object.entries(usage) as [keyof TokenUsage, number][])
           t.usage[field] = (t.usage[field] ?? 0) + n;
+    },
+    compaction(key, input) {
+      const t = thread(key);
+      // Skipped messages of a redone range still end here: the segment ends at the last seq.
+      const end = t.task.messages.count;
+      const start = t.segmentStart;
+      if (t.skipSummaries > 0) t.skipSummaries--;
+      else {
+        t.task.summaries.add({
+          strategy: input.strategy,
+          start_seq: start,
+          end_seq: end,
+          summary: input.summary,
+          original_tokens: t.segmentTokens,
+          summary_tokens: countMessageTokens({ content: input.summary }).tokens,
+          compressed_message_count: Math.max(0, end - start + 1),
+          extra: { imported: true, live: true, ...input.extra },
+        });
+      }
+      t.summaries++;
+      t.segmentStart = end + 1;
+      t.segmentTokens = 0;
     },
     skip() {
       skipped++;
@@ -273,7 +336,7 @@ async function readRange(
       mapper.end();
       mapperState = mapper.save();
     } else {
-      const doc = await readDocument(kind.reader.parse(file), saved.mapper, sink);
+      const doc = await readDocument(kind.reader.parse(file), saved.mapper, sink, fileTimes(stat));
       mapperState = doc.state;
       offset = range.end;
       lineNo = doc.messages;
@@ -283,8 +346,23 @@ async function readRange(
     repo.write(() => {
       for (const [key, t] of open) {
         const info = saved.info[key] ?? {};
-        if (t.llmCalls > 0 || Object.keys(t.usage).length > 0)
-          store.repo.addStats(t.task.uuid, { llm_calls: t.llmCalls, usage: t.usage });
+        // As `cwb import`: provider usage where the session has it, else the text's estimate,
+        // so a task with text never shows 0 tokens.
+        // Usage first seen now replaces the estimates added by earlier syncs.
+        const before = saved.threads[key];
+        const usageSeen = before?.usage === true || usageTotal(t.usage) > 0;
+        const estimated = usageSeen ? 0 : (before?.estimated ?? 0) + t.estimated;
+        const usage =
+          usageTotal(t.usage) > 0
+            ? before?.usage === true || !before?.estimated
+              ? t.usage
+              : { ...t.usage, total_tokens: usageTotal(t.usage) - before.estimated }
+            : usageSeen
+              ? {}
+              : { total_tokens: t.estimated };
+        const compressions = t.summaries - (before?.summaries ?? 0);
+        if (t.llmCalls > 0 || compressions > 0 || Object.keys(usage).length > 0)
+          store.repo.addStats(t.task.uuid, { llm_calls: t.llmCalls, compressions, usage });
         store.repo.setFinalStats(t.task.uuid, {
           total_messages: t.task.messages.count,
           total_summaries: t.task.summaries.nextId - 1,
@@ -292,13 +370,27 @@ async function readRange(
           final_token_count: t.task.messages.currentTokenCount(),
           final_message_count: t.task.messages.currentCount(),
         });
-        describeSourceTask(store, t.task.uuid, info, key === MAIN);
-        saved.threads[key] = { uuid: t.task.uuid, messages: t.task.messages.count, tools: t.tools };
+        describeSourceTask(store, t.task.uuid, info, isSessionThread(key), kind.id);
+        saved.threads[key] = {
+          uuid: t.task.uuid,
+          messages: t.task.messages.count,
+          tools: t.tools,
+          ...(usageSeen && { usage: true }),
+          ...(estimated > 0 && { estimated }),
+          ...(t.summaries > 0 && { summaries: t.summaries, segmentStart: t.segmentStart }),
+          segmentTokens: t.segmentTokens,
+        };
       }
       // Info of threads that have no task yet still changes with the lines read.
       for (const [key, committed] of Object.entries(saved.threads)) {
         if (!open.has(key) && saved.info[key])
-          describeSourceTask(store, committed.uuid, saved.info[key]!, key === MAIN);
+          describeSourceTask(
+            store,
+            committed.uuid,
+            saved.info[key]!,
+            isSessionThread(key),
+            kind.id,
+          );
       }
       saved.mapper = mapperState;
       saved.skipped += skipped;
@@ -325,69 +417,12 @@ async function readRange(
   }
 }
 
-/** What a document source remembers: the keys synced, each with a short hash of its message. */
-interface DocumentState {
-  keys: Record<string, string>;
-  /** Messages synced before, whose content changed in a later rewrite (kept as first read). */
-  changed: string[];
-}
-
-const MAX_CHANGED_LISTED = 20;
-
-/**
- * One read of a whole-document session: messages whose key was synced before are skipped
- * (a rewrite repeats them), new keys are written in document order. A known key whose
- * message changed is listed, not written again: the task keeps what it first read.
- */
-async function readDocument(
-  events: AsyncIterable<DocumentEvent>,
-  saved: unknown,
-  sink: SyncSink,
-): Promise<{ state: DocumentState; messages: number }> {
-  const state: DocumentState =
-    typeof saved === 'object' && saved !== null && 'keys' in saved
-      ? (saved as DocumentState)
-      : { keys: {}, changed: [] };
-  let messages = 0;
-  for await (const event of events) {
-    if (event.kind === 'meta') {
-      const m = event.meta;
-      const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-      const info: ThreadInfo = {};
-      const set = (field: keyof ThreadInfo, value: string | undefined): void => {
-        if (value !== undefined) info[field] = value;
-      };
-      set('title', str(m.title));
-      set('prompt', str(m.firstRequest));
-      set('workdir', str(m.cwd));
-      set('model', str(m.model));
-      set('sessionId', str(m.sessionId));
-      set('gitBranch', str(m.gitBranch));
-      set('firstTimestamp', str(m.startedAt));
-      set('lastTimestamp', str(m.endedAt) ?? str(m.updatedAt));
-      sink.describe(MAIN, info);
-    } else if (event.kind === 'message') {
-      messages++;
-      const { isError: _isError, ...message } = event.message;
-      const hash = crypto
-        .createHash('sha256')
-        .update(JSON.stringify([message.role, message.content, message.tool_calls ?? null]))
-        .digest('hex')
-        .slice(0, 12);
-      const known = state.keys[event.key];
-      if (known !== undefined) {
-        if (
-          known !== hash &&
-          !state.changed.includes(event.key) &&
-          state.changed.length < MAX_CHANGED_LISTED
-        )
-          state.changed.push(event.key);
-        continue;
-      }
-      state.keys[event.key] = hash;
-      sink.message(MAIN, message);
-      if (event.llmCall) sink.llmCall(MAIN, event.usage);
-    } else if (event.kind === 'skip') sink.skip(0, `${event.where}: ${event.reason}`);
-  }
-  return { state, messages };
+function usageTotal(u: Partial<TokenUsage>): number {
+  return (
+    u.total_tokens ??
+    (u.input_tokens ?? 0) +
+      (u.output_tokens ?? 0) +
+      (u.cache_creation_tokens ?? 0) +
+      (u.cache_read_tokens ?? 0)
+  );
 }

@@ -9,10 +9,14 @@ export const MAIN = 'main';
 export interface ThreadInfo {
   title?: string;
   prompt?: string;
+  /** The first real request (slash commands, caveats, reminders skipped): titles the task. */
+  request?: string;
   workdir?: string;
   model?: string;
   sessionId?: string;
   gitBranch?: string;
+  /** The session's git remote (owner/repo of the task's repository). */
+  gitRemote?: string;
   version?: string;
   firstTimestamp?: string;
   lastTimestamp?: string;
@@ -30,7 +34,16 @@ export interface SyncSink {
   describe(thread: string, info: ThreadInfo): void;
   message(thread: string, message: NewMessage): void;
   tool(thread: string, call: NewToolCall): void;
-  llmCall(thread: string, usage?: Partial<TokenUsage>): void;
+  /** One LLM request and its usage; `calls` 0 adds usage the transcript gives apart from a reply. */
+  llmCall(thread: string, usage?: Partial<TokenUsage>, calls?: number): void;
+  /**
+   * The agent compacted its own context: one summaries.jsonl record covering the thread's
+   * messages since its previous compaction (as `cwb import`). Call before the summary message.
+   */
+  compaction(
+    thread: string,
+    input: { strategy: string; summary: string; extra?: Record<string, unknown> },
+  ): void;
   /** A line that could not be used (kept out, counted in the file's notice). */
   skip(lineNo: number, reason: string): void;
 }

@@ -1,0 +1,432 @@
+/**
+ * The source kinds of the whole-document formats (Gemini CLI, Cline, Roo Code, OpenHands,
+ * Aider) and the row of every synced task, against the real fixtures: each file is copied
+ * into a temporary home at the agent's default folder, grown by rewriting it in place and
+ * synced after each rewrite; the synced task must then be what `cwb import` of the final
+ * file gives — messages, tools.jsonl records, title, times, model, usage, working
+ * directory, repository, git branch, agent.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { TaskRow } from '../src/shared/task-types';
+import { ContextStore } from '../src/core/store/context-store';
+import { importFile } from '../src/core/import';
+import { discoverFiles } from '../src/core/sources/discover';
+import { sourceKind, type SourceKind } from '../src/core/sources/source-kinds';
+import { syncFile } from '../src/core/sources/sync-file';
+import { realFixture } from './support/real-fixtures';
+import { useTempDir } from './support/temp-dir';
+
+const tempDir = useTempDir();
+
+interface Case {
+  kind: string;
+  fixture: string[];
+  /** Where the file goes below the temporary home (the kind's default folder + its layout). */
+  at: (home: string) => string;
+  /** The fixture cut to its first part, as the agent had written it earlier. */
+  earlier?: (text: string) => string;
+  /** Files copied beside it (Cline's ui_messages.json, task_metadata.json). */
+  siblings?: string[];
+  /** The folder configured for a kind that has no default one (Aider). */
+  folder?: (home: string) => string;
+  /** Appended to (Aider's history), not rewritten. */
+  appended?: boolean;
+}
+
+const half = <T>(list: T[]): T[] => list.slice(0, Math.ceil(list.length / 2));
+const vscode = (home: string, ext: string): string =>
+  path.join(home, '.config', 'Code', 'User', 'globalStorage', ext, 'tasks', '1762353105322');
+
+const halfJson =
+  (
+    pick: (doc: Record<string, unknown>) => unknown[],
+    put: (doc: Record<string, unknown>, l: unknown[]) => unknown,
+  ) =>
+  (text: string): string => {
+    const doc = JSON.parse(text) as Record<string, unknown>;
+    return JSON.stringify(put(doc, half(pick(doc))), null, 2);
+  };
+const geminiHalf = halfJson(
+  (d) => d.messages as unknown[],
+  (d, messages) => ({ ...d, messages }),
+);
+const listHalf = (text: string): string => JSON.stringify(half(JSON.parse(text) as unknown[]));
+
+const CASES: Case[] = [
+  ...['session-2025-12-06T07-22-e0f194ce.json', 'session-2025-12-30T01-16-3f9ce747.json'].map(
+    (name): Case => ({
+      kind: 'gemini-cli',
+      fixture: ['gemini-cli', name],
+      at: (home) => path.join(home, '.gemini', 'tmp', 'a1b2c3', 'chats', name),
+      earlier: geminiHalf,
+    }),
+  ),
+  ...(['cline', 'roo-code'] as const).map((kind): Case => ({
+    kind,
+    fixture: ['cline', '1762353105322', 'api_conversation_history.json'],
+    at: (home) =>
+      path.join(
+        vscode(home, kind === 'cline' ? 'saoudrizwan.claude-dev' : 'rooveterinaryinc.roo-cline'),
+        'api_conversation_history.json',
+      ),
+    earlier: listHalf,
+    siblings: ['ui_messages.json', 'task_metadata.json'],
+  })),
+  ...['basic.json', 'basic_interactions.json', 'wrong_initial_state.json'].map((name): Case => ({
+    kind: 'openhands',
+    fixture: ['openhands', name],
+    at: (home) => path.join(home, '.openhands', 'sessions', name),
+    earlier: (text) => {
+      const doc = JSON.parse(text) as unknown;
+      return Array.isArray(doc) ? JSON.stringify(half(doc)) : JSON.stringify(doc); // other shapes are written once
+    },
+  })),
+  ...[
+    'fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl',
+    '5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl',
+  ].map((name): Case => ({
+    kind: 'claude-code',
+    fixture: ['claude-code', name],
+    at: (home) => path.join(home, '.claude', 'projects', '-work-x', name),
+  })),
+  {
+    kind: 'aider',
+    fixture: ['aider', 'aider', '.aider.chat.history.md'],
+    folder: (home) => path.join(home, 'src'),
+    at: (home) => path.join(home, 'src', 'aider', '.aider.chat.history.md'),
+    // Runs appended one after another: the last run arrives later.
+    earlier: (text) => text.slice(0, text.lastIndexOf('# aider chat started at')),
+    appended: true,
+  },
+  {
+    kind: 'codex',
+    fixture: ['codex', 'rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl'],
+    at: (home) =>
+      path.join(
+        home,
+        '.codex',
+        'sessions',
+        '2026',
+        '05',
+        '11',
+        'rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl',
+      ),
+  },
+];
+
+/** Rewrites a file whole through a temporary file and a rename, as Cline, Roo and Gemini save. */
+function rewrite(file: string, text: string): void {
+  fs.writeFileSync(`${file}.tmp`, text);
+  fs.renameSync(`${file}.tmp`, file);
+}
+
+function lines(file: string): Record<string, unknown>[] {
+  if (!fs.existsSync(file)) return [];
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+/** What must be equal between a synced task and the same session imported. */
+interface Snapshot {
+  row: Record<string, unknown>;
+  messages: Record<string, unknown>[];
+  tools: Record<string, unknown>[];
+}
+
+function task(store: ContextStore, row: TaskRow): Snapshot {
+  const dir = store.taskPath(row);
+  return {
+    row: {
+      title: row.title,
+      prompt: row.prompt,
+      model: row.model,
+      workdir: row.workdir,
+      owner: row.owner,
+      repo: row.repo,
+      agent: row.agent,
+      git_branch: row.git_branch,
+      task_source: row.task_source,
+      task_id: row.task_id,
+      task_type: row.task_type,
+      created_at: row.created_at,
+      started_at: row.started_at,
+      completed_at: row.completed_at,
+      status: row.status,
+      llm_call_count: row.llm_call_count,
+      input_tokens: row.input_tokens,
+      output_tokens: row.output_tokens,
+      cache_creation_tokens: row.cache_creation_tokens,
+      cache_read_tokens: row.cache_read_tokens,
+      total_tokens: row.total_tokens,
+      total_messages: row.total_messages,
+      total_tool_calls: row.total_tool_calls,
+    },
+    messages: lines(path.join(dir, 'messages.jsonl')).map((m) => ({
+      role: m.role,
+      content: m.content,
+      tool_calls: m.tool_calls,
+      tool_call_id: m.tool_call_id,
+      tool_name: m.tool_name,
+      kind: m.kind,
+      timestamp: m.timestamp,
+    })),
+    tools: lines(path.join(dir, 'tools.jsonl')).map((t) => ({
+      error: t.error,
+      tool: t.tool,
+      args: t.args,
+      status: t.status,
+      tool_call_id: t.tool_call_id,
+      duration_ms: t.duration_ms,
+    })),
+  };
+}
+
+function withoutOpenCalls(t: Snapshot): Snapshot {
+  const messages = t.messages as { role: unknown; tool_calls?: { id: string }[] }[];
+  const last = [...messages].reverse().find((m) => m.role === 'assistant');
+  const open = new Set((last?.tool_calls ?? []).map((c) => c.id));
+  const tools = (t.tools as { error?: unknown; tool_call_id?: unknown }[]).filter(
+    (r) => !(r.error === 'no result in the transcript' && open.has(String(r.tool_call_id))),
+  );
+  const row = t.row as { total_tool_calls: number };
+  const dropped = t.tools.length - tools.length;
+  return { ...t, tools, row: { ...t.row, total_tool_calls: row.total_tool_calls - dropped } };
+}
+
+function tasksOf(store: ContextStore): TaskRow[] {
+  return store
+    .listTasks({ limit: 100 })
+    .rows.sort(
+      (a, b) => a.created_at.localeCompare(b.created_at) || a.title!.localeCompare(b.title!),
+    );
+}
+
+describe('source kinds of every agent, against the real fixtures', () => {
+  for (const c of CASES) {
+    it(`${c.kind} ${c.fixture.at(-1)}: found in the default folder, grown in place, synced as imported`, async () => {
+      const root = tempDir();
+      const home = path.join(root, 'home');
+      const kind: SourceKind = sourceKind(c.kind)!;
+      expect(kind).toBeDefined();
+      const env = { HOME: home };
+      const file = c.at(home);
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      const source = realFixture(...c.fixture);
+      for (const sibling of c.siblings ?? [])
+        fs.copyFileSync(
+          path.join(path.dirname(source), sibling),
+          path.join(path.dirname(file), sibling),
+        );
+      const text = fs.readFileSync(source, 'utf8');
+      const live = ContextStore.open(path.join(root, 'live'));
+      const folders = (c.folder ? [c.folder(home)] : kind.defaultFolders(env)).filter((f) =>
+        fs.existsSync(f),
+      );
+      expect(folders).toHaveLength(1);
+
+      if (c.earlier) {
+        if (c.appended) fs.writeFileSync(file, c.earlier(text));
+        else rewrite(file, c.earlier(text));
+        expect(await discoverFiles(kind, folders[0]!)).toEqual([file]);
+        expect((await syncFile(live, kind, file)).status).toBe('synced');
+      }
+      if (kind.reader.mode === 'jsonl') {
+        // Appended: the first half of its lines, then the rest.
+        // Cut before a user line: a response cut in two is two messages live (docs/sources.md).
+        const all = text.split('\n');
+        let cut = Math.ceil(all.length / 2);
+        while (
+          c.kind === 'claude-code' &&
+          cut < all.length - 1 &&
+          !all[cut]!.includes('"type":"user"')
+        )
+          cut++;
+        fs.writeFileSync(file, all.slice(0, cut).join('\n') + '\n');
+        expect(await discoverFiles(kind, folders[0]!)).toEqual([file]);
+        await syncFile(live, kind, file);
+        fs.writeFileSync(file, text);
+      } else if (c.appended)
+        fs.appendFileSync(file, Buffer.from(text).subarray(fs.statSync(file).size));
+      else rewrite(file, text);
+      expect((await syncFile(live, kind, file)).status).toBe('synced');
+      // A rewrite with the same content adds nothing.
+      if (!c.appended) rewrite(file, fs.readFileSync(file, 'utf8'));
+      else fs.utimesSync(file, new Date(), new Date());
+      const again = await syncFile(live, kind, file);
+      expect(again.messages).toBe(0);
+
+      const imported = ContextStore.open(path.join(root, 'imported'));
+      await importFile(imported, file, { format: c.kind === 'roo-code' ? 'roo-code' : 'auto' });
+      const synced = tasksOf(live).map((r) => task(live, r));
+      // A call of the file's last reply may still be answered in a live session: `cwb import`
+      // records it as failed ("no result in the transcript"), the sync waits for it.
+      const expected = tasksOf(imported).map((r) => withoutOpenCalls(task(imported, r)));
+      expect(synced.length).toBeGreaterThan(0);
+      // Aider's history has no message times: each store stamps them when it writes them.
+      const times = (m: Record<string, unknown>): Record<string, unknown> =>
+        c.kind === 'aider' ? { ...m, timestamp: undefined } : m;
+      expect(synced.map((t) => t.messages.map(times))).toEqual(
+        expected.map((t) => t.messages.map(times)),
+      );
+      expect(synced.map((t) => t.row)).toEqual(expected.map((t) => t.row));
+      // Calls never answered are recorded once the agent moves on (import: at the file's end).
+      const order = (tools: unknown[]): unknown[] =>
+        [...tools].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+      expect(synced.map((t) => order(t.tools))).toEqual(expected.map((t) => order(t.tools)));
+      for (const t of synced) {
+        const row = t.row as { total_tokens: number; agent: string; title: string | null };
+        expect(row.total_tokens).toBeGreaterThan(0);
+        expect(row.agent).toBe(c.kind);
+        expect(row.title).toBeTruthy();
+      }
+      live.close();
+      imported.close();
+    });
+  }
+});
+
+/** summaries.jsonl of a store's only task, without the times of writing and the live flag. */
+function summaries(store: ContextStore): Record<string, unknown>[] {
+  const row = store.listTasks({ limit: 10 }).rows[0]!;
+  return lines(path.join(store.taskPath(row), 'summaries.jsonl')).map((s) => {
+    const { created_at: _c, timestamp: _t, live: _l, ...rest } = s;
+    return rest;
+  });
+}
+
+describe('an agent compacting its own context in a live session', () => {
+  it('Claude Code: the compaction becomes a summaries.jsonl record, as on import, even when synced in pieces', async () => {
+    const root = tempDir();
+    const dir = path.join(root, 'home', '.claude', 'projects', '-w');
+    fs.mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, 'sess-c.jsonl');
+    let n = 0;
+    const entry = (fields: Record<string, unknown>): string =>
+      JSON.stringify({
+        uuid: `u${++n}`,
+        sessionId: 'sess-c',
+        cwd: '/w/repo',
+        isSidechain: false,
+        timestamp: new Date(Date.UTC(2026, 10, 25, 12, 0, n)).toISOString(),
+        ...fields,
+      });
+    const user = (text: string, extra: Record<string, unknown> = {}): string =>
+      entry({ type: 'user', message: { role: 'user', content: text }, ...extra });
+    const reply = (text: string): string =>
+      entry({
+        type: 'assistant',
+        message: {
+          id: `msg${n}`,
+          role: 'assistant',
+          model: 'claude-x',
+          content: [{ type: 'text', text }],
+          usage: { input_tokens: 10, output_tokens: 5 },
+        },
+      });
+    const before = [
+      user('fix the parser'),
+      reply('Looking at it.'),
+      user('and the tests'),
+      reply('Done.'),
+    ];
+    const after = [
+      entry({
+        type: 'system',
+        subtype: 'compact_boundary',
+        content: 'Conversation compacted',
+        compactMetadata: { trigger: 'auto', preTokens: 12345 },
+      }),
+      user('This session is being continued. Summary: the parser was fixed.', {
+        isCompactSummary: true,
+      }),
+      user('now the docs'),
+      reply('Docs updated.'),
+    ];
+    fs.writeFileSync(file, before.join('\n') + '\n');
+    const live = ContextStore.open(path.join(root, 'live'));
+    const kind = sourceKind('claude-code')!;
+    await syncFile(live, kind, file);
+    fs.appendFileSync(file, after.join('\n') + '\n');
+    await syncFile(live, kind, file);
+    const imported = ContextStore.open(path.join(root, 'imported'));
+    await importFile(imported, file);
+
+    const got = summaries(live);
+    expect(got).toHaveLength(1);
+    expect(got[0]).toMatchObject({
+      strategy: 'claude-code-compact',
+      start_seq: 1,
+      end_seq: 4,
+      trigger: 'auto',
+      pre_tokens: 12345,
+    });
+    expect(got).toEqual(summaries(imported));
+    const [liveRow] = live.listTasks({ limit: 10 }).rows;
+    const [importedRow] = imported.listTasks({ limit: 10 }).rows;
+    expect(liveRow).toMatchObject({
+      total_summaries: 1,
+      compression_count: importedRow!.compression_count,
+    });
+    live.close();
+    imported.close();
+  });
+
+  it('Codex: a compacted entry becomes a summaries.jsonl record and the kept messages, as on import', async () => {
+    const root = tempDir();
+    const dir = path.join(root, 'home', '.codex', 'sessions', '2026', '11', '25');
+    fs.mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, 'rollout-2026-11-25-c.jsonl');
+    let n = 0;
+    const line = (type: string, payload: Record<string, unknown>): string =>
+      JSON.stringify({
+        timestamp: new Date(Date.UTC(2026, 10, 25, 12, 0, ++n)).toISOString(),
+        type,
+        payload,
+      });
+    const message = (role: string, text: string): Record<string, unknown> => ({
+      type: 'message',
+      role,
+      content: [{ type: role === 'assistant' ? 'output_text' : 'input_text', text }],
+    });
+    const before = [
+      line('session_meta', { id: 'sess-x', cwd: '/w/repo', timestamp: '2026-11-25T11:59:00Z' }),
+      line('response_item', message('user', 'fix the parser')),
+      line('response_item', message('assistant', 'Looking at it.')),
+    ];
+    const after = [
+      line('compacted', {
+        message: 'The parser was fixed.',
+        replacement_history: [
+          message('user', 'fix the parser'),
+          message('user', 'Summary so far: The parser was fixed.'),
+        ],
+      }),
+      line('response_item', message('user', 'now the docs')),
+      line('response_item', message('assistant', 'Docs updated.')),
+    ];
+    fs.writeFileSync(file, before.join('\n') + '\n');
+    const live = ContextStore.open(path.join(root, 'live'));
+    const kind = sourceKind('codex')!;
+    await syncFile(live, kind, file);
+    fs.appendFileSync(file, after.join('\n') + '\n');
+    await syncFile(live, kind, file);
+    const imported = ContextStore.open(path.join(root, 'imported'));
+    await importFile(imported, file);
+    expect(summaries(live)).toHaveLength(1);
+    expect(summaries(live)).toEqual(summaries(imported));
+    const shown = (store: ContextStore): unknown[] =>
+      task(store, store.listTasks({ limit: 10 }).rows[0]!).messages.map((m) => [
+        m.role,
+        m.kind,
+        m.content,
+      ]);
+    expect(shown(live)).toEqual(shown(imported));
+    live.close();
+    imported.close();
+  });
+});
