@@ -12,6 +12,8 @@ import { PG_MIGRATIONS, PG_SCHEMA_VERSION } from './pg-schema';
 import { MAX_FACET_VALUES, type FacetValues } from './task-facets';
 import type { TaskFilter } from './task-filter';
 import {
+  type ImportFix,
+  type ImportsToFix,
   type ImportedFacts,
   CONTROL_ACTIONS,
   INSERTABLE_COLUMNS,
@@ -294,6 +296,39 @@ export class PgTaskRepository implements TaskIndex {
         facts.agent,
         facts.git_branch,
       ],
+    );
+  }
+
+  /** This host's imports only: it alone holds their files and writes their rows. */
+  importsToFix(): ImportsToFix {
+    const uuids = (where: string, order = 'seq') =>
+      this.client
+        .query<{ uuid: string }>(
+          `SELECT uuid FROM tasks WHERE host = $1 AND agent <> '' AND ${where} ORDER BY ${order}`,
+          [this.host],
+        )
+        .rows.map((r) => r.uuid);
+    return {
+      // ILIKE: SQLite's LIKE ignores ASCII case.
+      wrongTitleOrTokens: this.client.query<ImportsToFix['wrongTitleOrTokens'][number]>(
+        `SELECT uuid, status, title, total_tokens FROM tasks
+         WHERE host = $1 AND agent <> '' AND status IN ('completed', 'failed')
+           AND (total_tokens = 0 OR title IS NULL OR title LIKE '/%' OR title LIKE '<%' OR title ILIKE 'Caveat:%')
+         ORDER BY seq`,
+        [this.host],
+      ).rows,
+      noBranch: uuids('git_branch IS NULL'),
+      empty: uuids('total_messages = 0', 'created_at, seq'),
+    };
+  }
+
+  fixImport(uuid: string, fix: ImportFix): void {
+    this.client.query(
+      `UPDATE tasks SET title = COALESCE($2, title),
+         total_tokens = COALESCE($3::bigint, total_tokens),
+         git_branch = COALESCE($4, git_branch)
+       WHERE uuid = $1`,
+      [uuid, fix.title ?? null, fix.total_tokens ?? null, fix.git_branch ?? null],
     );
   }
 
