@@ -221,7 +221,14 @@ describe.each(backends)('task index on %s', (_name, open) => {
 
   it('records what an imported session says of itself', async () => {
     const index = await open();
-    const key = { task_source: 'codex', owner: '', repo: 'r', task_type: '', task_id: '', user: '' };
+    const key = {
+      task_source: 'codex',
+      owner: '',
+      repo: 'r',
+      task_type: '',
+      task_id: '',
+      user: '',
+    };
     index.insert({ uuid: 'imp', key, status: 'completed' });
     expect(index.require('imp')).toMatchObject({ agent: '', git_branch: null });
     index.setImportedFacts('imp', {
