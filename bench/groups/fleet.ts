@@ -189,7 +189,7 @@ export const fleetGroup: BenchGroup = {
       pgIndex.close();
       notes.push(
         `Loading ${count(TASK_COUNT)} rows into PostgreSQL through \`insertRows\` (multi-row INSERTs of 500 in one transaction, GIN trigram and B-tree indexes maintained as rows go in) took ${ms(pgInsertMs)}.`,
-        'PostgreSQL answers every call through a worker thread the caller blocks on (src/core/db/pg-sync-client.ts); the round trip is part of every figure. Counts for the filter chips are computed by GROUP BY on PostgreSQL (no trigger-kept table: it would be a hot row every writer of the fleet updates, and status changes in opposite directions could deadlock).',
+        'PostgreSQL answers every call through a worker thread the caller blocks on (src/core/db/pg-sync-client.ts); the round trip is part of every figure. The filter chips and pickers read task_counts (pg-schema.ts v3): delta rows that triggers only ever insert (no hot row, no deadlock between status changes in opposite directions), summed at read time and folded now and then. A deep page picks its seqs from the sort index alone (index-only, after the VACUUM that ends a bulk load) and reads only the 100 rows it shows. A search for a common word still counts every match (the total is exact): the trigram index narrows, and every candidate row is read to decide ILIKE.',
       );
     } finally {
       cluster.stop();
