@@ -26,7 +26,7 @@ import { compactionGroup } from './groups/compaction';
 import { compactionQualityGroup } from './groups/compaction-quality';
 import { transferGroup } from './groups/transfer';
 import { uiGroup } from './groups/ui';
-import { fleetGroup } from './groups/fleet';
+import { fleetGroup, fleetLeaseGroup } from './groups/fleet';
 
 const GROUPS: BenchGroup[] = [
   memoryGroup,
@@ -40,6 +40,7 @@ const GROUPS: BenchGroup[] = [
   transferGroup,
   uiGroup,
   fleetGroup,
+  fleetLeaseGroup,
 ];
 
 const { values } = parseArgs({
