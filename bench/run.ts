@@ -26,8 +26,8 @@ import { compactionGroup } from './groups/compaction';
 import { compactionQualityGroup } from './groups/compaction-quality';
 import { transferGroup } from './groups/transfer';
 import { uiGroup } from './groups/ui';
-import { fleetGroup } from './groups/fleet';
 import { liveSourcesGroup } from './groups/live-sources';
+import { fleetGroup, fleetLeaseGroup } from './groups/fleet';
 
 const GROUPS: BenchGroup[] = [
   memoryGroup,
@@ -42,6 +42,7 @@ const GROUPS: BenchGroup[] = [
   uiGroup,
   fleetGroup,
   liveSourcesGroup,
+  fleetLeaseGroup,
 ];
 
 const { values } = parseArgs({

@@ -5,7 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PgTaskRepository } from '../src/core/db/pg-task-repository';
 import { ContextStore } from '../src/core/store/context-store';
 import { startPostgres, type PostgresCluster } from './support/postgres';
-import { spawnTs, waitForExit } from './support/run-ts';
+import { spawnCwb, spawnTs, waitForExit } from './support/run-ts';
+import { startScriptedLlm } from './support/scripted-llm-server';
+import { makeTaskEnv } from './support/task-env';
 import { useTempDir } from './support/temp-dir';
 
 /** Fleet mode (docs/fleet.md): several hosts, one PostgreSQL task index, on a real server. */
@@ -132,7 +134,11 @@ describe('hosts sharing a PostgreSQL task index', () => {
     expect(back.recovery?.moved).toEqual([{ uuid, from: 'running', to: 'completed' }]);
     const resumed = back.resumeTask(uuid);
     resumed.addMessage({ role: 'assistant', content: 'step 2' });
-    expect(back.requireTask(uuid)).toMatchObject({ status: 'running', total_messages: 2 });
+    expect(back.requireTask(uuid)).toMatchObject({ status: 'running' });
+    // Nothing lost: both messages are in the task's file (the counters are written in
+    // batches, so a killed process's last ones are not in the row).
+    const file = path.join(back.taskPath(back.requireTask(uuid)), 'messages.jsonl');
+    expect(fs.readFileSync(file, 'utf8').trim().split('\n')).toHaveLength(2);
     back.close();
   });
 });
@@ -189,6 +195,59 @@ describe('a PostgreSQL task index that is wrong or away', () => {
       /permission denied for table tasks \(the role may not write here: a read-only role/,
     );
     reader.close();
+  });
+
+  it('a task whose database goes away mid-run waits with its files kept, and goes on when it is back', async () => {
+    const own = await startPostgres();
+    const llm = await startScriptedLlm({
+      flavor: 'openai',
+      requireKey: 'sk-fleet-outage-1234',
+      models: ['gpt-4o'],
+      script: (_request, i) => {
+        if (i === 0) {
+          // The database goes away while the model answers, and comes back 3 s later.
+          own.halt();
+          setTimeout(() => own.restart(), 3000);
+          return {
+            tool_calls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }],
+            usage: { prompt_tokens: 50, completion_tokens: 5 },
+          };
+        }
+        return { content: 'beta is on line 2', usage: { prompt_tokens: 80, completion_tokens: 6 } };
+      },
+    });
+    try {
+      const index = await own.createDatabase();
+      const env = makeTaskEnv(tempDir(), { provider: 'openai', url: llm.url });
+      const run = await waitForExit(
+        spawnCwb(
+          ['--contexts', env.root, '--config', env.configFile, 'run', '--prompt', 'Where is beta?'],
+          { OPENAI_API_KEY: 'sk-fleet-outage-1234', CWB_INDEX_URL: index, CWB_HOST: 'solo' },
+        ),
+      );
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      const uuid = run.stdout.trim().split('\n')[0]!;
+      const store = ContextStore.open(env.root, { index, host: 'solo' });
+      const row = store.requireTask(uuid);
+      const lines = fs
+        .readFileSync(path.join(env.root, 'completed', uuid, 'messages.jsonl'), 'utf8')
+        .split('\n')
+        .filter(Boolean);
+      expect(row).toMatchObject({
+        status: 'completed',
+        llm_call_count: 2,
+        tool_call_count: 1,
+        input_tokens: 130,
+        output_tokens: 11,
+        total_messages: lines.length,
+      });
+      expect(lines.length).toBeGreaterThanOrEqual(4);
+      store.close();
+    } finally {
+      await llm.close();
+      own.stop();
+    }
   });
 
   it('reports a database that goes away mid-run as unreachable, and works again when it is back', async () => {

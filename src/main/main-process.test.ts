@@ -9,6 +9,8 @@ import { IPC_PICK_EXPORT_FOLDER, IPC_PICK_IMPORT_FILES } from '../shared/api/des
 import { seedTasks } from '../core/api/test-support/seed-tasks';
 import { FakeBrowserWindow, electronLog, fake, resetFake } from './test-support/fake-electron';
 import { startMainProcess, type MainProcess } from './main-process';
+import { startPostgres } from '../../test/support/postgres';
+import { PgTaskRepository } from '../core/db/pg-task-repository';
 
 vi.mock('electron', async () => (await import('./test-support/fake-electron')).electron);
 vi.mock('electron-log/main', async () => ({
@@ -83,6 +85,44 @@ describe('the Electron main process (electron mocked)', () => {
     expect(text).not.toContain(key);
     expect(text).not.toContain(token);
     expect(logged.data[0]).toBe('calling with ***');
+  });
+
+  it('lists the task index config.yaml names (index: postgres://…), as the CLI does', async () => {
+    const cluster = await startPostgres();
+    try {
+      const url = await cluster.createDatabase();
+      const fleet = new PgTaskRepository(url, { host: 'elsewhere' });
+      const key = { task_source: 's', owner: '', repo: 'r', task_type: '', task_id: '', user: '' };
+      fleet.insert({ uuid: 'on-another-host', key, title: 'from the fleet', status: 'paused' });
+      fleet.close();
+      const base = tempDir();
+      fs.writeFileSync(path.join(base, 'config.yaml'), 'index: ${FLEET_DB}\n');
+      fake.app.paths = { userData: path.join(base, 'user-data'), downloads: base };
+      const env: NodeJS.ProcessEnv = {
+        CWB_CONTEXTS: path.join(base, 'contexts'),
+        CWB_CONFIG: path.join(base, 'config.yaml'),
+        CWB_HOST: 'desktop',
+        HOME: base,
+        XDG_CONFIG_HOME: base,
+        FLEET_DB: url,
+      };
+      running = startMainProcess(PATHS, env);
+      expect(await running.ready).toBe(true);
+      const win = FakeBrowserWindow.all[0]!;
+      const page = (await call(ipcChannel('queryTasks'), trusted(win), {})) as {
+        ok: boolean;
+        value: { rows: { uuid: string; title: string }[] };
+      };
+      expect(page).toMatchObject({
+        ok: true,
+        value: { rows: [{ uuid: 'on-another-host', title: 'from the fleet' }] },
+      });
+      expect(env.CWB_INDEX_URL).toBe(url);
+      await running.shutdown();
+      running = undefined;
+    } finally {
+      cluster.stop();
+    }
   });
 
   it('opens one window with isolation, sandbox and no Node, loading the built page', async () => {

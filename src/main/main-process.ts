@@ -12,7 +12,9 @@ import {
 import electronLog from 'electron-log/main';
 import { IPC_EVENT_CHANNEL } from '../shared/api/operation-names';
 import { createWorkbenchService, type WorkbenchService } from '../core/api';
+import { readIndexSetting } from '../core/config/index-setting';
 import { loadConfig } from '../core/config/load-config';
+import { INDEX_URL_ENV, resolveIndexUrl } from '../core/db/open-task-index';
 import { processSecrets } from '../core/llm/process-secrets';
 import { resolveContextsRoot } from '../core/store/contexts-layout';
 import { appMenuTemplate } from './app-menu';
@@ -83,10 +85,14 @@ export function startMainProcess(
     let configDir: string | null = null;
     let fsync = false;
     try {
-      const { config } = loadConfig({ env });
+      const { config, file } = loadConfig({ env });
       secrets = processSecrets(config, env);
       configDir = config.contexts_dir;
       fsync = config.storage.durability === 'fsync';
+      // The task index as the CLI picks it ($CWB_INDEX_URL, then config.yaml's `index:`),
+      // put in the environment so the store and every task process it starts share it.
+      const index = resolveIndexUrl(undefined, env, readIndexSetting(file, env));
+      if (index) env[INDEX_URL_ENV] = index;
     } catch (err) {
       // The app still opens: every screen that needs the config will show this error.
       log.error('config.yaml:', err);

@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import { waitForIndexInThisProcess } from '../core/db/pg-task-repository';
+import { HOST_ENV, INDEX_URL_ENV } from '../core/db/open-task-index';
 import path from 'node:path';
 import { hostMessageSchema, type TaskSpec, type WorkerEvent } from '../shared/worker-protocol';
 import type { TaskKey } from '../shared/task-types';
@@ -29,6 +31,20 @@ import type { WorkerChannel } from './worker-channel';
 import { TaskControl } from './control-state';
 
 /**
+ * The fleet index and host name the host handed over (config-env.ts: through the start
+ * message, as the URL may hold a password); none = tasks.db.
+ */
+function fleetIndex(env: NodeJS.ProcessEnv): { index?: string; host?: string } {
+  return {
+    ...(env[INDEX_URL_ENV] && { index: env[INDEX_URL_ENV] }),
+    ...(env[HOST_ENV] && { host: env[HOST_ENV] }),
+  };
+}
+
+/** How long a task waits for its PostgreSQL index to come back before it fails. */
+const INDEX_OUTAGE_WAIT_MS = 30 * 60_000;
+
+/**
  * One task process (seed 000 §6): open the store, create or resume the task, run the agent
  * loop, and end the task as completed, paused or failed. Returns the process exit code:
  * 0 when the task was ended properly (whatever its outcome), 2 when it could not start, 1
@@ -52,7 +68,7 @@ export async function runTaskProcess(
   let prepared: Prepared;
   let run: TaskSpec;
   try {
-    run = spec.mode === 'resume' ? withTaskSettings(spec) : spec;
+    run = spec.mode === 'resume' ? withTaskSettings(spec, env) : spec;
     prepared = prepareRun(run, env);
   } catch (err) {
     emit({ type: 'error', uuid: spec.uuid, message: startError(err) });
@@ -60,7 +76,11 @@ export async function runTaskProcess(
   }
   const maxTurns = run.maxTurns ?? DEFAULT_MAX_TURNS;
   const { config, client, model, contextWindow, maxOutputTokens } = prepared;
+  // A fleet's database that goes away mid-run pauses this task in place (its writes wait
+  // and retry) rather than ending it; tasks.db is unaffected.
+  waitForIndexInThisProcess(INDEX_OUTAGE_WAIT_MS);
   const store = ContextStore.open(spec.contextsRoot, {
+    ...fleetIndex(env),
     fsync: config.storage.durability === 'fsync',
     summarizer: llmFinalSummary({
       complete: (prompt, options) => client.complete(prompt, options),
@@ -274,8 +294,8 @@ async function finish(
  * A resumed task keeps what it started with — provider, model, base URL and max turns —
  * whatever the config says now; what the resume asks for explicitly wins.
  */
-function withTaskSettings(spec: TaskSpec): TaskSpec {
-  const store = ContextStore.open(spec.contextsRoot, { recover: false });
+function withTaskSettings(spec: TaskSpec, env: NodeJS.ProcessEnv): TaskSpec {
+  const store = ContextStore.open(spec.contextsRoot, { ...fleetIndex(env), recover: false });
   try {
     const row = store.requireTask(spec.uuid);
     const provider =

@@ -22,6 +22,10 @@ export interface PostgresCluster {
   createDatabase(name?: string): Promise<string>;
   /** The URL of a database as the given role (created with LOGIN if absent). */
   roleUrl(database: string, role: string): Promise<string>;
+  /** Stops the server (connections cut), keeping its data: the database went away. */
+  halt(): void;
+  /** Starts a halted server again on the same port, with the same data. */
+  restart(): void;
   /** Stops the server and removes its folder. */
   stop(): void;
 }
@@ -71,6 +75,21 @@ export async function startPostgres(): Promise<PostgresCluster> {
   }
   const port = await freePort();
   let running = false;
+  const start = (): void => {
+    runServerBinary('pg_ctl', [
+      'start',
+      '-D',
+      data,
+      '-l',
+      log,
+      '-w',
+      '-o',
+      // A test cluster: durability off for speed, enough connections for the bench's
+      // 8 hosts × 4 writers plus their pools.
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`,
+    ]);
+    running = true;
+  };
   const stop = (): void => {
     if (running) {
       running = false;
@@ -95,19 +114,7 @@ export async function startPostgres(): Promise<PostgresCluster> {
       '--locale=C',
       '--no-sync',
     ]);
-    runServerBinary('pg_ctl', [
-      'start',
-      '-D',
-      data,
-      '-l',
-      log,
-      '-w',
-      '-o',
-      // A test cluster: durability off for speed, enough connections for the bench's
-      // 8 hosts × 4 writers plus their pools.
-      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`,
-    ]);
-    running = true;
+    start();
   } catch (err) {
     const serverLog = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').slice(-2000) : '';
     const stderr = (err as { stderr?: Buffer }).stderr?.toString() ?? '';
@@ -144,6 +151,14 @@ export async function startPostgres(): Promise<PostgresCluster> {
         if (exists.rowCount === 0) await c.query(`CREATE ROLE "${role}" LOGIN`);
       });
       return urlOf(port, role, database);
+    },
+    halt() {
+      if (!running) return;
+      runServerBinary('pg_ctl', ['stop', '-D', data, '-m', 'fast', '-w']);
+      running = false;
+    },
+    restart() {
+      if (!running) start();
     },
     stop,
   };

@@ -1,3 +1,4 @@
+import { INDEX_URL_ENV } from '../db/open-task-index';
 import type { ApiResult } from '../../shared/api/api-result';
 import type { Unsubscribe, WorkbenchEvent } from '../../shared/api/events';
 import type { WorkbenchHandlers } from '../../shared/api/workbench-api';
@@ -63,7 +64,11 @@ export interface WorkbenchService {
  */
 export function createWorkbenchService(options: WorkbenchServiceOptions): WorkbenchService {
   const env = options.env ?? process.env;
-  const store = ContextStore.open(options.contextsRoot, { fsync: options.fsync ?? false });
+  const store = ContextStore.open(options.contextsRoot, {
+    fsync: options.fsync ?? false,
+    // The index the app or `cwb serve` chose (docs/fleet.md); unset = tasks.db.
+    index: env[INDEX_URL_ENV] || undefined,
+  });
   const supervisor = new TaskSupervisor({
     fork: options.fork,
     contextsRoot: store.root,

@@ -78,6 +78,8 @@ export function migrateIndex(
     copied += batch.length;
     onProgress(copied, rows);
   }
+  // Statistics and the visibility map now, so the first listings are as quick as later ones.
+  if (copied > 0) target.afterBulkLoad();
   const mismatches = verify(source, target);
   if (mismatches.length === 0) {
     target.sql('UPDATE index_migrations SET finished_at = now() WHERE source = $1 AND host = $2', [

@@ -109,6 +109,64 @@ export const PG_MIGRATIONS: readonly string[] = [
   ALTER TABLE tasks ADD COLUMN git_branch TEXT;
   CREATE INDEX idx_tasks_agent ON tasks (agent, seq);
   `,
+  // v3: the filter chips' and pickers' counts, kept as tasks.db keeps them (task_counts),
+  // but as delta rows that are only ever inserted: one kept row per value would be a hot
+  // row every writer of the fleet updates, and status changes in opposite directions
+  // could deadlock. Reads sum the deltas; PgTaskRepository folds them now and then.
+  `
+  CREATE TABLE task_counts (
+    facet TEXT COLLATE "C" NOT NULL,
+    value TEXT COLLATE "C" NOT NULL,
+    n BIGINT NOT NULL
+  );
+  CREATE INDEX idx_task_counts ON task_counts (facet, value);
+  INSERT INTO task_counts (facet, value, n)
+    SELECT f.facet, f.value, COUNT(*) FROM tasks AS t
+    CROSS JOIN LATERAL (VALUES ('status', t.status), ('repository', t.repository),
+      ('user', t."user"), ('model', t.model)) AS f (facet, value)
+    WHERE f.value IS NOT NULL AND f.value <> '' GROUP BY f.facet, f.value;
+
+  CREATE FUNCTION task_counts_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    INSERT INTO task_counts (facet, value, n)
+      SELECT f.facet, f.value, COUNT(*) FROM new_rows AS t
+      CROSS JOIN LATERAL (VALUES ('status', t.status), ('repository', t.repository),
+        ('user', t."user"), ('model', t.model)) AS f (facet, value)
+      WHERE f.value IS NOT NULL AND f.value <> '' GROUP BY f.facet, f.value;
+    RETURN NULL;
+  END $$;
+  CREATE FUNCTION task_counts_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    INSERT INTO task_counts (facet, value, n)
+      SELECT f.facet, f.value, -COUNT(*) FROM old_rows AS t
+      CROSS JOIN LATERAL (VALUES ('status', t.status), ('repository', t.repository),
+        ('user', t."user"), ('model', t.model)) AS f (facet, value)
+      WHERE f.value IS NOT NULL AND f.value <> '' GROUP BY f.facet, f.value;
+    RETURN NULL;
+  END $$;
+  -- Row level with a column list and WHEN: counter updates (after every message) skip it.
+  CREATE FUNCTION task_counts_updated() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    INSERT INTO task_counts (facet, value, n)
+      SELECT d.facet, d.value, SUM(d.n) FROM (VALUES
+        ('status', OLD.status, -1), ('status', NEW.status, 1),
+        ('repository', OLD.repository, -1), ('repository', NEW.repository, 1),
+        ('user', OLD."user", -1), ('user', NEW."user", 1),
+        ('model', OLD.model, -1), ('model', NEW.model, 1)) AS d (facet, value, n)
+      WHERE d.value IS NOT NULL AND d.value <> ''
+      GROUP BY d.facet, d.value HAVING SUM(d.n) <> 0;
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER task_counts_insert AFTER INSERT ON tasks REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION task_counts_inserted();
+  CREATE TRIGGER task_counts_delete AFTER DELETE ON tasks REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION task_counts_deleted();
+  CREATE TRIGGER task_counts_update AFTER UPDATE OF status, owner, repo, "user", model ON tasks
+    FOR EACH ROW WHEN (OLD.status IS DISTINCT FROM NEW.status
+      OR OLD.repository IS DISTINCT FROM NEW.repository
+      OR OLD."user" IS DISTINCT FROM NEW."user" OR OLD.model IS DISTINCT FROM NEW.model)
+    EXECUTE FUNCTION task_counts_updated();
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

@@ -7,13 +7,15 @@ import {
   type TaskStatus,
 } from '../../shared/task-types';
 import { CwbError, notFound } from '../errors';
-import { PgSyncClient, redactUrl, type PgSyncOptions } from './pg-sync-client';
+import { PgError, PgSyncClient, redactUrl, type PgSyncOptions } from './pg-sync-client';
 import { PG_MIGRATIONS, PG_SCHEMA_VERSION } from './pg-schema';
 import { MAX_FACET_VALUES, type FacetValues } from './task-facets';
 import type { TaskFilter } from './task-filter';
 import {
   costSqlOf,
   type CostSum,
+  type ImportFix,
+  type ImportsToFix,
   type ImportedFacts,
   type ModelRate,
   CONTROL_ACTIONS,
@@ -40,13 +42,48 @@ import { likePattern } from './task-search';
  */
 const WRITE_LOCK = 0x637762_01; // 'cwb' 1
 const MIGRATE_LOCK = 0x637762_02;
+const FOLD_LOCK = 0x637762_03;
+
+/** Delta rows in task_counts beyond two per value before a read folds them. */
+const FOLD_AFTER = 1000;
+
+/** The filters besides status: with none, status counts come from task_counts. */
+const OTHER_FILTERS = ['repo', 'user', 'model', 'search', 'createdFrom', 'createdTo'] as const;
 
 /** Rows per INSERT statement in a bulk insert. */
 const BULK_ROWS = 500;
 
+/** Rows inserted at once from which insertRows vacuums and analyzes (afterBulkLoad). */
+const BULK_LOAD_ROWS = 10_000;
+
 export interface PgTaskIndexOptions extends PgSyncOptions {
   /** This host's name in the fleet (default os.hostname()). */
   host?: string;
+  /**
+   * How long a task's own writes (counters, status, metadata, control, the start of a
+   * write transaction) wait for an unreachable server, retrying, before they fail
+   * (default 0: fail at once; task processes wait, see waitForIndexInThisProcess).
+   */
+  waitWhileDownMs?: number;
+  /** Told once per outage that a write is waiting for the server. */
+  onWaiting?: (message: string) => void;
+}
+
+let processWaitMs = 0;
+
+/**
+ * Makes every PostgreSQL index this process opens wait up to `ms` for a server that went
+ * away, retrying, instead of failing the write: a task process pauses in place, its files
+ * kept, and goes on when the database is back (docs/fleet.md). Interactive processes
+ * (the app, `cwb serve`) keep failing at once with the error.
+ */
+export function waitForIndexInThisProcess(ms: number): void {
+  processWaitMs = ms;
+}
+
+/** Blocks this thread (the index is synchronous: the caller is blocked anyway). */
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 export interface HostLease {
@@ -73,11 +110,15 @@ export class PgTaskRepository implements TaskIndex {
   readonly host: string;
   private readonly client: PgSyncClient;
   private depth = 0;
+  private readonly waitMs: number;
+  private readonly onWaiting: (message: string) => void;
 
   constructor(url: string, options: PgTaskIndexOptions = {}) {
     this.location = redactUrl(url);
     this.host = options.host ?? os.hostname();
     this.client = new PgSyncClient(url, this.location, options);
+    this.waitMs = options.waitWhileDownMs ?? processWaitMs;
+    this.onWaiting = options.onWaiting ?? ((message) => process.stderr.write(`cwb: ${message}\n`));
     try {
       this.migrate();
     } catch (err) {
@@ -88,13 +129,13 @@ export class PgTaskRepository implements TaskIndex {
 
   /** Runs SQL (for tools and tests: doctor, migrate). */
   sql<Row = Record<string, unknown>>(sql: string, params: unknown[] = []): Row[] {
-    return this.client.query<Row>(sql, params).rows;
+    return this.q<Row>(sql, params).rows;
   }
 
   insert(row: NewTaskRow): void {
     const now = row.created_at ?? nowIso();
     const status = row.status ?? 'running';
-    this.client.query(
+    this.q(
       `INSERT INTO tasks (uuid, status, title, prompt, workdir, parent_uuid,
          task_source, owner, repo, task_type, task_id, "user",
          created_at, started_at, updated_at, process_id, hostname,
@@ -131,17 +172,31 @@ export class PgTaskRepository implements TaskIndex {
   }
 
   insertRows(rows: Iterable<TaskRow>): void {
+    let inserted = 0;
     this.write(() => {
       let batch: TaskRow[] = [];
       for (const row of rows) {
         batch.push(row);
         if (batch.length >= BULK_ROWS) {
           this.insertBatch(batch);
+          inserted += batch.length;
           batch = [];
         }
       }
       if (batch.length) this.insertBatch(batch);
+      inserted += batch.length;
     });
+    if (inserted >= BULK_LOAD_ROWS && this.depth === 0) this.afterBulkLoad();
+  }
+
+  /**
+   * After many rows went in at once: statistics for the planner, and the visibility map
+   * that lets deep pages and counts read the indexes alone (index-only scans). Autovacuum
+   * would get there within a minute or so; a listing right after a bulk load should not
+   * wait for it. VACUUM cannot run inside a transaction, so only outside `write`.
+   */
+  afterBulkLoad(): void {
+    this.q('VACUUM (ANALYZE) tasks');
   }
 
   /** One INSERT of several rows; a row's missing columns take their defaults. */
@@ -155,7 +210,7 @@ export class PgTaskRepository implements TaskIndex {
           p.add(this.host),
         ].join(', ')})`,
     );
-    this.client.query(
+    this.q(
       `INSERT INTO tasks (${[...columns.map(quote), 'host'].join(', ')}) VALUES ${tuples.join(', ')}`,
       p.values,
     );
@@ -172,7 +227,7 @@ export class PgTaskRepository implements TaskIndex {
     const tuples = rows.map(
       (row) => `(${[...columns.map((c) => p.add(row[c] ?? null)), p.add(this.host)].join(', ')})`,
     );
-    this.client.query(
+    this.q(
       `INSERT INTO tasks (${[...columns.map(quote), 'host'].join(', ')}) VALUES ${tuples.join(', ')}
        ON CONFLICT (uuid) DO UPDATE SET ${[...columns.filter((c) => c !== 'uuid'), 'host']
          .map((c) => `${quote(c)} = EXCLUDED.${quote(c)}`)
@@ -182,7 +237,7 @@ export class PgTaskRepository implements TaskIndex {
   }
 
   get(uuid: string): TaskRow | undefined {
-    return this.client.query<TaskRow>('SELECT * FROM tasks WHERE uuid = $1', [uuid]).rows[0];
+    return this.q<TaskRow>('SELECT * FROM tasks WHERE uuid = $1', [uuid]).rows[0];
   }
 
   require(uuid: string): TaskRow {
@@ -192,9 +247,10 @@ export class PgTaskRepository implements TaskIndex {
   }
 
   setStatus(uuid: string, status: TaskStatus, extra: StatusExtra = {}): void {
-    const ended = status === 'completed' || status === 'failed';
-    const { rowCount } = this.client.query(
-      `UPDATE tasks SET status = $2, updated_at = $3,
+    return this.retrying(() => {
+      const ended = status === 'completed' || status === 'failed';
+      const { rowCount } = this.q(
+        `UPDATE tasks SET status = $2, updated_at = $3,
          completed_at = CASE WHEN $4::boolean THEN $3 ELSE NULL END,
          started_at = CASE WHEN $2 = 'running' THEN $3 ELSE started_at END,
          error_message = CASE WHEN $5::boolean THEN $6
@@ -202,60 +258,67 @@ export class PgTaskRepository implements TaskIndex {
          process_id = CASE WHEN $7::boolean THEN $8::integer ELSE process_id END,
          hostname = CASE WHEN $7::boolean THEN $9 ELSE hostname END
        WHERE uuid = $1`,
-      [
-        uuid,
-        status,
-        nowIso(),
-        ended,
-        extra.error_message !== undefined,
-        extra.error_message ?? null,
-        extra.process_id !== undefined,
-        extra.process_id ?? null,
-        extra.hostname ?? null,
-      ],
-    );
-    if (rowCount === 0) throw notFound(`no task with id ${uuid}`);
+        [
+          uuid,
+          status,
+          nowIso(),
+          ended,
+          extra.error_message !== undefined,
+          extra.error_message ?? null,
+          extra.process_id !== undefined,
+          extra.process_id ?? null,
+          extra.hostname ?? null,
+        ],
+      );
+      if (rowCount === 0) throw notFound(`no task with id ${uuid}`);
+    });
   }
 
   /** One UPDATE of x = x + n: PostgreSQL serializes concurrent ones on the row, none is lost. */
   addStats(uuid: string, inc: StatIncrements): void {
-    const p = new Params();
-    const sets = statIncrements(inc).flatMap(({ value, columns }) => {
-      const n = p.add(value);
-      return columns.map((c) => `${c} = ${c} + ${n}`);
+    return this.retrying(() => {
+      const p = new Params();
+      const sets = statIncrements(inc).flatMap(({ value, columns }) => {
+        const n = p.add(value);
+        return columns.map((c) => `${c} = ${c} + ${n}`);
+      });
+      sets.push(`updated_at = ${p.add(nowIso())}`);
+      this.q(`UPDATE tasks SET ${sets.join(', ')} WHERE uuid = ${p.add(uuid)}`, p.values);
     });
-    sets.push(`updated_at = ${p.add(nowIso())}`);
-    this.client.query(`UPDATE tasks SET ${sets.join(', ')} WHERE uuid = ${p.add(uuid)}`, p.values);
   }
 
   setFinalStats(uuid: string, stats: FinalStats): void {
-    this.client.query(
-      `UPDATE tasks SET total_messages = $2, total_summaries = $3,
+    return this.retrying(() => {
+      this.q(
+        `UPDATE tasks SET total_messages = $2, total_summaries = $3,
          total_tool_calls = $4, tool_call_count = $4, compression_count = $3,
          final_token_count = $5, final_message_count = $6, updated_at = $7
        WHERE uuid = $1`,
-      [
-        uuid,
-        stats.total_messages,
-        stats.total_summaries,
-        stats.total_tool_calls,
-        stats.final_token_count,
-        stats.final_message_count,
-        nowIso(),
-      ],
-    );
+        [
+          uuid,
+          stats.total_messages,
+          stats.total_summaries,
+          stats.total_tool_calls,
+          stats.final_token_count,
+          stats.final_message_count,
+          nowIso(),
+        ],
+      );
+    });
   }
 
   setMetadata(uuid: string, metadata: unknown): void {
-    this.client.query('UPDATE tasks SET metadata = $2, updated_at = $3 WHERE uuid = $1', [
-      uuid,
-      JSON.stringify(metadata),
-      nowIso(),
-    ]);
+    return this.retrying(() => {
+      this.q('UPDATE tasks SET metadata = $2, updated_at = $3 WHERE uuid = $1', [
+        uuid,
+        JSON.stringify(metadata),
+        nowIso(),
+      ]);
+    });
   }
 
   setImportedFacts(uuid: string, facts: ImportedFacts): void {
-    this.client.query(
+    this.q(
       `UPDATE tasks SET created_at = COALESCE($2, created_at),
          started_at = COALESCE($3, $2, started_at),
          completed_at = COALESCE($4, completed_at),
@@ -276,48 +339,84 @@ export class PgTaskRepository implements TaskIndex {
     );
   }
 
-  requestControl(uuid: string, action: ControlAction): void {
-    const { rowCount } = this.client.query(
-      'UPDATE tasks SET control = $2, updated_at = $3 WHERE uuid = $1',
-      [uuid, action, nowIso()],
+  /** This host's imports only: it alone holds their files and writes their rows. */
+  importsToFix(): ImportsToFix {
+    const uuids = (where: string, order = 'seq') =>
+      this.client
+        .query<{ uuid: string }>(
+          `SELECT uuid FROM tasks WHERE host = $1 AND agent <> '' AND ${where} ORDER BY ${order}`,
+          [this.host],
+        )
+        .rows.map((r) => r.uuid);
+    return {
+      // ILIKE: SQLite's LIKE ignores ASCII case.
+      wrongTitleOrTokens: this.q<ImportsToFix['wrongTitleOrTokens'][number]>(
+        `SELECT uuid, status, title, total_tokens FROM tasks
+         WHERE host = $1 AND agent <> '' AND status IN ('completed', 'failed')
+           AND (total_tokens = 0 OR title IS NULL OR title LIKE '/%' OR title LIKE '<%' OR title ILIKE 'Caveat:%')
+         ORDER BY seq`,
+        [this.host],
+      ).rows,
+      noBranch: uuids('git_branch IS NULL'),
+      empty: uuids('total_messages = 0', 'created_at, seq'),
+    };
+  }
+
+  fixImport(uuid: string, fix: ImportFix): void {
+    this.q(
+      `UPDATE tasks SET title = COALESCE($2, title),
+         total_tokens = COALESCE($3::bigint, total_tokens),
+         git_branch = COALESCE($4, git_branch)
+       WHERE uuid = $1`,
+      [uuid, fix.title ?? null, fix.total_tokens ?? null, fix.git_branch ?? null],
     );
+  }
+
+  requestControl(uuid: string, action: ControlAction): void {
+    const { rowCount } = this.q('UPDATE tasks SET control = $2, updated_at = $3 WHERE uuid = $1', [
+      uuid,
+      action,
+      nowIso(),
+    ]);
     if (rowCount === 0) throw notFound(`no task with id ${uuid}`);
   }
 
   takeControl(uuid: string): ControlAction | null {
-    // One statement: the row lock makes a second taker wait and then find NULL.
-    const { rows } = this.client.query<{ control: string }>(
-      `UPDATE tasks AS t SET control = NULL
+    return this.retrying(() => {
+      // One statement: the row lock makes a second taker wait and then find NULL.
+      const { rows } = this.q<{ control: string }>(
+        `UPDATE tasks AS t SET control = NULL
        FROM (SELECT uuid, control FROM tasks WHERE uuid = $1 FOR UPDATE) AS old
        WHERE t.uuid = old.uuid AND old.control IS NOT NULL
        RETURNING old.control`,
-      [uuid],
-    );
-    const action = rows[0]?.control ?? null;
-    return CONTROL_ACTIONS.includes(action as ControlAction) ? (action as ControlAction) : null;
+        [uuid],
+      );
+      const action = rows[0]?.control ?? null;
+      return CONTROL_ACTIONS.includes(action as ControlAction) ? (action as ControlAction) : null;
+    });
   }
 
   delete(uuid: string): void {
-    this.client.query('DELETE FROM tasks WHERE uuid = $1', [uuid]);
+    this.q('DELETE FROM tasks WHERE uuid = $1', [uuid]);
   }
 
   write<T>(fn: () => T): T {
     if (this.depth > 0) {
       const savepoint = `cwb_${this.depth}`;
-      this.client.query(`SAVEPOINT ${savepoint}`);
+      this.q(`SAVEPOINT ${savepoint}`);
       this.depth++;
       try {
         const result = fn();
-        this.client.query(`RELEASE SAVEPOINT ${savepoint}`);
+        this.q(`RELEASE SAVEPOINT ${savepoint}`);
         return result;
       } catch (err) {
-        this.client.query(`ROLLBACK TO SAVEPOINT ${savepoint}`);
+        this.q(`ROLLBACK TO SAVEPOINT ${savepoint}`);
         throw err;
       } finally {
         this.depth--;
       }
     }
-    this.client.begin(`BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK})`);
+    this.retrying(() => this.client.begin(`BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK})`));
     this.depth = 1;
     let result: T;
     try {
@@ -337,7 +436,7 @@ export class PgTaskRepository implements TaskIndex {
   }
 
   allStatuses(): Map<string, TaskOwner> {
-    const rows = this.client.query<TaskOwner & { uuid: string }>(
+    const rows = this.q<TaskOwner & { uuid: string }>(
       'SELECT uuid, status, process_id, hostname FROM tasks WHERE host = $1',
       [this.host],
     ).rows;
@@ -354,24 +453,34 @@ export class PgTaskRepository implements TaskIndex {
     const where = pgWhere(q);
     const nulls = order === 'ASC' ? 'NULLS FIRST' : 'NULLS LAST';
     const p = where.params;
-    // Cost has no column: its expression is evaluated per matching row.
-    const sortSql =
-      sort !== 'cost'
-        ? quote(sort)
-        : q.costRates
-          ? costSqlOf(q.costRates, typedBinder(p))
-          : quote('created_at');
-    const rows = this.client.query<TaskRow>(
-      `SELECT * FROM tasks ${where.sql}
-       ORDER BY ${sortSql} ${order} ${nulls}, seq ${order}
-       LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}`,
-      p.values,
-    ).rows;
+    // Cost has no column: its expression is evaluated per row (its columns unqualified, as
+    // the outer query below reads one table).
+    const costSql =
+      sort === 'cost' && q.costRates ? costSqlOf(q.costRates, typedBinder(p)) : undefined;
+    const column = sort === 'cost' && !costSql ? 'created_at' : sort;
+    const orderBy = (t: string) =>
+      `${costSql ?? `${t}${quote(column)}`} ${order} ${nulls}, ${t}seq ${order}`;
+    // A deep page skips its offset in the sort's index alone (index-only: the index ends
+    // with seq) and reads only the rows it shows; OFFSET over SELECT * would read every
+    // skipped row from the table (1.6 s at offset 50,000 of 100,000, 26 ms this way).
+    const sql =
+      offset === 0
+        ? `SELECT * FROM tasks ${where.sql} ORDER BY ${orderBy('')}
+           LIMIT ${p.add(limit)}`
+        : `SELECT t.* FROM (SELECT seq FROM tasks ${where.sql} ORDER BY ${orderBy('')}
+             LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}) AS page
+           JOIN tasks AS t USING (seq) ORDER BY ${orderBy('t.')}`;
+    const rows = this.q<TaskRow>(sql, p.values).rows;
     if (rows.length < limit && (rows.length > 0 || offset === 0)) {
       return { rows, total: offset + rows.length };
     }
     const count = pgWhere(q);
-    const total = this.client.query<{ n: number }>(
+    if (count.sql === '') {
+      // No filter: every task has one status, so the kept status counts sum to the total
+      // (COUNT(*) would read all 100,000 rows).
+      return { rows, total: this.keptCounts('status', Infinity).reduce((t, r) => t + r.n, 0) };
+    }
+    const total = this.q<{ n: number }>(
       `SELECT COUNT(*)::bigint AS n FROM tasks ${count.sql}`,
       count.params.values,
     ).rows[0]!.n;
@@ -379,7 +488,7 @@ export class PgTaskRepository implements TaskIndex {
   }
 
   endedBefore(cutoff: string): TaskRow[] {
-    return this.client.query<TaskRow>(
+    return this.q<TaskRow>(
       `SELECT * FROM tasks WHERE status IN ('completed', 'failed') AND completed_at < $1
        ORDER BY completed_at`,
       [cutoff],
@@ -387,7 +496,7 @@ export class PgTaskRepository implements TaskIndex {
   }
 
   findPreviousByKey(key: TaskKey, since: string, excludeUuid?: string): TaskRow | undefined {
-    return this.client.query<TaskRow>(
+    return this.q<TaskRow>(
       `SELECT * FROM tasks WHERE task_source = $1 AND owner = $2 AND repo = $3
          AND task_type = $4 AND task_id = $5 AND COALESCE("user", '') = $6
          AND status IN ('completed', 'failed') AND completed_at >= $7 AND uuid <> $8
@@ -410,53 +519,87 @@ export class PgTaskRepository implements TaskIndex {
       TaskStatus,
       number
     >;
-    const where = pgWhere({ ...filter, status: undefined });
-    const rows = this.client.query<{ status: TaskStatus; n: number }>(
-      `SELECT status, COUNT(*)::bigint AS n FROM tasks ${where.sql} GROUP BY status`,
-      where.params.values,
-    ).rows;
-    for (const row of rows) if (row.status in status) status[row.status] = row.n;
+    let rows: { value: string; n: number }[];
+    if (OTHER_FILTERS.some((key) => Boolean(filter[key]))) {
+      const where = pgWhere({ ...filter, status: undefined });
+      rows = this.q<{ value: TaskStatus; n: number }>(
+        `SELECT status AS value, COUNT(*)::bigint AS n FROM tasks ${where.sql} GROUP BY status`,
+        where.params.values,
+      ).rows;
+    } else {
+      // The first view: the kept counts, as tasks.db reads task_counts.
+      rows = this.keptCounts('status', TASK_STATUSES.length);
+    }
+    for (const row of rows) if (row.value in status) status[row.value as TaskStatus] = row.n;
     return status;
   }
 
   facetValues(maxValues = MAX_FACET_VALUES): FacetValues {
-    const distinct = (column: string) =>
-      this.client.query<{ value: string; count: number }>(
-        `SELECT ${column} AS value, COUNT(*)::bigint AS count FROM tasks
-         WHERE ${column} IS NOT NULL AND ${column} <> ''
-         GROUP BY ${column} ORDER BY count DESC, value LIMIT $1`,
-        [maxValues],
-      ).rows;
-    const agents = this.client.query<{ value: string; count: number }>(
+    const list = (facet: string) =>
+      this.keptCounts(facet, maxValues).map(({ value, n }) => ({ value, count: n }));
+    // Few agents: grouped from the agent index (not kept in task_counts).
+    const agents = this.q<{ value: string; count: number }>(
       `SELECT agent AS value, COUNT(*)::bigint AS count FROM tasks
        GROUP BY agent ORDER BY count DESC, value LIMIT 50`,
     ).rows;
     return {
-      repos: distinct('repository'),
-      users: distinct('"user"'),
-      models: distinct('model'),
+      repos: list('repository'),
+      users: list('user'),
+      models: list('model'),
       agents,
     };
   }
 
   distinctModels(): (string | null)[] {
-    return this.client
-      .query<{ model: string | null }>('SELECT DISTINCT model FROM tasks')
-      .rows.map((r) => r.model);
+    return this.q<{ model: string | null }>('SELECT DISTINCT model FROM tasks').rows.map(
+      (r) => r.model,
+    );
   }
 
   sumCost(filter: TaskFilter, rates: readonly ModelRate[]): CostSum {
     const where = pgWhere(filter);
     const expr = costSqlOf(rates, typedBinder(where.params));
-    return this.client.query<CostSum>(
+    return this.q<CostSum>(
       `SELECT COALESCE(SUM(v), 0)::float8 AS usd, (COUNT(*) - COUNT(v))::bigint AS unknown,
          COUNT(*)::bigint AS tasks FROM (SELECT ${expr} AS v FROM tasks ${where.sql}) AS c`,
       where.params.values,
     ).rows[0]!;
   }
 
+  /**
+   * A facet's values and counts from task_counts' delta rows (pg-schema.ts v3), most used
+   * first. When the deltas have piled up, folds them into one row per value.
+   */
+  private keptCounts(facet: string, max: number): { value: string; n: number }[] {
+    const rows = this.q<{ value: string; n: number; parts: number }>(
+      `SELECT value, SUM(n)::bigint AS n, COUNT(*)::bigint AS parts FROM task_counts
+       WHERE facet = $1 GROUP BY value HAVING SUM(n) > 0 ORDER BY n DESC, value`,
+      [facet],
+    ).rows;
+    const parts = rows.reduce((sum, r) => sum + r.parts, 0);
+    if (parts > 2 * rows.length + FOLD_AFTER && this.depth === 0) this.foldCounts();
+    return rows.slice(0, max).map(({ value, n }) => ({ value, n }));
+  }
+
+  /**
+   * Replaces the delta rows by their sums in one statement (rows inserted meanwhile are
+   * kept as they are). One folder at a time; a read-only role just reads the deltas.
+   */
+  private foldCounts(): void {
+    try {
+      this.q(
+        `WITH lock AS (SELECT pg_try_advisory_xact_lock(${FOLD_LOCK}) AS ok),
+           gone AS (DELETE FROM task_counts WHERE (SELECT ok FROM lock) RETURNING facet, value, n)
+         INSERT INTO task_counts (facet, value, n)
+           SELECT facet, value, SUM(n) FROM gone GROUP BY facet, value HAVING SUM(n) <> 0`,
+      );
+    } catch {
+      // Folding only saves reading time; the deltas stay correct without it.
+    }
+  }
+
   stamp(): string {
-    const row = this.client.query<{ v: string; called: boolean }>(
+    const row = this.q<{ v: string; called: boolean }>(
       'SELECT last_value::text AS v, is_called AS called FROM tasks_change_seq',
     ).rows[0]!;
     return `${row.v}|${row.called}`;
@@ -464,7 +607,7 @@ export class PgTaskRepository implements TaskIndex {
 
   /** Renews this host's lease and records where its contexts folder is (docs/fleet.md). */
   heartbeat(contextsRoot: string, leaseMs: number): void {
-    this.client.query(
+    this.q(
       `INSERT INTO hosts (name, contexts_root, lease_expires)
        VALUES ($1, $2, now() + $3 * interval '1 millisecond')
        ON CONFLICT (name) DO UPDATE SET contexts_root = EXCLUDED.contexts_root,
@@ -479,7 +622,7 @@ export class PgTaskRepository implements TaskIndex {
    * stay where they are: the owning host's recovery moves them when it comes back.
    */
   interruptExpiredHosts(): { uuid: string; host: string }[] {
-    return this.client.query<{ uuid: string; host: string }>(
+    return this.q<{ uuid: string; host: string }>(
       `UPDATE tasks SET status = 'failed', completed_at = $2, updated_at = $2,
          error_message = 'interrupted: host ' || h.name || ' stopped renewing its lease (last seen '
            || to_char(h.last_seen AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') || ')'
@@ -493,7 +636,7 @@ export class PgTaskRepository implements TaskIndex {
 
   /** Every host that ever joined the index, with its lease. */
   hosts(): HostLease[] {
-    return this.client.query<HostLease>(
+    return this.q<HostLease>(
       `SELECT name, contexts_root, last_seen::text, lease_expires::text,
          lease_expires >= now() AS alive
        FROM hosts ORDER BY name`,
@@ -502,6 +645,43 @@ export class PgTaskRepository implements TaskIndex {
 
   close(): void {
     this.client.close();
+  }
+
+  /** One statement, waiting for the server when this process waits (see retrying). */
+  private q<Row = Record<string, unknown>>(sql: string, params: unknown[] = []) {
+    return this.retrying(() => this.client.query<Row>(sql, params));
+  }
+
+  /**
+   * Runs a task's own write; while the server is unreachable (and outside a transaction,
+   * which the server rolled back), waits and runs it again, up to waitMs. A statement the
+   * server was cut off in the middle of did not commit (PostgreSQL aborts it), so running
+   * it again adds nothing twice.
+   */
+  private retrying<T>(fn: () => T): T {
+    if (this.waitMs <= 0 || this.depth > 0) return fn();
+    const deadline = Date.now() + this.waitMs;
+    let delay = 250;
+    let told = false;
+    for (;;) {
+      try {
+        const result = fn();
+        if (told) this.onWaiting(`the task index ${this.location} is back; going on`);
+        return result;
+      } catch (err) {
+        if (!(err instanceof PgError) || err.code !== 'io' || Date.now() + delay > deadline) {
+          throw err;
+        }
+        if (!told) {
+          this.onWaiting(
+            `${err.message}; waiting for it (up to ${Math.round(this.waitMs / 1000)} s), the task's files are kept`,
+          );
+          told = true;
+        }
+        sleepSync(delay);
+        delay = Math.min(delay * 2, 5000);
+      }
+    }
   }
 
   /** Brings the schema up to date, under a lock so hosts starting together migrate once. */

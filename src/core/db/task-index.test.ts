@@ -224,6 +224,87 @@ describe.each(backends)('task index on %s', (_name, open) => {
     index.close();
   });
 
+  it('keeps the facet counts right through inserts, status and model changes and deletes', async () => {
+    const index = await seeded();
+    // createdFrom matches every row but makes both indexes count rows instead of reading
+    // their kept counts: the two answers must agree after every change.
+    const counted = () => index.statusCounts({ createdFrom: '2000-01-01T00:00:00.000Z' });
+    const agree = () => {
+      expect(index.statusCounts({})).toEqual(counted());
+      const values = index.facetValues();
+      const all = index.query({ limit: 1000 }).rows;
+      const tally = (pick: (r: TaskRow) => string | null) => {
+        const n = new Map<string, number>();
+        for (const r of all) {
+          const v = pick(r);
+          if (v) n.set(v, (n.get(v) ?? 0) + 1);
+        }
+        return [...n].map(([value, count]) => ({ value, count }));
+      };
+      const sorted = (list: { value: string; count: number }[]) =>
+        [...list].sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : 1));
+      expect(values.models).toEqual(sorted(tally((r) => r.model)));
+      expect(values.users).toEqual(sorted(tally((r) => r.user)));
+      expect(values.repos).toEqual(sorted(tally((r) => r.repository)));
+    };
+    agree();
+    index.setStatus('000-task', 'running');
+    index.setStatus('037-task', 'failed');
+    index.delete('074-task');
+    index.insert({
+      uuid: 'new-task',
+      key: { task_source: 's', owner: 'zeta', repo: 'z', task_type: '', task_id: '', user: 'u9' },
+      model: 'model-9',
+    });
+    index.setImportedFacts('new-task', {
+      created_at: null,
+      started_at: null,
+      completed_at: null,
+      model: 'ignored: the row has one',
+      agent: 'codex',
+      git_branch: 'main',
+    });
+    expect(index.require('new-task')).toMatchObject({ model: 'model-9', agent: 'codex' });
+    agree();
+    expect(index.statusCounts({})).toMatchObject({ running: 2 });
+    // Many changes pile up on PostgreSQL as count deltas, folded now and then.
+    for (let i = 0; i < 700; i++) index.setStatus('000-task', i % 2 ? 'running' : 'paused');
+    agree();
+    index.close();
+  });
+
+  it('records what an imported session says of itself', async () => {
+    const index = await open();
+    const key = {
+      task_source: 'codex',
+      owner: '',
+      repo: 'r',
+      task_type: '',
+      task_id: '',
+      user: '',
+    };
+    index.insert({ uuid: 'imp', key, status: 'completed' });
+    expect(index.require('imp')).toMatchObject({ agent: '', git_branch: null });
+    index.setImportedFacts('imp', {
+      created_at: '2025-05-01T10:00:00.000Z',
+      started_at: null,
+      completed_at: '2025-05-01T11:00:00.000Z',
+      model: 'gpt-5',
+      agent: 'codex',
+      git_branch: 'feature/x',
+    });
+    expect(index.require('imp')).toMatchObject({
+      created_at: '2025-05-01T10:00:00.000Z',
+      started_at: '2025-05-01T10:00:00.000Z',
+      completed_at: '2025-05-01T11:00:00.000Z',
+      updated_at: '2025-05-01T11:00:00.000Z',
+      model: 'gpt-5',
+      agent: 'codex',
+      git_branch: 'feature/x',
+    });
+    index.close();
+  });
+
   it('writes rows: insert, status, counters, metadata, control, delete', async () => {
     const index = await open();
     const key = {

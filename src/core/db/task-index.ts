@@ -34,6 +34,14 @@ export interface TaskIndex {
    * changed), model (kept if the row has one), the agent that wrote it and its git branch.
    */
   setImportedFacts(uuid: string, facts: ImportedFacts): void;
+  /**
+   * Imported tasks earlier importers may have got wrong (rederive-imports.ts): ended ones
+   * with no token total or a boilerplate title (`wrongTitleOrTokens`), those whose branch
+   * was never copied into git_branch (`noBranch`), those without a message (`empty`).
+   */
+  importsToFix(): ImportsToFix;
+  /** Sets what rederive-imports.ts read back from an imported task's own files. */
+  fixImport(uuid: string, fix: ImportFix): void;
   requestControl(uuid: string, action: ControlAction): void;
   /** Reads and clears the pending request atomically, so a request is acted on once. */
   takeControl(uuid: string): ControlAction | null;
@@ -98,6 +106,20 @@ export function costSqlOf(rates: readonly ModelRate[], bind: (value: unknown) =>
   );
   const noUsage = 'input_tokens + output_tokens + cache_read_tokens + cache_creation_tokens = 0';
   return `(CASE WHEN ${noUsage} THEN NULL ELSE CASE model ${cases.join(' ')} ELSE NULL END END)`;
+}
+
+export interface ImportsToFix {
+  wrongTitleOrTokens: Pick<TaskRow, 'uuid' | 'status' | 'title' | 'total_tokens'>[];
+  noBranch: string[];
+  /** Oldest first. */
+  empty: string[];
+}
+
+export interface ImportFix {
+  title?: string;
+  total_tokens?: number;
+  /** '' when the transcript named none, so the task is not read again. */
+  git_branch?: string;
 }
 
 export type TaskIndexKind = 'sqlite' | 'postgres';

@@ -13,6 +13,8 @@ import { writeTx, type Db } from './open-database';
 import {
   costSqlOf,
   type CostSum,
+  type ImportFix,
+  type ImportsToFix,
   type ImportedFacts,
   type ModelRate,
   CONTROL_ACTIONS,
@@ -266,6 +268,42 @@ export class TaskRepository implements TaskIndex {
            WHERE uuid = @uuid`,
         )
         .run({ ...facts, uuid }),
+    );
+  }
+
+  importsToFix(): ImportsToFix {
+    const uuids = (sql: string) =>
+      (this.db.prepare(sql).all() as { uuid: string }[]).map((r) => r.uuid);
+    return {
+      wrongTitleOrTokens: this.db
+        .prepare(
+          `SELECT uuid, status, title, total_tokens FROM tasks
+           WHERE agent <> '' AND status IN ('completed', 'failed')
+             AND (total_tokens = 0 OR title IS NULL OR title LIKE '/%' OR title LIKE '<%' OR title LIKE 'Caveat:%')`,
+        )
+        .all() as ImportsToFix['wrongTitleOrTokens'],
+      noBranch: uuids(`SELECT uuid FROM tasks WHERE agent <> '' AND git_branch IS NULL`),
+      empty: uuids(
+        `SELECT uuid FROM tasks WHERE agent <> '' AND total_messages = 0 ORDER BY created_at`,
+      ),
+    };
+  }
+
+  fixImport(uuid: string, fix: ImportFix): void {
+    this.write(() =>
+      this.db
+        .prepare(
+          `UPDATE tasks SET title = COALESCE(@title, title),
+             total_tokens = COALESCE(@total_tokens, total_tokens),
+             git_branch = COALESCE(@git_branch, git_branch)
+           WHERE uuid = @uuid`,
+        )
+        .run({
+          title: fix.title ?? null,
+          total_tokens: fix.total_tokens ?? null,
+          git_branch: fix.git_branch ?? null,
+          uuid,
+        }),
     );
   }
 

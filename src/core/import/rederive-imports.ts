@@ -22,25 +22,15 @@ export interface RederiveResult {
 }
 
 export async function rederiveImports(store: ContextStore): Promise<RederiveResult> {
-  const rows = store.db
-    .prepare(
-      `SELECT uuid, status, title, total_tokens FROM tasks
-       WHERE agent <> '' AND status IN ('completed', 'failed')
-         AND (total_tokens = 0 OR title IS NULL OR title LIKE '/%' OR title LIKE '<%' OR title LIKE 'Caveat:%')`,
-    )
-    .all() as { uuid: string; status: string; title: string | null; total_tokens: number }[];
+  // Through the index's interface, so it works on tasks.db and on a fleet's PostgreSQL.
+  const toFix = store.repo.importsToFix();
+  const rows = toFix.wrongTitleOrTokens;
   const result: RederiveResult = {
     checked: rows.length,
     titles: 0,
     tokens: 0,
-    branches: rederiveBranches(store),
-    empty: (
-      store.db
-        .prepare(
-          `SELECT uuid FROM tasks WHERE agent <> '' AND total_messages = 0 ORDER BY created_at`,
-        )
-        .all() as { uuid: string }[]
-    ).map((r) => r.uuid),
+    branches: rederiveBranches(store, toFix.noBranch),
+    empty: toFix.empty,
   };
   for (const row of rows) {
     const full = store.repo.get(row.uuid);
@@ -61,21 +51,10 @@ export async function rederiveImports(store: ContextStore): Promise<RederiveResu
     const setTitle = needsTitle && title !== undefined && title !== row.title;
     const setTokens = row.total_tokens === 0 && tokens > 0;
     if (!setTitle && !setTokens) continue;
-    store.repo.write(() =>
-      store.db
-        .prepare(
-          `UPDATE tasks SET title = CASE WHEN @setTitle THEN @title ELSE title END,
-           total_tokens = CASE WHEN @setTokens THEN @tokens ELSE total_tokens END
-         WHERE uuid = @uuid`,
-        )
-        .run({
-          setTitle: setTitle ? 1 : 0,
-          title: title ?? null,
-          setTokens: setTokens ? 1 : 0,
-          tokens,
-          uuid: row.uuid,
-        }),
-    );
+    store.repo.fixImport(row.uuid, {
+      ...(setTitle && { title }),
+      ...(setTokens && { total_tokens: tokens }),
+    });
     if (setTitle) result.titles++;
     if (setTokens) result.tokens++;
   }
@@ -86,12 +65,9 @@ export async function rederiveImports(store: ContextStore): Promise<RederiveResu
  * Earlier imports kept the branch in metadata.json's source only: copy it into the column
  * ('' when the transcript named none, so each task is read once).
  */
-function rederiveBranches(store: ContextStore): number {
-  const rows = store.db
-    .prepare(`SELECT uuid FROM tasks WHERE agent <> '' AND git_branch IS NULL`)
-    .all() as { uuid: string }[];
+function rederiveBranches(store: ContextStore, uuids: string[]): number {
   let found = 0;
-  for (const { uuid } of rows) {
+  for (const uuid of uuids) {
     const row = store.repo.get(uuid);
     if (!row) continue;
     let branch = '';
@@ -105,9 +81,7 @@ function rederiveBranches(store: ContextStore): number {
       // no readable metadata.json: nothing to copy
     }
     if (branch !== '') found++;
-    store.repo.write(() =>
-      store.db.prepare('UPDATE tasks SET git_branch = ? WHERE uuid = ?').run(branch, uuid),
-    );
+    store.repo.fixImport(uuid, { git_branch: branch });
   }
   return found;
 }

@@ -15,7 +15,8 @@ import { API_KEY_ENV } from '../llm/provider-info';
  *
  * - every variable config.yaml refers to as `${VAR}` (the API key, usually);
  * - the provider key variables read when config.yaml names no key (OPENAI_API_KEY, …);
- * - cwb's own: CWB_CONFIG (which config.yaml) and the overrides of seed 000 §9.2;
+ * - cwb's own: CWB_CONFIG (which config.yaml), CWB_INDEX_URL and CWB_HOST (the fleet's
+ *   index and this host's name) and the overrides of seed 000 §9.2;
  * - the variables `tools.env_passthrough` names, for the commands tools run.
  *
  * Only variables that are set are included.
@@ -24,7 +25,8 @@ export function configEnvFor(
   configFile: string | null,
   env: NodeJS.ProcessEnv,
 ): Record<string, string> {
-  const names = new Set<string>(['CWB_CONFIG', ...ENV_OVERRIDE_NAMES]);
+  // CWB_INDEX_URL/CWB_HOST: a fleet's task index (docs/fleet.md); the URL may hold a password.
+  const names = new Set<string>(['CWB_CONFIG', 'CWB_INDEX_URL', 'CWB_HOST', ...ENV_OVERRIDE_NAMES]);
   for (const name of Object.values(API_KEY_ENV)) if (name) names.add(name);
   const file = configFile ? path.resolve(configFile) : defaultConfigPath(env);
   let text: string | undefined;
