@@ -329,10 +329,10 @@ function profileFlags(): string[] {
 }
 
 /**
- * The task process ships with `--optimize-for-size --no-opt` (src/core/supervisor/task-process-flags.ts);
- * this variant turns both off again to show what they save.
+ * The task process ships with `--optimize-for-size` (src/core/supervisor/task-process-flags.ts);
+ * this variant turns it off again to show what it saves.
  */
-const SMALL_FLAGS = ['--no-optimize-for-size', '--opt'];
+const SMALL_FLAGS = ['--no-optimize-for-size'];
 
 export const memoryGroup: BenchGroup = {
   id: 'memory',
@@ -463,7 +463,7 @@ export const memoryGroup: BenchGroup = {
         );
         rows.push(
           row(
-            `${what}: task process with \`${SMALL_FLAGS.join(' ')}\` (V8's default collection and optimizing compiler) vs in-memory agent (per message)`,
+            `${what}: task process with \`${SMALL_FLAGS.join(' ')}\` (V8's default collection) vs in-memory agent (per message)`,
             mb(median(small.map((r) => r.peakBytes))),
             mb(median(base.map((b) => b.peakBytes))),
             `${ratio(r)} (${lessOrMore(r)})`,

@@ -3,7 +3,6 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTempDir } from '../../../test/support/temp-dir';
 import { nodeForkWorker } from './node-fork';
-import { TASK_PROCESS_V8_FLAGS } from './task-process-flags';
 
 const tempDir = useTempDir('cwb-fork-');
 
@@ -22,7 +21,7 @@ describe('nodeForkWorker', () => {
     const exited = new Promise((resolve) => handle.onExit(resolve));
     const message = await new Promise<unknown>((resolve) => handle.onMessage(resolve));
     expect(message).toEqual({
-      argv: [...TASK_PROCESS_V8_FLAGS, '--no-warnings'],
+      argv: ['--optimize-for-size', '--no-warnings'],
       arenas: '4',
       mmap: '131072',
     });

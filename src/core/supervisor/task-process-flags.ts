@@ -12,15 +12,8 @@ import { allowListedEnv } from './allowed-env';
  * caps nothing, so a task that legitimately needs memory (compacting a huge view) still
  * gets it. Measured on the bench's scripted run: ~105 MiB at 10 MB, ~118 MiB at 100 MB,
  * with no measurable loss of speed (the run is dominated by tokenizing and file I/O).
- *
- * `--no-opt` turns off TurboFan, V8's optimizing compiler: its code pages in the node binary,
- * its compilation zones and the optimized code it makes were ~9 MiB of the task process's
- * peak (72 → 63 MiB at 100 MB of context, issue #17). The process's work is native
- * (JSON, Buffer, file and socket I/O), so the bytecode and baseline-compiled JavaScript that
- * remain cost no measurable time (the 100 MB run: 1.10× the in-memory agent with it, within
- * the machine's noise of the run without). `--jitless` saved 2 MiB more but ran 1.7× slower.
  */
-export const TASK_PROCESS_V8_FLAGS: readonly string[] = ['--optimize-for-size', '--no-opt'];
+export const TASK_PROCESS_V8_FLAGS: readonly string[] = ['--optimize-for-size'];
 
 /**
  * glibc malloc settings for the task process, used unless the environment sets its own.
