@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { readJsonlSync } from './jsonl-reader';
-import { OffsetIndex } from './offset-index';
+import { OffsetIndex, PENDING_ENTRIES } from './offset-index';
 import type { CrashLine } from './test-support/crash-lines';
 import { crashLine, crashLineBytes, fixedPad, sha256 } from './test-support/crash-lines';
 import { useTempDir } from './test-support/temp-dir';
@@ -136,6 +136,43 @@ describe('crash recovery with a real SIGKILLed writer', () => {
     ).toBe(true);
     expect(fs.readFileSync(file).equals(intact)).toBe(true);
     expect(verifiedLines(file)).toEqual(expectedLines);
+  });
+
+  it('a writer killed with offset-index entries still in memory: readers find every line', async () => {
+    const file = path.join(tempDir(), 'messages.jsonl');
+    const idx = `${file}.idx`;
+    const complete = PENDING_ENTRIES * 2 + 37;
+    const child = startChild('indexed', file, String(complete));
+    try {
+      expect(await stdoutLine(child)).toBe('ready');
+    } finally {
+      expect(await killHard(child)).toBe('SIGKILL');
+    }
+    const lines = verifiedLines(file);
+    expect(lines).toHaveLength(complete);
+    // The last entries were never written: the sidecar is short of the file.
+    const onDisk = fs.statSync(idx).size / 8;
+    expect(onDisk).toBeLessThan(complete);
+
+    const lineAt = (offset: number): CrashLine => {
+      const [first] = readJsonlSync(file, { start: offset });
+      if (!first?.ok) throw new Error(`no line at ${offset}`);
+      return first.value as CrashLine;
+    };
+    // A reader beside the (dead) writer: never writes the sidecar, still sees every line.
+    const reader = OffsetIndex.open(file, idx, { readonly: true });
+    expect(reader.count).toBe(complete);
+    for (const seq of [1, onDisk, onDisk + 1, complete]) {
+      expect(lineAt(reader.offsetOf(seq)).seq).toBe(seq);
+    }
+    reader.close();
+    expect(fs.statSync(idx).size / 8).toBe(onDisk);
+
+    // The next writer fills the sidecar in.
+    const writer = OffsetIndex.open(file, idx);
+    expect(writer.count).toBe(complete);
+    writer.close();
+    expect(fs.statSync(idx).size / 8).toBe(complete);
   });
 });
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AppendLog, appendJsonLine } from './append-log';
 import { readLinesSync } from './line-reader';
-import { OffsetIndex } from './offset-index';
+import { OffsetIndex, PENDING_ENTRIES } from './offset-index';
 import { useTempDir } from './test-support/temp-dir';
 
 const tempDir = useTempDir();
@@ -234,17 +234,51 @@ describe('OffsetIndex when an entry cannot be written or is rolled back', () => 
       if (calls++ > 0) throw Object.assign(new Error('ENOSPC'), { code: 'ENOSPC' });
       return real(fd, buffer, off, 3);
     };
+    index.append(offset);
     try {
-      expect(() => index.append(offset)).toThrow(/ENOSPC/);
+      expect(() => index.flush()).toThrow(/ENOSPC/);
     } finally {
       (fs as unknown as { writeSync: typeof real }).writeSync = real;
     }
-    expect(index.count).toBe(3);
+    // The entry is still known in memory, and the file holds no partial one.
+    expect(index.count).toBe(4);
     expect(fs.statSync(idx).size).toBe(3 * 8);
-    index.append(offset);
+    index.flush();
+    expect(fs.statSync(idx).size).toBe(4 * 8);
     expect(offsetsOf(index)).toEqual([...offsets, offset]);
     log.close();
     index.close();
+  });
+
+  it('keeps appended entries in memory and writes them in batches, on flush and on close', () => {
+    const jsonl = path.join(tempDir(), 'messages.jsonl');
+    const idx = `${jsonl}.idx`;
+    const log = new AppendLog(jsonl);
+    const index = OffsetIndex.open(jsonl);
+    const written: number[] = [];
+    for (let seq = 1; seq <= PENDING_ENTRIES + 5; seq++) {
+      const { offset } = appendJsonLine(log, { seq });
+      index.append(offset);
+      written.push(offset);
+    }
+    // One batch went out when the next entry found it full; the rest wait in memory.
+    expect(idxEntries(idx)).toBe(PENDING_ENTRIES);
+    expect(index.count).toBe(PENDING_ENTRIES + 5);
+    expect(offsetsOf(index)).toEqual(written);
+    index.truncate(PENDING_ENTRIES + 2);
+    expect(offsetsOf(index)).toEqual(written.slice(0, PENDING_ENTRIES + 2));
+    index.flush();
+    expect(idxEntries(idx)).toBe(PENDING_ENTRIES + 2);
+    index.truncate(PENDING_ENTRIES + 1);
+    index.append(written[PENDING_ENTRIES + 1]!);
+    index.append(written[PENDING_ENTRIES + 2]!);
+    expect(idxEntries(idx)).toBe(PENDING_ENTRIES + 1);
+    index.close();
+    log.close();
+    expect(idxEntries(idx)).toBe(PENDING_ENTRIES + 3);
+    const reopened = OffsetIndex.open(jsonl);
+    expect(offsetsOf(reopened)).toEqual(written);
+    reopened.close();
   });
 
   it('truncate forgets the last entries, in memory and on disk', () => {

@@ -12,6 +12,12 @@ import { writeAllSync } from './write-all';
 const ENTRY_BYTES = 8;
 // Entries written per write() while scanning: 64 KiB of index at a time.
 const BATCH_ENTRIES = 8192;
+/**
+ * Appended entries kept in memory before one write: an 8-byte write per message was a third
+ * of an append's system calls (issue #17). Losing them in a crash costs nothing but a short
+ * scan: open() indexes every complete line past the last entry on disk.
+ */
+export const PENDING_ENTRIES = 256;
 
 export interface OffsetIndexOptions {
   /**
@@ -27,8 +33,10 @@ export interface OffsetIndexOptions {
  * The index is derived data: open() repairs or rebuilds it from the JSONL file, which is the
  * source of truth. Only complete lines (ending in '\n') are indexed.
  *
- * Writers append the line to the JSONL file first, then its offset here; a crash in between
- * leaves the index one entry short, which open() fills in. Run recoverTornTail on the JSONL
+ * Writers append the line to the JSONL file first, then its offset here; append() keeps up to
+ * PENDING_ENTRIES entries in memory and writes them together (or on flush()/close()), so a
+ * crash leaves the index up to that many entries short, which open() fills in from the JSONL
+ * file (readers beside a live writer do the same, in a private copy). Run recoverTornTail on the JSONL
  * file before opening for writing, so a half-written line is not mistaken for data.
  */
 export class OffsetIndex {
@@ -38,7 +46,10 @@ export class OffsetIndex {
   private fd: number;
   private fileBytes: number;
   private privatePath: string | undefined;
+  /** Entries in the file (the trusted prefix); the pending ones come after these. */
   private entries = 0;
+  private pending: Buffer | undefined;
+  private pendingCount = 0;
   private lastOffset = -1;
   private closed = false;
 
@@ -71,15 +82,17 @@ export class OffsetIndex {
 
   /** Number of indexed lines. */
   get count(): number {
-    return this.entries;
+    return this.entries + this.pendingCount;
   }
 
   /** Byte offset where line `lineNo` (1-based) starts. */
   offsetOf(lineNo: number): number {
     this.requireOpen();
-    if (!Number.isInteger(lineNo) || lineNo < 1 || lineNo > this.entries) {
-      throw new RangeError(`${this.path}: line ${lineNo} is outside 1..${this.entries}`);
+    const total = this.count;
+    if (!Number.isInteger(lineNo) || lineNo < 1 || lineNo > total) {
+      throw new RangeError(`${this.path}: line ${lineNo} is outside 1..${total}`);
     }
+    if (lineNo > this.entries) return this.pendingAt(lineNo - 1 - this.entries);
     return this.entryAt(lineNo - 1);
   }
 
@@ -90,19 +103,38 @@ export class OffsetIndex {
     if (!Number.isSafeInteger(offset) || offset <= this.lastOffset) {
       throw new RangeError(`${this.path}: offset ${offset} does not follow ${this.lastOffset}`);
     }
-    const entry = Buffer.allocUnsafe(ENTRY_BYTES);
-    entry.writeBigUInt64LE(BigInt(offset));
-    this.writeEntries(entry);
+    // Written before the new entry joins, so a failed write leaves the count as it was.
+    if (this.pendingCount === PENDING_ENTRIES) this.flush();
+    this.pending ??= Buffer.allocUnsafe(PENDING_ENTRIES * ENTRY_BYTES);
+    // Offsets are below 2^53 (checked above), so two 32-bit halves need no BigInt.
+    const at = this.pendingCount * ENTRY_BYTES;
+    this.pending.writeUInt32LE(offset % 0x1_0000_0000, at);
+    this.pending.writeUInt32LE(Math.floor(offset / 0x1_0000_0000), at + 4);
+    this.pendingCount += 1;
     this.lastOffset = offset;
+  }
+
+  /** Writes the entries appended since the last write (a step's end, close). */
+  flush(): void {
+    this.requireOpen();
+    if (this.pendingCount === 0 || !this.pending) return;
+    this.writeEntries(this.pending.subarray(0, this.pendingCount * ENTRY_BYTES));
+    this.pendingCount = 0;
   }
 
   /** Keeps the first `count` entries only: forgets lines that were rolled back. */
   truncate(count: number): void {
     this.requireOpen();
     if (this.readonly) throw new Error(`${this.path}: truncate on an index opened readonly`);
-    if (!Number.isInteger(count) || count < 0 || count > this.entries) {
-      throw new RangeError(`${this.path}: cannot keep ${count} of ${this.entries} entries`);
+    if (!Number.isInteger(count) || count < 0 || count > this.count) {
+      throw new RangeError(`${this.path}: cannot keep ${count} of ${this.count} entries`);
     }
+    if (count >= this.entries) {
+      this.pendingCount = count - this.entries;
+      this.lastOffset = count > 0 ? this.offsetOf(count) : -1;
+      return;
+    }
+    this.pendingCount = 0;
     this.entries = count;
     this.lastOffset = count > 0 ? this.entryAt(count - 1) : -1;
     this.settle(false);
@@ -110,6 +142,11 @@ export class OffsetIndex {
 
   close(): void {
     if (this.closed) return;
+    try {
+      this.flush();
+    } catch {
+      // The index is derived: entries that could not be written are rebuilt on open.
+    }
     this.closed = true;
     if (this.fd >= 0) fs.closeSync(this.fd);
     this.fd = -1;
@@ -260,6 +297,13 @@ export class OffsetIndex {
     const offset = entry.readBigUInt64LE();
     // Anything beyond 2^53 is garbage, not a real offset; report it as unreachable.
     return offset > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(offset);
+  }
+
+  private pendingAt(index: number): number {
+    const at = index * ENTRY_BYTES;
+    // pending is set whenever pendingCount > 0, the only time this is called.
+    const pending = this.pending!;
+    return pending.readUInt32LE(at) + pending.readUInt32LE(at + 4) * 0x1_0000_0000;
   }
 
   private requireOpen(): void {

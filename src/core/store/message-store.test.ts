@@ -286,4 +286,22 @@ describe('lines that are JSON but not messages', () => {
     expect(reader.currentTokenCount()).toBeGreaterThan(0);
     reader.close();
   });
+
+  it('a reader beside the writer sees every message while index entries wait in memory', () => {
+    const dir = tempDir();
+    const writer = MessageStore.open(dir);
+    for (let i = 1; i <= 300; i++) writer.append({ role: 'user', content: `m${i}` });
+    const idx = path.join(dir, TASK_FILES.messagesIndex);
+    // Fewer entries on disk than messages: the rest are in the writer's memory.
+    expect(fs.statSync(idx).size / 8).toBeLessThan(300);
+    const reader = MessageStore.open(dir, { readonly: true });
+    expect(reader.count).toBe(300);
+    expect(reader.readWindow(290, 20).messages.map((m) => m.content)).toEqual(
+      Array.from({ length: 11 }, (_, k) => `m${290 + k}`),
+    );
+    reader.close();
+    writer.flushIndex();
+    expect(fs.statSync(idx).size / 8).toBe(300);
+    writer.close();
+  });
 });

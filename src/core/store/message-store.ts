@@ -182,6 +182,19 @@ export class MessageStore {
     return record;
   }
 
+  /**
+   * Writes the offset-index entries kept in memory (the task's step ends), so readers in other
+   * processes find a complete index instead of scanning the tail. A failure is left for the
+   * next flush or for open(), which rebuilds missing entries from messages.jsonl.
+   */
+  flushIndex(): void {
+    try {
+      this.index.flush();
+    } catch {
+      // Derived data: messages.jsonl already holds every line.
+    }
+  }
+
   private rollBack(offset: number, indexed: number): void {
     try {
       if (this.index.count > indexed) this.index.truncate(indexed);

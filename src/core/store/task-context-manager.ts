@@ -101,6 +101,8 @@ export class TaskContextManager {
 
   /** Writes the counts batched since the last write (with `extra` in the same update). */
   flushStats(extra: StatIncrements = {}): void {
+    // The step's offset-index entries go out with its counters.
+    this.messages.flushIndex();
     const { messages, tool_calls } = this.pending;
     if (messages === 0 && tool_calls === 0 && Object.keys(extra).length === 0) return;
     this.pending = { messages: 0, tool_calls: 0 };

@@ -2,10 +2,13 @@
  * Child process for the crash tests; the parent kills it with SIGKILL.
  *   random <file>      append lines with random pads forever
  *   half <file> <n>    append n lines, then the first half of line n + 1, print "ready", wait
+ *   indexed <file> <n> append n lines and their offset-index entries (some still in memory),
+ *                      print "ready", wait
  */
 import { randomBytes, randomInt } from 'node:crypto';
 import fs from 'node:fs';
 import { AppendLog, appendJsonLine } from '../append-log';
+import { OffsetIndex } from '../offset-index';
 import { crashLine, crashLineBytes, fixedPad } from './crash-lines';
 
 const [mode, file, count] = process.argv.slice(2);
@@ -33,9 +36,23 @@ function appendThenTear(path: string, lines: number): void {
   setInterval(() => undefined, 60_000);
 }
 
+function appendIndexed(path: string, lines: number): void {
+  const index = OffsetIndex.open(path);
+  const log = new AppendLog(path);
+  for (let seq = 1; seq <= lines; seq++) {
+    index.append(appendJsonLine(log, crashLine(seq, fixedPad(seq))).offset);
+  }
+  // Neither is closed: the entries not yet written die with the process.
+  process.stdout.write('ready\n');
+  setInterval(() => undefined, 60_000);
+}
+
 if (mode === 'random' && file) appendForever(file);
+else if (mode === 'indexed' && file && count) appendIndexed(file, Number(count));
 else if (mode === 'half' && file && count) appendThenTear(file, Number(count));
 else {
-  process.stderr.write('usage: append-child (random <file> | half <file> <n>)\n');
+  process.stderr.write(
+    'usage: append-child (random <file> | half <file> <n> | indexed <file> <n>)\n',
+  );
   process.exit(2);
 }
