@@ -205,7 +205,7 @@ export const liveSourcesGroup: BenchGroup = {
       );
       ctx.log(`  visible: median ${ms(med)}, p99 ${ms(p99)}; pushed: median ${ms(median(pushed))}`);
       notes.push(
-        "Of the time to visible, 300 ms is the timeline's own debounce (it re-reads a task at most that often while events arrive); the rest is the watcher, the sync and the push (the SSE row) plus the re-read and rendering.",
+        "The time to visible is the watcher, the sync and the push (the SSE row) plus the timeline's re-read and rendering: the timeline re-reads at once on an event and at most every 300 ms while events keep coming (a sample that lands inside that window waits for it, hence the p99).",
         'No ratio: the baseline is a floor (an OS notification), not a competing implementation.',
       );
     } finally {
