@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { defaultConfigPath } from '../../core/config/config-path';
 import { loadSourcesConfig } from '../../core/sources/sources-config';
 import { editSourceFolders } from '../../core/sources/sources-edit';
-import { SourceSync, summarize } from '../../core/sources/source-sync';
+import { SourceSync, summarize, WAIT_BUSY_MS } from '../../core/sources/source-sync';
 import { resolveContext, withStore, type GlobalOptions } from '../cli-context';
 import { formatTable, formatTime, printJson, type Output } from '../output';
 
@@ -64,17 +64,25 @@ export function registerSources(program: Command, output: Output): void {
       const ctx = resolveContext(global);
       const config = loadSourcesConfig({ file: global.config ?? null });
       await withStore(ctx, async (store) => {
-        const result = summarize(await new SourceSync(store, config).syncAll(source));
+        const result = summarize(
+          await new SourceSync(store, config).syncAll(source, { waitBusyMs: WAIT_BUSY_MS }),
+        );
+        // A file left unread (busy) is a failure too: the caller must not take it as done.
+        const failed = result.errors.length > 0 || result.busy.length > 0;
         if (opts.json) {
           printJson(output, result);
-          if (result.errors.length > 0) process.exitCode = 1;
+          if (failed) process.exitCode = 1;
           return;
         }
         output.out(
           `Synced ${result.files} session file${result.files === 1 ? '' : 's'}: ${result.messages} new message${result.messages === 1 ? '' : 's'}.`,
         );
         for (const e of result.errors) output.err(`cwb sources sync: ${e.path}: ${e.error}`);
-        if (result.errors.length > 0) process.exitCode = 1;
+        for (const p of result.busy)
+          output.err(
+            `cwb sources sync: ${p}: busy: another running cwb is still syncing it (waited ${WAIT_BUSY_MS / 1000} s); try again`,
+          );
+        if (failed) process.exitCode = 1;
       });
     });
 

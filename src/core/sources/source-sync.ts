@@ -7,6 +7,8 @@ import { syncFile, type SyncFileResult } from './sync-file';
 import { SyncStateRepository } from './sync-state';
 
 const MAX_ERRORS_SHOWN = 20;
+/** How long `cwb sources sync` (and Sync now) waits for files another process is syncing. */
+export const WAIT_BUSY_MS = 30_000;
 
 /**
  * Syncs of one file queued one after another in this process, whichever SourceSync asks
@@ -35,7 +37,12 @@ export class SourceSync {
     );
   }
 
-  async syncAll(only?: string): Promise<SyncFileResult[]> {
+  /**
+   * `waitBusyMs`: files another live process is syncing are tried again until it is done
+   * (a lease is held for one sync only) or this long has passed; those still busy then are
+   * returned as `busy`. The watcher passes 0: the holder's own watcher reads them.
+   */
+  async syncAll(only?: string, options: { waitBusyMs?: number } = {}): Promise<SyncFileResult[]> {
     const results: SyncFileResult[] = [];
     for (const source of this.enabled) {
       if (only !== undefined && source.id !== only) continue;
@@ -43,6 +50,17 @@ export class SourceSync {
         for (const file of await discoverFiles(source.kind, folder)) {
           results.push(await this.syncPath(source, file));
         }
+      }
+    }
+    const deadline = Date.now() + (options.waitBusyMs ?? 0);
+    let delay = 20;
+    while (results.some((r) => r.status === 'busy') && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, Math.min(delay, deadline - Date.now())));
+      delay = Math.min(delay * 2, 500);
+      for (const [i, r] of results.entries()) {
+        if (r.status !== 'busy') continue;
+        const source = this.sourceOf(r.path);
+        if (source) results[i] = await this.syncPath(source, r.path);
       }
     }
     return results;
@@ -104,6 +122,7 @@ export function summarize(results: readonly SyncFileResult[]): SyncSourcesResult
     errors: results
       .filter((r) => r.status === 'error')
       .map((r) => ({ path: r.path, error: r.error ?? 'error' })),
+    busy: results.filter((r) => r.status === 'busy').map((r) => r.path),
   };
 }
 

@@ -1,7 +1,7 @@
 import type { WorkbenchHandlers } from '../../shared/api/workbench-api';
 import type { ServiceContext } from '../api/service-context';
 import { loadSourcesConfig } from './sources-config';
-import { SourceSync, summarize } from './source-sync';
+import { SourceSync, summarize, WAIT_BUSY_MS } from './source-sync';
 import { watchSources, type SourceWatcher } from './source-watcher';
 
 /** Settings' Sources section: each source's folders, sessions, last sync and errors; sync now. */
@@ -14,7 +14,7 @@ export function sourcesHandlers(
   return {
     listSources: async () => current().status(),
     syncSources: async ({ source }) => {
-      const results = await current().syncAll(source);
+      const results = await current().syncAll(source, { waitBusyMs: WAIT_BUSY_MS });
       const uuids = [...new Set(results.flatMap((r) => r.uuids))];
       if (uuids.length > 0) ctx.events.publish({ type: 'tasks-changed', reason: 'import', uuids });
       return summarize(results);

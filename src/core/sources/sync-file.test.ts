@@ -170,6 +170,29 @@ describe('syncFile', () => {
     store.close();
   });
 
+  it('one sync after a run cut short reads the redone range and what was appended after it', async () => {
+    const expected = await oneShotAll(CLAUDE, claude);
+    const { store, dir } = setup();
+    const file = path.join(dir, 's.jsonl');
+    const text = fs.readFileSync(CLAUDE, 'utf8');
+    const cut = text.indexOf('\n', Math.floor(text.length / 2)) + 1;
+    fs.writeFileSync(file, text.slice(0, cut));
+    const killed = await syncFile(store, claude, file, {
+      beforeCommit: () => {
+        throw new Error('killed');
+      },
+    });
+    expect(killed.status).toBe('error');
+    const repo = new SyncStateRepository(store.db);
+    repo.update(file, { lease_pid: 2 ** 22 + 17, lease_host: repo.get(file)!.lease_host ?? 'x' });
+    // The agent went on writing while nothing synced: the pending range ends before these.
+    fs.appendFileSync(file, text.slice(cut));
+    expect((await syncFile(store, claude, file)).status).toBe('synced');
+    expect(repo.get(file)).toMatchObject({ pending: null, offset: fs.statSync(file).size });
+    expect(allMessages(store)).toEqual(expected);
+    store.close();
+  });
+
   it('a file another live process is syncing is left to it', async () => {
     const { store, dir } = setup();
     const file = path.join(dir, 's.jsonl');

@@ -145,7 +145,20 @@ export async function syncFile(
   }
   try {
     const result = await readRange(store, repo, kind, file, row, range, stat, options);
-    return { ...base, ...result, ...(notice !== undefined && { notice }) };
+    const done = { ...base, ...result, ...(notice !== undefined && { notice }) };
+    // A redone range ends where the cut-short sync's did; what the agent appended since is
+    // read now too, or a last sync (`cwb sources sync`) would stop short of the file's end.
+    if (range.recovering && !documentMode && stat.size > range.end) {
+      const rest = await syncFile(store, kind, file, options);
+      return {
+        ...rest,
+        messages: done.messages + rest.messages,
+        uuids: [...new Set([...done.uuids, ...rest.uuids])],
+        ...(rest.status === 'unchanged' && { status: done.status }),
+        ...(done.notice !== undefined && rest.notice === undefined && { notice: done.notice }),
+      };
+    }
+    return done;
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     // pending stays: the next sync redoes this range without duplicates.

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import os from 'node:os';
 import type { Db } from '../db/open-database';
 import { writeTx } from '../db/open-database';
@@ -129,9 +130,15 @@ function leaseHeld(row: SourceFileRow): boolean {
 function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     // EPERM: it exists but belongs to someone else.
     return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  // A killed process its parent has not reaped yet (a zombie) still answers signal 0.
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return true; // no /proc (macOS, Windows): signal 0 is all we know
   }
 }

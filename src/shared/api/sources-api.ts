@@ -31,6 +31,8 @@ export interface SyncSourcesResult {
   synced: number;
   messages: number;
   errors: { path: string; error: string }[];
+  /** Files another live process was still syncing when this gave up waiting (not read). */
+  busy: string[];
 }
 
 export const syncSourcesInput = z.strictObject({

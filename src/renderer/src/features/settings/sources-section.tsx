@@ -36,7 +36,8 @@ export function SourcesSection() {
     setSync('syncing');
     try {
       const result = await api.syncSources({});
-      setSync({ ok: result.errors.length === 0, text: t('synced', { count: result.messages }) });
+      const ok = result.errors.length === 0 && result.busy.length === 0;
+      setSync({ ok, text: t('synced', { count: result.messages }) });
     } catch (err) {
       setSync({
         ok: false,
