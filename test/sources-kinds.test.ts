@@ -190,8 +190,13 @@ function withoutOpenCalls(t: Snapshot): Snapshot {
   const messages = t.messages as { role: unknown; tool_calls?: { id: string }[] }[];
   const last = [...messages].reverse().find((m) => m.role === 'assistant');
   const open = new Set((last?.tool_calls ?? []).map((c) => c.id));
-  const tools = (t.tools as { error?: unknown; tool_call_id?: unknown }[]).filter(
-    (r) => !(r.error === 'no result in the transcript' && open.has(String(r.tool_call_id))),
+  // Import closes them at the file's end: failed, or — a call that ends the task (Cline's
+  // attempt_completion) — done without a result.
+  const closedAtEnd = (r: Record<string, unknown>): boolean =>
+    r.error === 'no result in the transcript' ||
+    (r.status === 'success' && r.tool === 'attempt_completion');
+  const tools = (t.tools as Record<string, unknown>[]).filter(
+    (r) => !(closedAtEnd(r) && open.has(String(r.tool_call_id))),
   );
   const row = t.row as { total_tool_calls: number };
   const dropped = t.tools.length - tools.length;
