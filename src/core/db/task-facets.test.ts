@@ -25,7 +25,19 @@ function counted(db: Db): unknown {
     n: number;
   }[])
     status[r.status] = r.n;
-  return { status, repos: values('repository'), users: values('user'), models: values('model') };
+  // Agents count '' too: the tasks this app ran are a choice of the agent filter.
+  const agents = db
+    .prepare(
+      'SELECT agent AS value, COUNT(*) AS count FROM tasks GROUP BY agent ORDER BY count DESC, value',
+    )
+    .all();
+  return {
+    status,
+    repos: values('repository'),
+    users: values('user'),
+    models: values('model'),
+    agents,
+  };
 }
 
 function facets(db: Db): unknown {

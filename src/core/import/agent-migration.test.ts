@@ -13,8 +13,9 @@ const tempDir = useTempDir();
  */
 function previousDatabase(file: string): void {
   const db = new Database(file);
-  for (const sql of MIGRATIONS.slice(0, -1)) db.exec(sql);
-  db.pragma(`user_version = ${MIGRATIONS.length - 1}`);
+  const agentMigration = MIGRATIONS.findIndex((sql) => sql.includes('ADD COLUMN agent'));
+  for (const sql of MIGRATIONS.slice(0, agentMigration)) db.exec(sql);
+  db.pragma(`user_version = ${agentMigration}`);
   const insert = db.prepare(
     `INSERT INTO tasks (uuid, status, task_source, owner, repo, workdir, created_at, started_at, updated_at, completed_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
