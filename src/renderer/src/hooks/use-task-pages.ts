@@ -3,7 +3,6 @@ import type { WorkbenchEvent } from '../../../shared/api/events';
 import type { TaskFacets, TaskListRow } from '../../../shared/api/tasks-api';
 import type { WorkbenchApi } from '../../../shared/api/workbench-api';
 import { useApi } from '../api/api-context';
-import { refreshThrottle } from './refresh-throttle';
 
 /** What the table asks the store for: everything but the paging. */
 export type TaskQuery = Omit<
@@ -32,7 +31,7 @@ export type TaskPagesState =
       facetsCurrent: boolean;
     };
 
-/** Events after which the loaded pages are read again (throttled: a running task sends many). */
+/** Events after which the loaded pages are read again (debounced: a running task sends many). */
 const REFRESHING: ReadonlySet<WorkbenchEvent['type']> = new Set([
   'status',
   'stats',
@@ -141,12 +140,14 @@ export function useTaskPages(query: TaskQuery): TaskPages {
   }, [queryKey, restart]);
 
   useEffect(() => {
-    const refresh = refreshThrottle(() => restart(true), REFRESH_DELAY_MS);
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const unsubscribe = api.onEvent((event) => {
-      if (REFRESHING.has(event.type)) refresh.notify();
+      if (!REFRESHING.has(event.type)) return;
+      clearTimeout(timer);
+      timer = setTimeout(() => restart(true), REFRESH_DELAY_MS);
     });
     return () => {
-      refresh.cancel();
+      clearTimeout(timer);
       unsubscribe();
     };
   }, [api, restart]);

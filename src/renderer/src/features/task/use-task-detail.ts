@@ -3,7 +3,6 @@ import type { TaskDetail } from '../../../../shared/api/tasks-api';
 import type { WorkbenchEvent } from '../../../../shared/api/events';
 import { useApi } from '../../api/api-context';
 import { retryWhileNotFound } from './not-found-retry';
-import { refreshThrottle } from '../../hooks/refresh-throttle';
 import { ApiError } from '../../../../shared/api/api-result';
 
 export type DetailState =
@@ -63,15 +62,17 @@ export function useTaskDetail(uuid: string): {
     shown.current = false;
     setState({ kind: 'loading' });
     load();
-    const refresh = refreshThrottle(() => {
-      load();
-      setRevision((r) => r + 1);
-    }, REFRESH_DELAY_MS);
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const unsubscribe = api.onEvent((event) => {
-      if (concerns(event, uuid)) refresh.notify();
+      if (!concerns(event, uuid)) return;
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        load();
+        setRevision((r) => r + 1);
+      }, REFRESH_DELAY_MS);
     });
     return () => {
-      refresh.cancel();
+      clearTimeout(timer);
       request.current++;
       unsubscribe();
     };
