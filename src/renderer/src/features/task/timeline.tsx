@@ -60,12 +60,19 @@ export function Timeline({ uuid, view, target, revision, compactions, onJump }: 
     if (gap > 0) window.scrollTo(0, window.scrollY + gap + 4);
   };
   useEffect(() => {
+    const atEnd = (el: HTMLDivElement): boolean =>
+      el.getBoundingClientRect().bottom - window.innerHeight < FOLLOW_SLACK_PX;
+    if (scroller.current) wasAtEnd.current = atEnd(scroller.current);
+    let lastY = window.scrollY;
+    // A scroll event arrives a frame after the scroll: rows may have grown in between, so
+    // our own scroll to the end can look short of it. Only moving up leaves the end.
     const onScroll = (): void => {
       const el = scroller.current;
-      if (el)
-        wasAtEnd.current = el.getBoundingClientRect().bottom - window.innerHeight < FOLLOW_SLACK_PX;
+      const y = window.scrollY;
+      if (el && atEnd(el)) wasAtEnd.current = true;
+      else if (y < lastY) wasAtEnd.current = false;
+      lastY = y;
     };
-    onScroll();
     window.addEventListener('scroll', onScroll, { passive: true });
     return () => window.removeEventListener('scroll', onScroll);
   }, [count > 0]);
