@@ -1,18 +1,8 @@
+import { IMPORT_FILE_FORMATS } from '../../shared/api/transfer-api';
 import type { UuidConflict } from '../store/task-import';
 
-/** The transcript formats `cwb import` understands; `cwb` is our own archive. */
-export const IMPORT_FORMATS = [
-  'cwb',
-  'claude-code',
-  'codex',
-  'openai',
-  'swe-agent',
-  'gemini-cli',
-  'openhands',
-  'cline',
-  'roo-code',
-  'aider',
-] as const;
+/** The transcript formats `cwb import` understands (one list, in the API contract). */
+export const IMPORT_FORMATS = IMPORT_FILE_FORMATS;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
 export interface ImportOptions {

@@ -3,8 +3,8 @@ import { hostPathSchema, taskUuidSchema } from './common-schemas';
 import { operation } from './operation';
 
 export const EXPORT_FORMATS = ['archive', 'markdown', 'openai'] as const;
-export const IMPORT_FORMATS = [
-  'auto',
+/** The transcript formats `cwb import` understands; `cwb` is our own archive. */
+export const IMPORT_FILE_FORMATS = [
   'cwb',
   'claude-code',
   'codex',
@@ -16,6 +16,8 @@ export const IMPORT_FORMATS = [
   'roo-code',
   'aider',
 ] as const;
+/** What an import may ask for: a format, or `auto` to detect it. */
+export const IMPORT_FORMATS = ['auto', ...IMPORT_FILE_FORMATS] as const;
 
 export const exportTasksInput = z.strictObject({
   uuids: z.array(taskUuidSchema).min(1).max(1000),
