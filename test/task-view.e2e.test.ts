@@ -309,7 +309,13 @@ describe('the task view in Chromium', () => {
     await page.addInitScript(`
       window.maxShown = -1;
       window.blanked = [];
-      new MutationObserver(() => {
+      window.chartsRebuilt = 0;
+      new MutationObserver((changes) => {
+        // The chart takes new data in place: rebuilding it shrinks the page for a moment,
+        // which pulls a reader scrolled down the timeline back to the top.
+        for (const change of changes)
+          for (const node of change.removedNodes)
+            if (node.classList && node.classList.contains('uplot')) window.chartsRebuilt++;
         for (const slot of document.querySelectorAll('.tv-slot')) {
           const index = Number(slot.dataset.index);
           if (slot.querySelector('.tv-row-loading')) {
@@ -348,6 +354,7 @@ describe('the task view in Chromium', () => {
     // system, user, 6 × (assistant call + tool result), the final answer: 15 rows.
     expect(await page.evaluate('window.maxShown')).toBe(2 + 2 * TURNS);
     expect(await page.evaluate('window.blanked')).toEqual([]);
+    expect(await page.evaluate('window.chartsRebuilt')).toBe(0);
   }, 120_000);
 
   it('opens a generated 200,000-message task at once and jumps to seq 150000', async () => {

@@ -23,6 +23,16 @@ function cssVar(name: string, fallback: string): string {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || fallback;
 }
 
+/** The chart's columns: seq, context (anchored estimate), early estimate, provider points, threshold. */
+function chartData(series: ContextUsageSeries): uPlot.AlignedData {
+  const providerOnly = series.tokens.map((v, i) => (series.sources[i] === 'provider' ? v : null));
+  // Before the first provider figure the estimate counts message text only (no system
+  // framing, no tool definitions): drawn apart, dashed, so its low start is not read as fact.
+  const { early, anchored } = splitEstimate(series);
+  const threshold = series.seqs.map(() => series.thresholdTokens);
+  return [series.seqs, anchored, early, providerOnly, threshold];
+}
+
 /** The uPlot chart of a usage series, with clickable compaction marks over it. */
 export function ChartCanvas({ uuid, series }: { uuid: string; series: ContextUsageSeries }) {
   const t = useT(taskStrings);
@@ -33,25 +43,27 @@ export function ChartCanvas({ uuid, series }: { uuid: string; series: ContextUsa
   const markTitle = useRef(t);
   markTitle.current = t;
   const language = f.language;
+  // The chart is built once per theme and language and fed new data in place: destroying
+  // and rebuilding it on every live update shrank the page for a moment, which pulled a
+  // reader scrolled down the timeline back to the top.
+  const shown = useRef(series);
+  shown.current = series;
+  const chart = useRef<uPlot | null>(null);
 
   useEffect(() => {
     const el = host.current;
     if (!el) return;
+    const series = (): ContextUsageSeries => shown.current;
     const accent = cssVar('--accent', '#0f9f8c');
     const provider = cssVar('--running', '#2563eb');
     const danger = cssVar('--failed', '#c2410c');
     const muted = cssVar('--muted', '#5b6178');
     const line = cssVar('--line', '#e3e6f0');
-    const providerOnly = series.tokens.map((v, i) => (series.sources[i] === 'provider' ? v : null));
-    // Before the first provider figure the estimate counts message text only (no system
-    // framing, no tool definitions): drawn apart, dashed, so its low start is not read as fact.
-    const { early, anchored } = splitEstimate(series);
-    const threshold = series.seqs.map(() => series.thresholdTokens);
     const axis = { stroke: muted, grid: { stroke: line, width: 1 }, ticks: { stroke: line } };
     const placeMarks = (u: uPlot): void => {
       const tr = markTitle.current;
       setMarks(
-        series.compactions.map((c) => ({
+        series().compactions.map((c) => ({
           id: c.id,
           undone: c.undone,
           left: u.valToPos(c.seq, 'x') + u.bbox.left / devicePixelRatio,
@@ -70,7 +82,7 @@ export function ChartCanvas({ uuid, series }: { uuid: string; series: ContextUsa
       cursor: { drag: { x: true, y: false } },
       scales: {
         x: { time: false },
-        y: { range: (_u, _min, max) => [0, Math.max(max, series.thresholdTokens) * 1.08] },
+        y: { range: (_u, _min, max) => [0, Math.max(max, series().thresholdTokens) * 1.08] },
       },
       axes: [
         // Seqs are whole: no "#1.5" ticks on a short task.
@@ -82,7 +94,7 @@ export function ChartCanvas({ uuid, series }: { uuid: string; series: ContextUsa
           label: t('seq'),
           value: (_u, v, _s, idx) => {
             if (v === null || v === undefined) return '—';
-            const time = idx === null || idx === undefined ? null : series.times[idx];
+            const time = idx === null || idx === undefined ? null : series().times[idx];
             return `#${v}${time ? ` · ${f.dateTime(time)}` : ''}`;
           },
         },
@@ -108,7 +120,7 @@ export function ChartCanvas({ uuid, series }: { uuid: string; series: ContextUsa
           paths: () => null,
           points: {
             show: true,
-            size: series.seqs.length > 300 ? 3 : 6,
+            size: series().seqs.length > 300 ? 3 : 6,
             fill: provider,
             stroke: provider,
           },
@@ -127,7 +139,7 @@ export function ChartCanvas({ uuid, series }: { uuid: string; series: ContextUsa
           (u) => {
             const ctx = u.ctx;
             ctx.save();
-            for (const c of series.compactions) {
+            for (const c of series().compactions) {
               const x = Math.round(u.valToPos(c.seq, 'x', true));
               ctx.strokeStyle = c.undone ? muted : danger;
               ctx.globalAlpha = c.undone ? 0.4 : 0.75;
@@ -145,16 +157,22 @@ export function ChartCanvas({ uuid, series }: { uuid: string; series: ContextUsa
       },
       legend: { show: true, live: true },
     };
-    const chart = new uPlot(opts, [series.seqs, anchored, early, providerOnly, threshold], el);
+    const built = new uPlot(opts, chartData(series()), el);
+    chart.current = built;
     const resize = new ResizeObserver(() =>
-      chart.setSize({ width: Math.max(300, el.clientWidth), height: HEIGHT }),
+      built.setSize({ width: Math.max(300, el.clientWidth), height: HEIGHT }),
     );
     resize.observe(el);
     return () => {
       resize.disconnect();
-      chart.destroy();
+      chart.current = null;
+      built.destroy();
     };
-  }, [series, theme, language]);
+    // f and t follow the language; the series is read through `shown` and set below.
+  }, [theme, language]);
+  useEffect(() => {
+    chart.current?.setData(chartData(series));
+  }, [series]);
 
   return (
     <div className="tv-chart">
