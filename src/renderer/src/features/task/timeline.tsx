@@ -59,9 +59,20 @@ export function Timeline({ uuid, view, target, revision, compactions, onJump }: 
     const gap = el.getBoundingClientRect().bottom - window.innerHeight;
     if (gap > 0) window.scrollTo(0, window.scrollY + gap + 4);
   };
+  const virtual = useRef(virtualizer);
+  virtual.current = virtualizer;
   useEffect(() => {
-    const atEnd = (el: HTMLDivElement): boolean =>
-      el.getBoundingClientRect().bottom - window.innerHeight < FOLLOW_SLACK_PX;
+    // The laid-out list lags the virtualizer by a render: when rows above the fold are
+    // measured shorter, the virtualizer moves the page up by the difference before the list
+    // has shrunk, which the DOM alone would read as the reader leaving the end. Either
+    // view being at the end counts.
+    const atEnd = (el: HTMLDivElement): boolean => {
+      const v = virtual.current;
+      const virtualGap =
+        v.options.scrollMargin + v.getTotalSize() - (window.scrollY + window.innerHeight);
+      const laidOutGap = el.getBoundingClientRect().bottom - window.innerHeight;
+      return Math.min(virtualGap, laidOutGap) < FOLLOW_SLACK_PX;
+    };
     if (scroller.current) wasAtEnd.current = atEnd(scroller.current);
     let lastY = window.scrollY;
     // A scroll event arrives a frame after the scroll: rows may have grown in between, so
