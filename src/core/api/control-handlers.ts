@@ -8,6 +8,9 @@ import { prepareRun } from '../agent/prepare-run';
 import { CwbError, badInput } from '../errors';
 import type { ServiceContext } from './service-context';
 
+/** How long "start" waits for the new task to be readable before answering anyway. */
+const START_ANSWER_WAIT_MS = 10_000;
+
 export function controlHandlers(
   ctx: ServiceContext,
 ): Pick<WorkbenchHandlers, 'startTask' | 'pauseTask' | 'resumeTask' | 'stopTask'> {
@@ -43,6 +46,7 @@ export function controlHandlers(
       prepareRun(spec, ctx.env);
       const { contextsRoot: _root, configFile: _file, mode: _mode, ...start } = spec;
       const uuid = ctx.supervisor.start(start);
+      await ctx.supervisor.whenReadable(uuid, START_ANSWER_WAIT_MS);
       ctx.events.publish({ type: 'tasks-changed', reason: 'start', uuids: [uuid] });
       return { uuid };
     },

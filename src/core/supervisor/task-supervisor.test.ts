@@ -57,3 +57,58 @@ describe('TaskSupervisor', () => {
     ]);
   });
 });
+
+/** A real child process that reports its task after `delayMs`, then stays until killed. */
+const slowWorker =
+  (delayMs: number): ForkWorker =>
+  ({ env }) => {
+    const child = spawn(
+      process.execPath,
+      [
+        '-e',
+        `process.on('message', (m) => setTimeout(() => process.send({ type: 'status', uuid: m.spec.uuid, status: 'running' }), ${delayMs}));`,
+      ],
+      { env, stdio: ['ignore', 'ignore', 'ignore', 'ipc'] },
+    );
+    return {
+      pid: child.pid,
+      send: (m) => {
+        if (child.connected) child.send(m);
+      },
+      onMessage: (l) => child.on('message', l),
+      onExit: (l) => child.on('exit', l),
+      kill: (s) => child.kill(s),
+    };
+  };
+
+describe('TaskSupervisor.whenReadable', () => {
+  it('waits for the new process to report its task, and no longer than the limit', async () => {
+    const supervisor = new TaskSupervisor({
+      fork: slowWorker(400),
+      contextsRoot: path.join(tempDir(), 'contexts'),
+      configFile: null,
+    });
+    const heard: WorkerEvent[] = [];
+    supervisor.on('event', (e) => heard.push(e));
+    const uuid = supervisor.start({ prompt: 'x' });
+    await supervisor.whenReadable(uuid, 30_000);
+    // Resolved by the report, not by the limit.
+    expect(heard).toEqual([{ type: 'status', uuid, status: 'running' }]);
+
+    const silent = supervisor.start({ prompt: 'y' });
+    const before = heard.length;
+    await supervisor.whenReadable(silent, 50);
+    // The limit ended the wait: the slow process had not reported yet.
+    expect(heard.length).toBe(before);
+    await supervisor.shutdown(100);
+  });
+
+  it('returns at once for a task this supervisor does not run', async () => {
+    const supervisor = new TaskSupervisor({
+      fork: dyingWorker,
+      contextsRoot: path.join(tempDir(), 'contexts'),
+      configFile: null,
+    });
+    await supervisor.whenReadable('00000000-0000-4000-8000-000000000000', 60_000);
+  });
+});

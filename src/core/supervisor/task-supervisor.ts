@@ -41,6 +41,8 @@ interface Running {
   handle: WorkerHandle;
   lastStatus: (WorkerEvent & { type: 'status' }) | undefined;
   exited: Promise<WorkerExit>;
+  /** Settles on the process's first event (it has created or opened the task) or its exit. */
+  heard: Promise<void>;
 }
 
 /**
@@ -93,6 +95,19 @@ export class TaskSupervisor extends EventEmitter<{ event: [WorkerEvent]; exit: [
     return this.running.has(uuid);
   }
 
+  /**
+   * Resolves once a just-started task can be read (its process has reported on it), when the
+   * process ended, or after `timeoutMs`: a view opened on the answer to "start" then finds
+   * the task instead of "not found" while a loaded machine starts the process.
+   */
+  async whenReadable(uuid: string, timeoutMs: number): Promise<void> {
+    const heard = this.running.get(uuid)?.heard;
+    if (!heard) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([heard, new Promise<void>((r) => (timer = setTimeout(r, timeoutMs)))]);
+    clearTimeout(timer);
+  }
+
   /** Resolves when the task's process has ended (immediately if none is running here). */
   waitForExit(uuid: string): Promise<WorkerExit | undefined> {
     return this.running.get(uuid)?.exited ?? Promise.resolve(undefined);
@@ -120,15 +135,19 @@ export class TaskSupervisor extends EventEmitter<{ event: [WorkerEvent]; exit: [
     const configEnv = configEnvFor(this.options.configFile, hostEnv);
     const handle = this.options.fork({ env: taskProcessEnv(hostEnv) });
     let resolveExit!: (exit: WorkerExit) => void;
+    let resolveHeard!: () => void;
+    const exited = new Promise<WorkerExit>((r) => (resolveExit = r));
     const entry: Running = {
       handle,
       lastStatus: undefined,
-      exited: new Promise((r) => (resolveExit = r)),
+      exited,
+      heard: Promise.race([new Promise<void>((r) => (resolveHeard = r)), exited.then(() => {})]),
     };
     this.running.set(uuid, entry);
     handle.onMessage((raw) => {
       const parsed = workerEventSchema.safeParse(raw);
       if (!parsed.success) return; // a malformed message from a worker is ignored, never trusted
+      resolveHeard();
       if (parsed.data.type === 'status') entry.lastStatus = parsed.data;
       this.emit('event', parsed.data);
     });
