@@ -3,6 +3,7 @@ import type { WorkbenchEvent } from '../../../shared/api/events';
 import type { TaskFacets, TaskListRow } from '../../../shared/api/tasks-api';
 import type { WorkbenchApi } from '../../../shared/api/workbench-api';
 import { useApi } from '../api/api-context';
+import { refreshThrottle } from './refresh-throttle';
 
 /** What the table asks the store for: everything but the paging. */
 export type TaskQuery = Omit<
@@ -31,7 +32,7 @@ export type TaskPagesState =
       facetsCurrent: boolean;
     };
 
-/** Events after which the loaded pages are read again (debounced: a running task sends many). */
+/** Events after which the loaded pages are read again (throttled: a running task sends many). */
 const REFRESHING: ReadonlySet<WorkbenchEvent['type']> = new Set([
   'status',
   'stats',
@@ -140,14 +141,12 @@ export function useTaskPages(query: TaskQuery): TaskPages {
   }, [queryKey, restart]);
 
   useEffect(() => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    const refresh = refreshThrottle(() => restart(true), REFRESH_DELAY_MS);
     const unsubscribe = api.onEvent((event) => {
-      if (!REFRESHING.has(event.type)) return;
-      clearTimeout(timer);
-      timer = setTimeout(() => restart(true), REFRESH_DELAY_MS);
+      if (REFRESHING.has(event.type)) refresh.notify();
     });
     return () => {
-      clearTimeout(timer);
+      refresh.cancel();
       unsubscribe();
     };
   }, [api, restart]);

@@ -3,6 +3,7 @@ import type { TaskDetail } from '../../../../shared/api/tasks-api';
 import type { WorkbenchEvent } from '../../../../shared/api/events';
 import { useApi } from '../../api/api-context';
 import { retryWhileNotFound } from './not-found-retry';
+import { refreshThrottle } from '../../hooks/refresh-throttle';
 import { ApiError } from '../../../../shared/api/api-result';
 
 export type DetailState =
@@ -62,17 +63,15 @@ export function useTaskDetail(uuid: string): {
     shown.current = false;
     setState({ kind: 'loading' });
     load();
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    const refresh = refreshThrottle(() => {
+      load();
+      setRevision((r) => r + 1);
+    }, REFRESH_DELAY_MS);
     const unsubscribe = api.onEvent((event) => {
-      if (!concerns(event, uuid)) return;
-      clearTimeout(timer);
-      timer = setTimeout(() => {
-        load();
-        setRevision((r) => r + 1);
-      }, REFRESH_DELAY_MS);
+      if (concerns(event, uuid)) refresh.notify();
     });
     return () => {
-      clearTimeout(timer);
+      refresh.cancel();
       request.current++;
       unsubscribe();
     };
