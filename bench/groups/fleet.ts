@@ -5,7 +5,7 @@ import type { TaskIndex } from '../../src/core/db/task-index';
 import { ContextStore } from '../../src/core/store/context-store';
 import { startPostgres } from '../../test/support/postgres';
 import { count, ms } from '../lib/format';
-import { spawnTs, waitForExit } from '../lib/processes';
+import { spawnTs, startTogether, waitForExit } from '../lib/processes';
 import { median } from '../lib/stats';
 import { judge, row, type BenchContext, type BenchGroup, type Row } from '../lib/types';
 import { QUERIES, TASK_COUNT, copyOfSharedTaskDb, taskRows } from './tasks-db';
@@ -40,29 +40,8 @@ async function runWriters(
       env,
     );
   });
-  const exits = children.map((c) => waitForExit(c));
-  await Promise.all(
-    children.map(
-      (c) =>
-        new Promise<void>((resolve, reject) => {
-          let out = '';
-          const onData = (d: Buffer): void => {
-            out += d.toString();
-            if (out.includes('ready')) {
-              c.stdout?.off('data', onData);
-              resolve();
-            }
-          };
-          c.stdout?.on('data', onData);
-          c.once('exit', (code) =>
-            reject(new Error(`writer exited with ${code} before it was ready`)),
-          );
-        }),
-    ),
-  );
-  ctx.log(`  ${children.length} writers ready`);
-  for (const c of children) c.stdin?.write('go\n');
-  return (await Promise.all(exits)).map((e) => {
+  const ended = await startTogether(children, () => ctx.log(`  ${children.length} writers ready`));
+  return ended.map((e) => {
     if (e.code !== 0) throw new Error(`writer failed (${e.code}): ${e.stderr.slice(-500)}`);
     return JSON.parse(e.stdout.trim().split('\n').at(-1)!) as WriterResult;
   });

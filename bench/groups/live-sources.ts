@@ -115,7 +115,7 @@ export const liveSourcesGroup: BenchGroup = {
   id: 'live-sources',
   title: 'Live sources: a new line of a Claude Code session in the open timeline',
   about:
-    "`cwb serve` (the built CLI) watches a Claude Code project folder (a real session of 20 lines to start with). Debian's Chromium shows that session's timeline (`#/task/<uuid>/timeline`). Each sample appends one user line to the session file and measures until the open timeline holds it: the watcher's event (chokidar), the incremental sync (from the last offset, into the task's files and tasks.db), the `tasks-changed` push over SSE, the timeline's debounced re-read (300 ms, a constant of the renderer) until the timeline holds the new message (its `data-total`). The same samples also time the SSE event alone, in Node. The baseline is `fs.watch` in the bench process on the same file: how soon any program can know a line was appended.",
+    "`cwb serve` (the built CLI) watches a Claude Code project folder (a real session of 20 lines to start with). Debian's Chromium shows that session's timeline (`#/task/<uuid>/timeline`). Each sample appends one user line to the session file and measures until the open timeline holds it: the watcher's event (chokidar), the incremental sync (from the last offset, into the task's files and tasks.db), the `tasks-changed` push over SSE, the timeline's re-read (at once on the first event, then at most every 300 ms while events keep coming) until the timeline holds the new message (its `data-total`). The same samples also time the SSE event alone, in Node. The baseline is `fs.watch` in the bench process on the same file: how soon any program can know a line was appended.",
   async run(ctx: BenchContext) {
     const rows: Row[] = [];
     const notes: string[] = [];
@@ -205,7 +205,7 @@ export const liveSourcesGroup: BenchGroup = {
       );
       ctx.log(`  visible: median ${ms(med)}, p99 ${ms(p99)}; pushed: median ${ms(median(pushed))}`);
       notes.push(
-        "Of the time to visible, 300 ms is the timeline's own debounce (it re-reads a task at most that often while events arrive); the rest is the watcher, the sync and the push (the SSE row) plus the re-read and rendering.",
+        'The time to visible is the watcher, the sync and the push (the SSE row), then the re-read and rendering: the timeline re-reads at once on an isolated event (it waits only while events keep coming, at most every 300 ms).',
         'No ratio: the baseline is a floor (an OS notification), not a competing implementation.',
       );
     } finally {

@@ -7,7 +7,7 @@ import type { TaskQuery } from '../../src/core/db/task-repository';
 import { backfillSearchIndex, withSearchIndexDeferred } from '../../src/core/db/task-search';
 import { loadCorpora, textOfSize } from '../lib/corpus';
 import { count, ms, ratio } from '../lib/format';
-import { spawnTs, waitForExit } from '../lib/processes';
+import { spawnTs, startTogether } from '../lib/processes';
 import { median, pairedRatio, pick, rng } from '../lib/stats';
 import { judge, row, type BenchContext, type BenchGroup, type Row } from '../lib/types';
 
@@ -313,28 +313,7 @@ async function writers(
   const children = Array.from({ length: n }, (_, i) =>
     spawnTs('bench/children/counter-writer.ts', [root, uuidFile, String(updates), String(i * 101)]),
   );
-  const exits = children.map((c) => waitForExit(c));
-  await Promise.all(
-    children.map(
-      (c) =>
-        new Promise<void>((resolve, reject) => {
-          let out = '';
-          const onData = (d: Buffer): void => {
-            out += d.toString();
-            if (out.includes('ready')) {
-              c.stdout?.off('data', onData);
-              resolve();
-            }
-          };
-          c.stdout?.on('data', onData);
-          c.once('exit', (code) =>
-            reject(new Error(`writer exited with ${code} before it was ready`)),
-          );
-        }),
-    ),
-  );
-  for (const c of children) c.stdin?.write('go\n');
-  const ended = await Promise.all(exits);
+  const ended = await startTogether(children);
   const results = ended.map((e) => {
     if (e.code !== 0) throw new Error(`writer failed (${e.code}): ${e.stderr.slice(-500)}`);
     return JSON.parse(e.stdout.trim().split('\n').at(-1)!) as WriterResult;

@@ -93,3 +93,36 @@ export function removeTree(dir: string): void {
   }
   fs.rmSync(dir, { recursive: true, force: true });
 }
+
+/**
+ * Waits until every child has printed "ready", then tells them all "go" on stdin at once,
+ * so that concurrent writers really overlap; resolves with their exits.
+ */
+export async function startTogether(
+  children: readonly ChildProcess[],
+  onReady?: () => void,
+): Promise<ExitResult[]> {
+  const exits = children.map((c) => waitForExit(c));
+  await Promise.all(
+    children.map(
+      (c) =>
+        new Promise<void>((resolve, reject) => {
+          let out = '';
+          const onData = (d: Buffer): void => {
+            out += d.toString();
+            if (out.includes('ready')) {
+              c.stdout?.off('data', onData);
+              resolve();
+            }
+          };
+          c.stdout?.on('data', onData);
+          c.once('exit', (code) =>
+            reject(new Error(`a child exited with ${code} before it was ready`)),
+          );
+        }),
+    ),
+  );
+  onReady?.();
+  for (const c of children) c.stdin?.write('go\n');
+  return Promise.all(exits);
+}

@@ -9,22 +9,33 @@ import { useTempDir } from '../../../test/support/temp-dir';
 
 const tempDir = useTempDir();
 
-/** A real child process that dies at once without reporting a status (like a crashed worker). */
-const dyingWorker: ForkWorker = ({ env }) => {
-  const child = spawn(process.execPath, ['-e', 'process.exit(3)'], {
-    env,
-    stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
-  });
-  return {
-    pid: child.pid,
-    send: (m) => {
-      if (child.connected) child.send(m);
-    },
-    onMessage: (l) => child.on('message', l),
-    onExit: (l) => child.on('exit', l),
-    kill: (s) => child.kill(s),
+/** A real child process running `script`, with the IPC channel a task process has. */
+const scriptWorker =
+  (script: string): ForkWorker =>
+  ({ env }) => {
+    const child = spawn(process.execPath, ['-e', script], {
+      env,
+      stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+    });
+    return {
+      pid: child.pid,
+      send: (m) => {
+        if (child.connected) child.send(m);
+      },
+      onMessage: (l) => child.on('message', l),
+      onExit: (l) => child.on('exit', l),
+      kill: (s) => child.kill(s),
+    };
   };
-};
+
+/** Dies at once without reporting a status (like a crashed worker). */
+const dyingWorker = scriptWorker('process.exit(3)');
+
+/** Reports its task after `delayMs`, then stays until killed. */
+const slowWorker = (delayMs: number): ForkWorker =>
+  scriptWorker(
+    `process.on('message', (m) => setTimeout(() => process.send({ type: 'status', uuid: m.spec.uuid, status: 'running' }), ${delayMs}));`,
+  );
 
 describe('TaskSupervisor', () => {
   it('survives when it cannot record how a task process ended: the exit resolves as failed and an error event says why', async () => {
@@ -57,29 +68,6 @@ describe('TaskSupervisor', () => {
     ]);
   });
 });
-
-/** A real child process that reports its task after `delayMs`, then stays until killed. */
-const slowWorker =
-  (delayMs: number): ForkWorker =>
-  ({ env }) => {
-    const child = spawn(
-      process.execPath,
-      [
-        '-e',
-        `process.on('message', (m) => setTimeout(() => process.send({ type: 'status', uuid: m.spec.uuid, status: 'running' }), ${delayMs}));`,
-      ],
-      { env, stdio: ['ignore', 'ignore', 'ignore', 'ipc'] },
-    );
-    return {
-      pid: child.pid,
-      send: (m) => {
-        if (child.connected) child.send(m);
-      },
-      onMessage: (l) => child.on('message', l),
-      onExit: (l) => child.on('exit', l),
-      kill: (s) => child.kill(s),
-    };
-  };
 
 describe('TaskSupervisor.whenReadable', () => {
   it('waits for the new process to report its task, and no longer than the limit', async () => {
