@@ -17,7 +17,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { execFileSync, fork } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ContextStore } from '../../src/core/store/context-store';
 import { TaskSupervisor, type WorkerExit } from '../../src/core/supervisor/task-supervisor';
@@ -40,61 +40,19 @@ import {
 import { startScriptedLlm, type ScriptedLlm } from '../support/scripted-llm-server';
 import { makeTaskEnv } from '../support/task-env';
 import { useTempDir } from '../support/temp-dir';
+import { probeTmpfs, useTmpfs } from '../support/tmpfs';
 
 const tempDir = useTempDir('cwb-full-disk-');
 
+const disks = useTmpfs();
+const TMPFS = probeTmpfs();
+
 /** Folders that hold a mount point outlive single tests: removed after unmounting. */
-const mountBases: string[] = [];
 function mountBase(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cwb-full-disk-mnt-'));
-  mountBases.push(dir);
+  disks.removeAfter(dir);
   return dir;
 }
-
-// ------------------------------------------------------------------ a real full disk
-
-/** Whether this machine lets us mount a tmpfs (root, Linux, mount(8)), and why not. */
-function probeTmpfs(): { ok: boolean; reason: string } {
-  if (process.platform !== 'linux') return { ok: false, reason: 'tmpfs needs Linux' };
-  if (process.getuid?.() !== 0) return { ok: false, reason: 'mounting a tmpfs needs root' };
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cwb-tmpfs-probe-'));
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', dir], { stdio: 'pipe' });
-    execFileSync('umount', [dir], { stdio: 'pipe' });
-    return { ok: true, reason: '' };
-  } catch (err) {
-    return {
-      ok: false,
-      reason: `mount -t tmpfs failed: ${String((err as Error).message).split('\n')[0]}`,
-    };
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-const TMPFS = probeTmpfs();
-const mounted: string[] = [];
-
-function mountTmpfs(dir: string, size: string): void {
-  fs.mkdirSync(dir, { recursive: true });
-  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir]);
-  mounted.push(dir);
-}
-
-function growTmpfs(dir: string): void {
-  execFileSync('mount', ['-o', 'remount,size=64m', dir]);
-}
-
-afterAll(() => {
-  for (const dir of mounted.splice(0)) {
-    try {
-      execFileSync('umount', [dir], { stdio: 'pipe' });
-    } catch {
-      execFileSync('umount', ['-l', dir], { stdio: 'pipe' });
-    }
-  }
-  for (const dir of mountBases.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
 
 interface Outcome {
   uuid: string;
@@ -183,7 +141,7 @@ async function runUntilFull(
   });
   const env = makeTaskEnv(mountBase(), { provider: 'openai', url: llm.url });
   root = env.root;
-  mountTmpfs(env.root, '2m');
+  disks.mount(env.root, '2m');
   const hostErrors: unknown[] = [];
   const stderr: string[] = [];
   const { fork: forkWorker, pids } = guardedFork(hostErrors, stderr);
@@ -234,7 +192,7 @@ async function runUntilFull(
 async function freeAndResume(run: Awaited<ReturnType<typeof runUntilFull>>): Promise<void> {
   const { env, outcome } = run;
   fs.rmSync(path.join(env.root, 'filler'), { force: true });
-  growTmpfs(env.root);
+  disks.grow(env.root, '64m');
   const store = ContextStore.open(env.root);
   try {
     assertDbMatchesFolders(store);
@@ -368,7 +326,7 @@ describe.skipIf(!TMPFS.ok)(
         store.close();
         uuid = task.uuid;
         out = path.join(base, 'exports');
-        mountTmpfs(out, '64k');
+        disks.mount(out, '64k');
       });
 
       function exportTo(format: string): ReturnType<typeof runCwb> {

@@ -9,8 +9,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import yauzl from 'yauzl';
 import { ZipFile } from 'yazl';
 import { ContextStore } from '../../src/core/store/context-store';
@@ -19,6 +18,7 @@ import type { Manifest } from '../../src/core/export';
 import { importFile } from '../../src/core/import';
 import { rawZip, type RawEntry } from '../support/raw-zip';
 import { useTempDir } from '../support/temp-dir';
+import { probeTmpfs, useTmpfs } from '../support/tmpfs';
 
 const tempDir = useTempDir('cwb-hostile-archives-');
 
@@ -217,36 +217,8 @@ describe('hostile archives', () => {
 
 // ------------------------------------------------------------------ a real zip bomb
 
-function probeTmpfs(): { ok: boolean; reason: string } {
-  if (process.platform !== 'linux') return { ok: false, reason: 'tmpfs needs Linux' };
-  if (process.getuid?.() !== 0) return { ok: false, reason: 'mounting a tmpfs needs root' };
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cwb-tmpfs-probe-'));
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', dir], { stdio: 'pipe' });
-    execFileSync('umount', [dir], { stdio: 'pipe' });
-    return { ok: true, reason: '' };
-  } catch (err) {
-    return {
-      ok: false,
-      reason: `mount -t tmpfs failed: ${String((err as Error).message).split('\n')[0]}`,
-    };
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
-
 const TMPFS = probeTmpfs();
-const mounts: string[] = [];
-afterAll(() => {
-  for (const dir of mounts.splice(0)) {
-    try {
-      execFileSync('umount', [dir], { stdio: 'pipe' });
-    } catch {
-      execFileSync('umount', ['-l', dir], { stdio: 'pipe' });
-    }
-    fs.rmSync(path.dirname(dir), { recursive: true, force: true });
-  }
-});
+const disks = useTmpfs();
 
 describe.skipIf(!TMPFS.ok)(
   `a zip bomb on a small disk${TMPFS.ok ? '' : ` (skipped: ${TMPFS.reason})`}`,
@@ -257,9 +229,8 @@ describe.skipIf(!TMPFS.ok)(
     it('a valid archive that inflates 1000× beyond the free space: refused before a byte is extracted, the disk left as it was', async () => {
       const base = fs.mkdtempSync(path.join(os.tmpdir(), 'cwb-zip-bomb-'));
       const root = path.join(base, 'contexts');
-      fs.mkdirSync(root);
-      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', root]);
-      mounts.push(root);
+      disks.removeAfter(base);
+      disks.mount(root, '8m');
       const ctx = await setup(root);
       const manifest = JSON.parse(ctx.entries.get('manifest.json')!.toString()) as Manifest;
       const bomb = Buffer.alloc(64 * 1024 * 1024, '\n');
