@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ContextStore } from '../store/context-store';
 import { realFixture } from '../../../test/support/real-fixtures';
 import { useTempDir } from '../../../test/support/temp-dir';
@@ -73,6 +73,40 @@ async function oneShot(fixture: string, kind = claude): Promise<Map<string, stri
 }
 
 describe('syncFile', () => {
+  it('judges the file by its size once it holds it: another process having read further since is not a truncation', async () => {
+    const { store, dir } = setup();
+    const file = path.join(dir, 'session.jsonl');
+    const lines = fs.readFileSync(CLAUDE, 'utf8').split('\n').filter(Boolean);
+    const third = Math.floor(lines.length / 3);
+    fs.writeFileSync(file, `${lines.slice(0, third).join('\n')}\n`);
+    // What a slow process saw before another one synced the next lines.
+    const stale = fs.statSync(file);
+    fs.appendFileSync(file, `${lines.slice(third, 2 * third).join('\n')}\n`);
+    expect((await syncFile(store, claude, file)).status).toBe('synced');
+    fs.appendFileSync(file, `${lines.slice(2 * third).join('\n')}\n`);
+    const realStat = fs.statSync;
+    let first = true;
+    const spy = vi.spyOn(fs, 'statSync').mockImplementation(((
+      p: fs.PathLike,
+      o?: fs.StatSyncOptions,
+    ) => {
+      if (first && p === file) {
+        first = false;
+        return stale;
+      }
+      return realStat(p, o);
+    }) as typeof fs.statSync);
+    try {
+      expect((await syncFile(store, claude, file)).status).toBe('synced');
+    } finally {
+      spy.mockRestore();
+    }
+    const row = new SyncStateRepository(store.db).get(file)!;
+    expect(row).toMatchObject({ generation: 0, notice: null, offset: fs.statSync(file).size });
+    expect(byTask(store)).toEqual(await oneShot(CLAUDE));
+    store.close();
+  });
+
   it('reads a file appended in pieces (cut anywhere, mid-line too) exactly as one sync of the whole', async () => {
     for (const [fixture, kind] of [
       [CLAUDE, claude],

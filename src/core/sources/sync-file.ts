@@ -102,6 +102,10 @@ export async function syncFile(
 
   let notice: string | undefined;
   const claimed = repo.claim(file, kind.id, (row) => {
+    // Stat again now that the file is ours: another process may have read further (or
+    // left a pending range) since the stat above, and the file's size from before that
+    // would make the bytes it read look truncated.
+    stat = fs.statSync(file, { throwIfNoEntry: false }) ?? stat;
     if (documentMode) {
       // Rewritten whole on every change: read whole; stable message keys say what is new.
       const recovering = row.pending !== null;
