@@ -10,7 +10,6 @@
  * that exits at once), so no payload can start real work.
  */
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
@@ -27,44 +26,7 @@ import {
 import type { ForkWorker } from '../../src/core/supervisor/worker-handle';
 import { startWebHost, type WebHost } from '../../src/core/web/web-host';
 import { ContextStore } from '../../src/core/store/context-store';
-
-/**
- * One request on its own connection (no keep-alive reuse, whose races would show up as
- * client-side hang-ups), with an exact Content-Length.
- */
-function request(options: {
-  method: string;
-  path: string;
-  headers: Record<string, string>;
-  body: string;
-}): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const body = Buffer.from(options.body);
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port: host.port,
-        method: options.method,
-        path: options.path,
-        agent: false,
-        headers: {
-          Host: `127.0.0.1:${host.port}`,
-          'Content-Length': String(body.length),
-          ...options.headers,
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+import { rawRequest } from '../support/raw-http';
 
 /** A task "process" that exits at once with code 2 (it never ran). */
 const fakeFork: ForkWorker = () => ({
@@ -272,7 +234,7 @@ describe('hostile HTTP requests to `cwb serve` (authenticated, so they reach the
         async ([name, payload]) => {
           fc.pre(safe(name, payload));
           const body = JSON.stringify(payload) ?? 'null';
-          const res = await request({
+          const res = await rawRequest(host.port, {
             method: 'POST',
             path: `/api/${name}`,
             headers: headers(),
@@ -299,7 +261,12 @@ describe('hostile HTTP requests to `cwb serve` (authenticated, so they reach the
         ),
         fc.constantFrom('POST', 'GET', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'),
         async (body, urlPath, method) => {
-          const res = await request({ method, path: urlPath, headers: headers(), body });
+          const res = await rawRequest(host.port, {
+            method,
+            path: urlPath,
+            headers: headers(),
+            body,
+          });
           expect(res.status, `${method} ${urlPath}: ${res.body}`).toBeLessThan(500);
           expect(res.status).toBeGreaterThanOrEqual(200);
           if (res.status !== 200) expect(isApiResult(JSON.parse(res.body) as unknown)).toBe(true);

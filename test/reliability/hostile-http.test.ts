@@ -9,7 +9,6 @@
  * fuzzes the guard and runs a real `cwb serve` process; this file names each attack.
  */
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,47 +19,11 @@ import {
 import type { ForkWorker } from '../../src/core/supervisor/worker-handle';
 import { startWebHost, type WebHost } from '../../src/core/web/web-host';
 import { ContextStore } from '../../src/core/store/context-store';
-
-interface Reply {
-  status: number;
-  body: string;
-}
+import { rawRequest, type RawReply } from '../support/raw-http';
 
 /** One raw request on its own connection; Host is sent exactly as given (null: none). */
-function send(options: {
-  method?: string;
-  path: string;
-  host?: string | null;
-  headers?: Record<string, string>;
-  body?: string;
-}): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const body = options.body === undefined ? undefined : Buffer.from(options.body);
-    const headers: Record<string, string> = { ...options.headers };
-    if (body) headers['Content-Length'] = String(body.length);
-    if (options.host !== null) headers.Host = options.host ?? `127.0.0.1:${web.port}`;
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port: web.port,
-        method: options.method ?? 'GET',
-        path: options.path,
-        agent: false,
-        headers,
-        setHost: false,
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const send = (options: Parameters<typeof rawRequest>[1]): Promise<RawReply> =>
+  rawRequest(web.port, options);
 
 let base: string;
 let root: string;
