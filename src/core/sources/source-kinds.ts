@@ -2,9 +2,9 @@ import os from 'node:os';
 import path from 'node:path';
 import type { SessionEvent, SessionFormat } from '../import/session-format';
 import { SESSION_FORMATS } from '../import/session-formats';
-import { claudeCodeLines } from './claude-code-lines';
-import { codexLines } from './codex-lines';
-import type { CreateLineMapper } from './sync-sink';
+import { ClaudeCodeMapper } from '../import/claude-code-mapper';
+import { CodexMapper } from '../import/codex-mapper';
+import type { CreateEntryMapper } from './sync-sink';
 
 /**
  * Whole-document formats (Gemini CLI, Cline/Roo, OpenHands) rewrite their file on every
@@ -13,7 +13,7 @@ import type { CreateLineMapper } from './sync-sink';
  * keys are stable across rewrites; the sync skips the messages it already has.
  */
 export type SourceReader =
-  | { mode: 'jsonl'; mapper: CreateLineMapper }
+  | { mode: 'jsonl'; mapper: CreateEntryMapper }
   | { mode: 'document'; parse(file: string): AsyncIterable<SessionEvent> };
 
 /** One agent whose session store is a source. */
@@ -28,6 +28,12 @@ export interface SourceKind {
   /** How many folder levels below the source folder discovery looks. */
   depth: number;
   reader: SourceReader;
+  /**
+   * Sessions kept as a folder of one JSON file per event (OpenHands' `<id>/events/<n>.json`):
+   * `unitOf` maps a file below the source folder to its events folder (relative, with '/'),
+   * which is synced as one source, event by event, through `mapper`.
+   */
+  events?: { unitOf(relative: string): string | undefined; mapper: CreateEntryMapper };
 }
 
 const kinds = new Map<string, SourceKind>();
@@ -74,7 +80,7 @@ registerSourceKind({
   // <project>/<session>.jsonl, and newer subagent files <project>/<session>/subagents/agent-*.jsonl
   matches: (relative) => relative.endsWith('.jsonl'),
   depth: 4,
-  reader: { mode: 'jsonl', mapper: claudeCodeLines },
+  reader: { mode: 'jsonl', mapper: (saved, sink) => new ClaudeCodeMapper(saved, sink) },
 });
 
 registerSourceKind({
@@ -85,7 +91,7 @@ registerSourceKind({
   ],
   matches: (relative) => /(^|\/)rollout-[^/]*\.jsonl$/.test(relative),
   depth: 4,
-  reader: { mode: 'jsonl', mapper: codexLines },
+  reader: { mode: 'jsonl', mapper: (saved, sink) => new CodexMapper(saved, sink) },
 });
 
 /** A SessionFormat (the parser of `cwb import`) read as a whole document on every sync. */
