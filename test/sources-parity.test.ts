@@ -11,10 +11,14 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TaskRow } from '../src/shared/task-types';
 import { ContextStore } from '../src/core/store/context-store';
-import { importFile } from '../src/core/import';
+import { importFile, importPaths } from '../src/core/import';
+import { discoverFiles } from '../src/core/sources/discover';
 import { sourceKind } from '../src/core/sources/source-kinds';
+import { SourceSync } from '../src/core/sources/source-sync';
+import { parseSourcesConfig } from '../src/core/sources/sources-config';
 import { syncFile } from '../src/core/sources/sync-file';
 import { SyncStateRepository } from '../src/core/sources/sync-state';
+import { realFixture } from './support/real-fixtures';
 import { useTempDir } from './support/temp-dir';
 
 const tempDir = useTempDir();
@@ -438,5 +442,82 @@ describe('calls of the last reply left without a result', () => {
     await syncFile(live, cline, file);
     expect(toolsOf()).toHaveLength(1);
     live.close();
+  });
+});
+
+describe('an OpenHands session kept as one file per event (events/<n>.json)', () => {
+  it('is followed event by event into one task, every event once, as `cwb import` of the folder gives', async () => {
+    const root = tempDir();
+    const home = path.join(root, 'home');
+    const kind = sourceKind('openhands')!;
+    const sessions = kind.defaultFolders({ HOME: home })[0]!;
+    const id = '5f2b8c1d9e7a4b3c8d6e0f1a2b3c4d5e';
+    const dir = path.join(sessions, id, 'events');
+    fs.mkdirSync(dir, { recursive: true });
+    const fixture = realFixture('openhands', 'sessions', id, 'events');
+    const event = (n: number): string => fs.readFileSync(path.join(fixture, `${n}.json`), 'utf8');
+    const write = (n: number, text = event(n)): void =>
+      fs.writeFileSync(path.join(dir, `${n}.json`), text);
+    for (let n = 0; n <= 3; n++) write(n);
+    // Found as one session (the folder), and a changed event file stands for its folder.
+    expect(await discoverFiles(kind, sessions)).toEqual([dir]);
+    const contexts = path.join(root, 'live');
+    let live = ContextStore.open(contexts);
+    const sync = new SourceSync(live, parseSourcesConfig('', null, { HOME: home }));
+    expect(sync.unitOf(path.join(dir, '3.json'))).toMatchObject({ path: dir });
+    expect(sync.unitOf(path.join(sessions, id, 'metadata.json'))).toBeUndefined();
+
+    expect(await syncFile(live, kind, dir)).toMatchObject({ status: 'synced', messages: 2 });
+    const repo = (): SyncStateRepository => new SyncStateRepository(live.db);
+    expect(repo().get(dir)).toMatchObject({ offset: 4, line_no: 4 });
+    // OpenHands numbers event 5 while event 4's file is still being written: nothing past 3
+    // is read until 4 is complete.
+    write(5);
+    write(4, event(4).slice(0, 40));
+    expect((await syncFile(live, kind, dir)).messages).toBe(0);
+    expect(repo().get(dir)).toMatchObject({ offset: 4 });
+    write(4);
+    for (let n = 6; n <= 9; n++) write(n);
+    // A sync killed before its commit, then a restart: redone without duplicates.
+    const killed = await syncFile(live, kind, dir, {
+      beforeCommit: () => {
+        throw new Error('killed');
+      },
+    });
+    expect(killed.status).toBe('error');
+    repo().update(dir, { lease_pid: 2 ** 22 + 17 });
+    live.close();
+    live = ContextStore.open(contexts);
+    expect((await syncFile(live, kind, dir)).status).toBe('synced');
+    expect(repo().get(dir)).toMatchObject({ offset: 10, line_no: 10, pending: null });
+    const past = new Date(Date.now() - 60_000);
+    for (const name of fs.readdirSync(dir)) fs.utimesSync(path.join(dir, name), past, past);
+    fs.utimesSync(dir, past, past);
+    await syncFile(live, kind, dir);
+    expect((await syncFile(live, kind, dir)).status).toBe('unchanged');
+    const got = tasks(live);
+    const row = live.listTasks({ limit: 10 }).rows[0]!;
+    expect(row).toMatchObject({ task_source: 'openhands', task_id: id, agent: 'openhands' });
+    live.close();
+
+    const store = ContextStore.open(path.join(root, 'imported'));
+    const run = await importPaths(store, [dir]);
+    expect(run.failed).toEqual([]);
+    const want = tasks(store);
+    expect(store.listTasks({ limit: 10 }).rows[0]).toMatchObject({ task_id: id });
+    store.close();
+    expect(got).toEqual(want);
+    expect(got).toHaveLength(1);
+    const roles = (got[0]!.messages as { role: string }[]).map((m) => m.role);
+    expect(roles).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+      'tool',
+      'assistant',
+      'tool',
+      'assistant',
+    ]);
   });
 });

@@ -4,6 +4,7 @@ import type { SessionEvent, SessionFormat } from '../import/session-format';
 import { SESSION_FORMATS } from '../import/session-formats';
 import { ClaudeCodeMapper } from '../import/claude-code-mapper';
 import { CodexMapper } from '../import/codex-mapper';
+import { openHandsEventsMapper } from './openhands-events';
 import type { CreateEntryMapper } from './sync-sink';
 
 /**
@@ -133,11 +134,16 @@ registerSourceKind({
   id: 'openhands',
   label: 'OpenHands',
   defaultFolders: (env) => [path.join(homeOf(env), '.openhands', 'sessions')],
-  // Trajectory files (save_trajectory_path) kept in the folder; a session's events/ folder
-  // (one file per event) is not followed live yet.
+  // Trajectory files (save_trajectory_path) kept in the folder, read whole.
   matches: (relative) => /^[^/]+\.json$/.test(relative),
-  depth: 1,
+  depth: 2,
   reader: documentReader(SESSION_FORMATS.openhands),
+  // The GUI's file store: <session id>/events/<n>.json, one file per event, followed event
+  // by event (metadata.json and the event_cache/ pages beside it are not needed).
+  events: {
+    unitOf: (relative) => /^([^/]+\/events)\/\d+\.json$/.exec(relative)?.[1],
+    mapper: openHandsEventsMapper,
+  },
 });
 
 registerSourceKind({

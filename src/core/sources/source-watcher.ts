@@ -58,9 +58,11 @@ export function watchSources(sync: SourceSync, options: SourceWatcherOptions): S
   };
 
   // The first event of a quiet file syncs at once (the live delay is what people see);
-  // events during a sync, or right after one, are gathered into one more sync.
-  const schedule = (file: string): void => {
-    if (closed || !sync.sourceOf(file)) return;
+  // events during a sync, or right after one, are gathered into one more sync. An event file
+  // of an events folder stands for its folder.
+  const schedule = (changed: string): void => {
+    const file = sync.unitOf(changed)?.path;
+    if (closed || file === undefined) return;
     if (running.has(file)) {
       running.set(file, true);
       return;
