@@ -87,7 +87,7 @@ export class SourceSync {
     const previous = queues.get(file) ?? Promise.resolve(undefined);
     const next = previous
       .catch(() => undefined)
-      .then(() => syncFile(this.store, source.kind, file));
+      .then(() => syncFile(this.store, source.kind, file, { quietMs: this.config.quietMs }));
     queues.set(file, next);
     void next.finally(() => {
       if (queues.get(file) === next) queues.delete(file);
