@@ -92,8 +92,9 @@ type Reading =
  * Reads what is new in one session file into its tasks, exactly once.
  *
  * Order (what makes a crash at any point recoverable exactly):
- * 1. claim (IMMEDIATE transaction): take the file's lease and record the byte range about
- *    to be read as `pending` — [offset, size) of the file now;
+ * 1. claim (IMMEDIATE transaction): take the file's lease and record the range about to be
+ *    read as `pending` — [offset, size) of the file now (bytes; event numbers for an events
+ *    folder) — and whether the file has been still (`final`: the held reply is complete);
  * 2. append the range's messages to the tasks' files;
  * 3. commit (one transaction): offset = end of the last complete line, the counts of each
  *    task, the mapper's state, statistics of the rows; pending and lease cleared.
@@ -118,6 +119,7 @@ export async function syncFile(
   const known = repo.get(file);
   let reading: Reading;
   try {
+    // The offset only tells an events folder which of its files may be new (their times).
     reading = open(kind, file, known?.offset ?? 0);
   } catch {
     if (known && known.error === null) repo.update(file, { error: 'the file is gone' });
@@ -194,9 +196,6 @@ export async function syncFile(
     return { ...base, status: 'unchanged', held: row.held === 1 };
   }
   try {
-    // A generation read again from the start reads its source from the start too.
-    if (reading.mode === 'entries' && range.start === 0 && row.offset !== 0)
-      reading = open(kind, file, 0);
     const result = await readRange(store, repo, kind, file, row, range, reading, {
       size,
       mtimeMs,
