@@ -34,6 +34,10 @@ describe('cwb sources', () => {
       ),
       path.join(extra, 'rollout-1.jsonl'),
     );
+    // Sessions the agents finished a while ago: their last replies are complete.
+    const past = new Date(Date.now() - 60_000);
+    for (const file of [path.join(project, 's.jsonl'), path.join(extra, 'rollout-1.jsonl')])
+      fs.utimesSync(file, past, past);
 
     const added = cwb('add', 'codex', extra, '--json');
     expect(added.status, added.stderr).toBe(0);

@@ -247,6 +247,11 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX IF NOT EXISTS source_files_kind ON source_files (kind);
   `,
+  // Live sources: 1 while a file's last reply is held back or its calls wait for a result;
+  // a sync of the file once it has been still finishes them (src/core/sources/sync-file.ts).
+  `
+  ALTER TABLE source_files ADD COLUMN held INTEGER NOT NULL DEFAULT 0;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

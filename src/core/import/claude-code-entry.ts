@@ -1,4 +1,6 @@
+import crypto from 'node:crypto';
 import { z } from 'zod';
+import { contentText } from './text';
 
 /**
  * The parts of a Claude Code session entry the importer reads. Fields that only describe
@@ -65,13 +67,17 @@ export const MAIN_THREAD = 'main';
  * idempotent, so the scan and the import pass agree on every entry.
  */
 export class ClaudeThreadRouter {
-  private readonly sidechainThreadOf = new Map<string, string>();
+  /**
+   * Sidechain entry uuid → its thread. A plain object, so live sync keeps it in its saved
+   * state and routes the next lines of a growing file as one pass over the whole file would.
+   */
+  constructor(readonly sidechainThreadOf: Record<string, string> = {}) {}
 
   route(entry: ClaudeEntry, line: number): string | undefined {
     if (!isConversationEntry(entry)) return undefined;
     if (entry.isSidechain !== true) return MAIN_THREAD;
     if (entry.uuid !== undefined) {
-      const known = this.sidechainThreadOf.get(entry.uuid);
+      const known = this.sidechainThreadOf[entry.uuid];
       if (known !== undefined) return known;
     }
     let thread: string;
@@ -79,13 +85,31 @@ export class ClaudeThreadRouter {
     else {
       const parent =
         entry.parentUuid !== null && entry.parentUuid !== undefined
-          ? this.sidechainThreadOf.get(entry.parentUuid)
+          ? this.sidechainThreadOf[entry.parentUuid]
           : undefined;
       thread = parent ?? `root:${entry.uuid ?? `line-${line}`}`;
     }
-    if (entry.uuid !== undefined) this.sidechainThreadOf.set(entry.uuid, thread);
+    if (entry.uuid !== undefined) this.sidechainThreadOf[entry.uuid] = thread;
     return thread;
   }
+}
+
+/**
+ * The text of a user entry that is the person's own prompt (not meta, not a compaction
+ * summary, not tool results), or undefined.
+ */
+export function promptOf(entry: ClaudeEntry): string | undefined {
+  if (entry.type !== 'user' || entry.isMeta === true || entry.isCompactSummary === true)
+    return undefined;
+  const blocks = blocksOf(entry.message?.content);
+  if (blocks.length === 0 || blocks.some((b) => b.type === 'tool_result')) return undefined;
+  const text = contentText(entry.message?.content);
+  return text.trim() === '' ? undefined : text;
+}
+
+/** Subagents are found by their prompt: the Task (Agent) call's prompt, hashed. */
+export function promptHash(text: string): string {
+  return crypto.createHash('sha256').update(text.trim()).digest('hex');
 }
 
 /** Content blocks, narrowed by hand: one odd block must not cost the whole entry. */

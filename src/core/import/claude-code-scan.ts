@@ -1,15 +1,16 @@
 import { realRequest } from './session-meta';
 import fs from 'node:fs';
-import crypto from 'node:crypto';
 import { readJsonl } from '../jsonl/jsonl-reader';
 import {
   ClaudeEntrySchema,
   ClaudeThreadRouter,
   MAIN_THREAD,
   blocksOf,
+  promptHash,
+  promptOf,
   type ClaudeEntry,
 } from './claude-code-entry';
-import { contentText, isRecord, normalizeTimestamp } from './text';
+import { isRecord, normalizeTimestamp } from './text';
 
 /** What the first pass learns about one thread: enough to create its task before writing it. */
 export interface ClaudeThreadInfo {
@@ -92,7 +93,7 @@ export async function scanClaudeCode(file: string, maxLineBytes?: number): Promi
   }
   for (const info of threads.values()) {
     if (!info.sidechain || info.prompt === undefined) continue;
-    const call = taskCalls.get(hash(info.prompt));
+    const call = taskCalls.get(promptHash(info.prompt));
     if (call) {
       info.parentToolUseId = call.id;
       if (call.description !== undefined) info.description = call.description;
@@ -119,27 +120,10 @@ function note(info: ClaudeThreadInfo, entry: ClaudeEntry, lineNo: number): void 
   if (entry.type === 'user' && entry.isCompactSummary === true) info.lastCompactLine = lineNo;
   if (entry.type === 'assistant' && entry.message?.model && entry.message.model !== '<synthetic>')
     info.model ??= entry.message.model;
-  if (
-    info.prompt === undefined &&
-    entry.type === 'user' &&
-    entry.isMeta !== true &&
-    entry.isCompactSummary !== true
-  ) {
-    const blocks = blocksOf(entry.message?.content);
-    if (blocks.length > 0 && blocks.every((b) => b.type !== 'tool_result')) {
-      const text = contentText(entry.message?.content);
-      if (text.trim() !== '') info.prompt = text;
-    }
-  }
-  if (
-    info.request === undefined &&
-    entry.type === 'user' &&
-    entry.isMeta !== true &&
-    entry.isCompactSummary !== true
-  ) {
-    const blocks = blocksOf(entry.message?.content);
-    if (blocks.length > 0 && blocks.every((b) => b.type !== 'tool_result'))
-      info.request = realRequest(contentText(entry.message?.content));
+  const prompt = promptOf(entry);
+  if (prompt !== undefined) {
+    info.prompt ??= prompt;
+    if (info.request === undefined) info.request = realRequest(prompt);
   }
 }
 
@@ -153,14 +137,10 @@ function rememberTaskCalls(
     if (block.name !== 'Task' && block.name !== 'Agent') continue;
     if (!isRecord(block.input) || typeof block.input.prompt !== 'string') continue;
     const { description, subagent_type: subagentType } = block.input;
-    calls.set(hash(block.input.prompt), {
+    calls.set(promptHash(block.input.prompt), {
       id: block.id,
       ...(typeof description === 'string' && { description }),
       ...(typeof subagentType === 'string' && { subagentType }),
     });
   }
-}
-
-function hash(text: string): string {
-  return crypto.createHash('sha256').update(text.trim()).digest('hex');
 }

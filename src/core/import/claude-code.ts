@@ -8,7 +8,7 @@
  * prompt matches). A file holding only sidechain entries (newer Claude Code writes
  * `agent-*.jsonl` files) gives top-level subagent tasks.
  *
- * The message mapping is described on ClaudeThread. `type: summary` entries are Claude
+ * The message mapping is described on ClaudeCodeMapper (shared with live sync). `type: summary` entries are Claude
  * Code's short titles of a conversation (e.g. "Empty Repo Setup: CLAUDE.md Foundation
  * Created"), not compactions: the first becomes the task title, all are kept in
  * metadata.json's source. Counts are derivable from the file:
@@ -30,9 +30,10 @@ import { readJsonl } from '../jsonl/jsonl-reader';
 import { badInput } from '../errors';
 import { ClaudeEntrySchema, MAIN_THREAD } from './claude-code-entry';
 import { scanClaudeCode, type ClaudeScan, type ClaudeThreadInfo } from './claude-code-scan';
-import { ClaudeThread } from './claude-code-thread';
+import { ClaudeCodeMapper } from './claude-code-mapper';
 import { ImportReport, type TranscriptImport } from './import-report';
 import { beginImport, discardImportedTask, type ImportSession } from './import-session';
+import type { TranscriptSink } from './transcript-sink';
 import { TranscriptWriter } from './transcript-writer';
 import { PROMPT_MAX_CHARS, clip, titleFrom } from './text';
 import type { ImportOptions } from './types';
@@ -40,7 +41,7 @@ import type { ImportOptions } from './types';
 interface OpenThread {
   info: ClaudeThreadInfo;
   session: ImportSession;
-  thread: ClaudeThread;
+  writer: TranscriptWriter;
 }
 
 export async function importClaudeCode(
@@ -60,6 +61,27 @@ export async function importClaudeCode(
     end: scan.size,
     ...(options.maxLineBytes !== undefined && { maxLineBytes: options.maxLineBytes }),
   };
+  const writerOf = (thread: string): TranscriptWriter => {
+    const state = open.get(thread);
+    if (!state) throw new Error(`${path.basename(file)}: thread ${thread} written while not open`);
+    return state.writer;
+  };
+  const sink: TranscriptSink = {
+    describe: () => undefined, // the scan knows each thread before its task is created
+    message: (thread, message) => void writerOf(thread).append(message),
+    tool: (thread, call) => writerOf(thread).addTool(call),
+    llmCall: (thread, usage, calls = 1) => {
+      const writer = writerOf(thread);
+      writer.countLlmCall(calls);
+      if (usage) writer.addUsage(usage);
+    },
+    compaction: (thread, input) => writerOf(thread).compaction(input),
+    skip: (lineNo, reason) => report.skipLine(lineNo, reason),
+    ignore: (what) => report.ignore(what),
+  };
+  const mapper = new ClaudeCodeMapper(undefined, sink, {
+    historyBefore: (thread) => scan.threads.get(thread)?.lastCompactLine ?? 0,
+  });
   try {
     for await (const line of readJsonl(file, readOptions)) {
       if (!line.ok) {
@@ -76,23 +98,19 @@ export async function importClaudeCode(
       }
       const entry = parsed.data;
       const key = scan.router.route(entry, line.lineNo);
-      if (key === undefined) {
-        if (entry.type !== 'summary') report.ignore(entry.type);
-        continue;
-      }
-      let state = open.get(key);
-      if (!state) {
-        const info = scan.threads.get(key);
-        if (!info) continue; // routed differently than in the scan: cannot happen for the same bytes
-        state = await openThread(store, file, scan, info, mainUuid, report);
-        open.set(key, state);
-      }
-      state.thread.entry(entry, line.lineNo);
-      if (line.lineNo >= state.info.lastLine) {
+      const info = key !== undefined ? scan.threads.get(key) : undefined;
+      if (key !== undefined && !info) continue; // routed differently than in the scan: cannot happen for the same bytes
+      if (key !== undefined && info && !open.has(key))
+        open.set(key, await openThread(store, file, scan, info, mainUuid));
+      mapper.entry(entry, line.lineNo);
+      if (key !== undefined && info && line.lineNo >= info.lastLine) {
+        mapper.endThread(key);
+        const state = open.get(key)!;
         open.delete(key);
         rows.push(await finishThread(state));
       }
     }
+    mapper.end(true);
     for (const [key, state] of open) {
       open.delete(key);
       rows.push(await finishThread(state));
@@ -113,7 +131,6 @@ async function openThread(
   scan: ClaudeScan,
   info: ClaudeThreadInfo,
   mainUuid: string | null,
-  report: ImportReport,
 ): Promise<OpenThread> {
   const isMain = info.key === MAIN_THREAD;
   const title = isMain
@@ -155,15 +172,13 @@ async function openThread(
           }),
     },
   });
-  const writer = new TranscriptWriter(session.task);
-  return { info, session, thread: new ClaudeThread(writer, info.lastCompactLine, report) };
+  return { info, session, writer: new TranscriptWriter(session.task) };
 }
 
 async function finishThread(state: OpenThread): Promise<TaskRow> {
   let counters;
   try {
-    state.thread.end();
-    counters = state.thread.writer.finish();
+    counters = state.writer.finish();
   } catch (err) {
     await state.session.abort(err);
     throw err;

@@ -1,9 +1,8 @@
 import { realRequest } from './session-meta';
 import fs from 'node:fs';
-import type { TokenUsage } from '../../shared/task-types';
 import { readJsonl } from '../jsonl/jsonl-reader';
-import { codexInstructions, codexMessageText, toCodexLine } from './codex-line';
-import { asNumber, asString, isRecord, normalizeTimestamp } from './text';
+import { codexMessageText, toCodexLine } from './codex-line';
+import { asString, isRecord, normalizeTimestamp } from './text';
 
 export interface CodexScan {
   size: number;
@@ -13,7 +12,6 @@ export interface CodexScan {
   provider?: string;
   cliVersion?: string;
   originator?: string;
-  instructions?: string;
   firstTimestamp?: string;
   lastTimestamp?: string;
   prompt?: string;
@@ -26,8 +24,6 @@ export interface CodexScan {
   lastCompactedLine: number;
   /** `token_count` events carrying usage: one per model response. */
   tokenCounts: number;
-  /** The last cumulative usage reported (`info.total_token_usage`). */
-  usage?: TokenUsage;
 }
 
 /** First pass over a rollout: session metadata, which user records to use, compactions, usage. */
@@ -52,7 +48,6 @@ export async function scanCodex(file: string, maxLineBytes?: number): Promise<Co
       scan.cliVersion = asString(p.cli_version);
       scan.originator = asString(p.originator);
       scan.model ??= asString(p.model);
-      scan.instructions = codexInstructions(p);
       const git = isRecord(p.git) ? p.git : undefined;
       scan.gitRemote = asString(git?.repository_url);
       scan.gitBranch = asString(git?.branch);
@@ -74,8 +69,6 @@ export async function scanCodex(file: string, maxLineBytes?: number): Promise<Co
       if (realRequest(message)) scan.prompt ??= message;
     } else if (line.kind === 'event_msg' && p.type === 'token_count' && isRecord(p.info)) {
       scan.tokenCounts++;
-      const total = p.info.total_token_usage;
-      if (isRecord(total)) scan.usage = toUsage(total);
     }
   }
   scan.prompt ??= firstUserItem;
@@ -84,25 +77,8 @@ export async function scanCodex(file: string, maxLineBytes?: number): Promise<Co
 }
 
 /** IDE prompts list the files mentioned first; the request itself follows this heading. */
-function userRequest(prompt: string): string {
+export function userRequest(prompt: string): string {
   const marker = '## My request for Codex:';
   const at = prompt.indexOf(marker);
   return at === -1 ? prompt : prompt.slice(at + marker.length).trim() || prompt;
-}
-
-/**
- * OpenAI usage counts cached input inside input_tokens; stored as the uncached part so
- * that input + cache reads + output = total, as for the other providers.
- */
-function toUsage(u: Record<string, unknown>): TokenUsage {
-  const input = asNumber(u.input_tokens);
-  const cached = Math.min(asNumber(u.cached_input_tokens), input);
-  const output = asNumber(u.output_tokens);
-  return {
-    input_tokens: input - cached,
-    output_tokens: output,
-    cache_creation_tokens: 0,
-    cache_read_tokens: cached,
-    total_tokens: asNumber(u.total_tokens) || input + output,
-  };
 }

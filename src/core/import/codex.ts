@@ -1,29 +1,10 @@
 /**
  * Codex rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`) → one task per file.
  *
- * - `session_meta`: id, cwd, provider, CLI version → source; its base instructions become
- *   the first message (system), as the model saw them. `turn_context` gives the model.
- * - `response_item` message: user → user, developer/system → system, assistant →
- *   assistant. Codex records every user turn twice (a `user` message item and a
- *   `user_message` event); the items are used when the file has any, else the events.
- * - `function_call` / `custom_tool_call` / `local_shell_call` items become tool_calls of
- *   an assistant message: calls that follow each other (or an assistant text) without
- *   another item in between are ONE message, as the model sent them together. MCP calls
- *   are named `namespace + name`. Outputs (`function_call_output`,
- *   `custom_tool_call_output`) become tool messages, paired by call_id, and each pair one
- *   tools.jsonl record. `web_search_call` is a tools.jsonl record only (no output exists).
- * - `reasoning` items: an assistant message `name: "reasoning"`, history only, holding the
- *   summary text (or "[encrypted reasoning, N characters]" when only the encrypted blob
- *   exists; the blob itself is unreadable outside OpenAI and is not copied).
- * - `compacted` entries: one summaries.jsonl record for the messages since the previous
- *   one; then the `replacement_history` messages (what Codex kept, the summary among them,
- *   marked kind `summary`), or a user message of kind `summary` holding `message` when the
- *   entry has no replacement history. Earlier messages are history only, so current.jsonl
- *   is the context after the last compaction.
- * - `event_msg` token_count: the last cumulative usage is the task's usage and each event
- *   with usage one LLM call; without any, every run of model items (reasoning, assistant
- *   text, calls) between user turns and tool outputs counts as one LLM call. Other events
- *   repeat items (agent_message, agent_reasoning) or are UI notices: counted as ignored.
+ * The mapping is described on CodexMapper (codex-mapper.ts, shared with live sync); a first
+ * pass (codex-scan.ts) tells it what only the whole file shows: whether user turns come from
+ * items or events, whether token_count events count the LLM calls, and the last compaction
+ * (earlier messages are history only, so current.jsonl is the context after it).
  *
  * Counts: messages = 1 (instructions, if any) + user records used + system/developer
  * items + reasoning items + assistant groups + outputs (+ compaction messages);
@@ -31,26 +12,18 @@
  */
 import { realRequest, repoKey, titleLine } from './session-meta';
 import path from 'node:path';
-import type { ToolCall, TaskRow } from '../../shared/task-types';
+import type { TaskRow } from '../../shared/task-types';
 import type { ContextStore } from '../store/context-store';
 import { readJsonl } from '../jsonl/jsonl-reader';
 import { badInput } from '../errors';
-import { codexCallId, codexMessageText, toCodexLine, type CodexLine } from './codex-line';
-import { scanCodex, type CodexScan } from './codex-scan';
+import { CodexMapper } from './codex-mapper';
+import { scanCodex } from './codex-scan';
 import { ImportReport, type TranscriptImport } from './import-report';
 import { beginImport } from './import-session';
+import type { TranscriptSink } from './transcript-sink';
 import { TranscriptWriter } from './transcript-writer';
-import {
-  PROMPT_MAX_CHARS,
-  argumentsString,
-  argumentsValue,
-  asString,
-  clip,
-  contentText,
-  isRecord,
-  titleFrom,
-} from './text';
-import { REASONING_NAME, type ImportOptions } from './types';
+import { PROMPT_MAX_CHARS, clip, titleFrom } from './text';
+import type { ImportOptions } from './types';
 
 export async function importCodex(
   store: ContextStore,
@@ -94,7 +67,24 @@ export async function importCodex(
     },
   });
   try {
-    const mapper = new CodexMapper(new TranscriptWriter(session.task), scan, report);
+    const writer = new TranscriptWriter(session.task);
+    const sink: TranscriptSink = {
+      describe: () => undefined, // the scan knows the session before its task is created
+      message: (_thread, message) => void writer.append(message),
+      tool: (_thread, call) => writer.addTool(call),
+      llmCall: (_thread, usage, calls = 1) => {
+        writer.countLlmCall(calls);
+        if (usage) writer.addUsage(usage);
+      },
+      compaction: (_thread, input) => writer.compaction(input),
+      skip: (lineNo, reason) => report.skipLine(lineNo, reason),
+      ignore: (what) => report.ignore(what),
+    };
+    const mapper = new CodexMapper(undefined, sink, {
+      userItems: scan.hasUserItems,
+      tokenCounts: scan.tokenCounts > 0,
+      historyBefore: scan.lastCompactedLine,
+    });
     const readOptions = {
       end: scan.size,
       ...(options.maxLineBytes !== undefined && { maxLineBytes: options.maxLineBytes }),
@@ -104,238 +94,13 @@ export async function importCodex(
         report.skipLine(raw.lineNo, raw.error);
         continue;
       }
-      const line = toCodexLine(raw.value, raw.lineNo);
-      if (!line) {
-        report.skipLine(raw.lineNo, 'not a Codex rollout line');
-        continue;
-      }
-      mapper.line(line, raw.lineNo);
+      mapper.line(raw.value, raw.lineNo);
     }
-    const counters = mapper.end();
-    const row: TaskRow = await session.finish(counters);
+    mapper.end(true);
+    const row: TaskRow = await session.finish(writer.finish());
     return { rows: [row], report };
   } catch (err) {
     await session.abort(err);
     throw err;
   }
-}
-
-interface PendingAssistant {
-  text: string | null;
-  toolCalls: ToolCall[];
-  timestamp?: string;
-  line: number;
-}
-
-class CodexMapper {
-  private pending: PendingAssistant | undefined;
-  private inModelRun = false;
-
-  constructor(
-    private readonly writer: TranscriptWriter,
-    private readonly scan: CodexScan,
-    private readonly report: ImportReport,
-  ) {
-    // The system prompt survives compaction, so it is never history-only.
-    if (scan.instructions !== undefined && scan.instructions !== '') {
-      writer.append({
-        role: 'system',
-        content: scan.instructions,
-        ...(scan.firstTimestamp !== undefined && { timestamp: scan.firstTimestamp }),
-      });
-    }
-  }
-
-  line(line: CodexLine, lineNo: number): void {
-    if (line.kind === 'other') return this.report.ignore(line.type);
-    if (line.kind === 'session_meta' || line.kind === 'turn_context') return;
-    const at = {
-      ...(line.timestamp !== undefined && { timestamp: line.timestamp }),
-      ...(lineNo < this.scan.lastCompactedLine && { historyOnly: true }),
-    };
-    const p = line.payload;
-    if (line.kind === 'compacted') return this.compacted(p, at);
-    if (line.kind === 'event_msg') return this.event(p, at);
-    this.item(p, at, lineNo);
-  }
-
-  end(): ReturnType<TranscriptWriter['finish']> {
-    this.flush();
-    if (this.scan.tokenCounts > 0) {
-      this.writer.countLlmCall(this.scan.tokenCounts);
-      if (this.scan.usage) this.writer.addUsage(this.scan.usage);
-    }
-    return this.writer.finish();
-  }
-
-  private event(p: Record<string, unknown>, at: At): void {
-    const type = asString(p.type) ?? 'unknown';
-    if (type === 'user_message' && !this.scan.hasUserItems) {
-      this.userTurn();
-      const images = Array.isArray(p.images) ? p.images.length : 0;
-      const text = (asString(p.message) ?? '') + (images > 0 ? `\n[${images} image(s)]` : '');
-      this.writer.append({ role: 'user', content: text, ...at });
-    } else if (type !== 'token_count') this.report.ignore(`event_msg:${type}`);
-  }
-
-  private item(p: Record<string, unknown>, at: At, lineNo: number): void {
-    const type = asString(p.type) ?? 'unknown';
-    switch (type) {
-      case 'message':
-        return this.message(p, at, lineNo);
-      case 'reasoning': {
-        this.flush();
-        this.modelItem();
-        this.writer.append({
-          role: 'assistant',
-          content: reasoningText(p),
-          name: REASONING_NAME,
-          ...at,
-          historyOnly: true,
-        });
-        return;
-      }
-      case 'function_call':
-      case 'custom_tool_call':
-      case 'local_shell_call': {
-        this.modelItem();
-        const id = codexCallId(p) ?? `call_line${lineNo}`;
-        const namespace = asString(p.namespace) ?? '';
-        const name =
-          type === 'local_shell_call' ? 'local_shell' : namespace + (asString(p.name) ?? 'unknown');
-        const args =
-          type === 'function_call' ? p.arguments : type === 'custom_tool_call' ? p.input : p.action;
-        const pending = (this.pending ??= { text: null, toolCalls: [], line: lineNo, ...ts(at) });
-        pending.toolCalls.push({
-          id,
-          type: 'function',
-          function: { name, arguments: argumentsString(args) },
-        });
-        this.writer.startToolCall({ id, name, args: argumentsValue(args), ...ts(at) });
-        return;
-      }
-      case 'function_call_output':
-      case 'custom_tool_call_output': {
-        this.flush();
-        this.inModelRun = false;
-        const id = codexCallId(p) ?? '';
-        const { text, isError } = outputOf(p.output);
-        const name = this.writer.finishToolCall({ id, content: text, isError, ...ts(at) });
-        this.writer.append({
-          role: 'tool',
-          content: text,
-          tool_call_id: id,
-          ...(name !== undefined && { tool_name: name }),
-          ...at,
-        });
-        return;
-      }
-      case 'web_search_call':
-        this.flush();
-        this.modelItem();
-        this.writer.recordTool({ tool: 'web_search', args: p.action ?? {}, result: null });
-        return;
-      default:
-        this.report.ignore(`response_item:${type}`);
-    }
-  }
-
-  private message(p: Record<string, unknown>, at: At, lineNo: number): void {
-    const role = asString(p.role);
-    const text = codexMessageText(p);
-    if (role === 'assistant') {
-      this.flush();
-      this.modelItem();
-      this.pending = { text, toolCalls: [], line: lineNo, ...ts(at) };
-    } else if (role === 'user') {
-      if (!this.scan.hasUserItems) return this.report.ignore('response_item:message:user');
-      this.userTurn();
-      this.writer.append({ role: 'user', content: text, ...at });
-    } else {
-      this.flush();
-      this.inModelRun = false;
-      this.writer.append({ role: 'system', content: text, ...at });
-    }
-  }
-
-  private compacted(p: Record<string, unknown>, at: At): void {
-    this.flush();
-    this.inModelRun = false;
-    const summary = asString(p.message) ?? '';
-    const replacement = Array.isArray(p.replacement_history) ? p.replacement_history : undefined;
-    this.writer.compaction({
-      strategy: 'codex-compact',
-      summary,
-      extra: {
-        source_format: 'codex',
-        ...(replacement && { replacement_items: replacement.length }),
-      },
-    });
-    let summaryWritten = false;
-    for (const item of replacement ?? []) {
-      if (!isRecord(item) || item.type !== 'message') {
-        this.report.ignore('compacted:replacement_item');
-        continue;
-      }
-      const text = codexMessageText(item);
-      const role =
-        item.role === 'assistant' ? 'assistant' : item.role === 'user' ? 'user' : 'system';
-      const isSummary: boolean = !summaryWritten && summary !== '' && text.includes(summary);
-      summaryWritten ||= isSummary;
-      this.writer.append({ role, content: text, ...(isSummary && { kind: 'summary' }), ...at });
-    }
-    if (!summaryWritten)
-      this.writer.append({ role: 'user', content: summary, kind: 'summary', ...at });
-  }
-
-  /** A user turn ends the model's run and any assistant message being assembled. */
-  private userTurn(): void {
-    this.flush();
-    this.inModelRun = false;
-  }
-
-  /** Without token_count events, each run of model items is one LLM call. */
-  private modelItem(): void {
-    if (!this.inModelRun && this.scan.tokenCounts === 0) this.writer.countLlmCall();
-    this.inModelRun = true;
-  }
-
-  private flush(): void {
-    const pending = this.pending;
-    if (!pending) return;
-    this.pending = undefined;
-    this.writer.append({
-      role: 'assistant',
-      content: pending.text,
-      ...(pending.toolCalls.length > 0 && { tool_calls: pending.toolCalls }),
-      ...(pending.timestamp !== undefined && { timestamp: pending.timestamp }),
-      ...(pending.line < this.scan.lastCompactedLine && { historyOnly: true }),
-    });
-  }
-}
-
-type At = { timestamp?: string; historyOnly?: boolean };
-
-function ts(at: At): { timestamp?: string } {
-  return at.timestamp !== undefined ? { timestamp: at.timestamp } : {};
-}
-
-function reasoningText(p: Record<string, unknown>): string {
-  const summary = contentText(p.summary);
-  const content = contentText(p.content);
-  const text = [summary, content].filter((t) => t !== '').join('\n\n');
-  if (text !== '') return text;
-  const encrypted = asString(p.encrypted_content);
-  return encrypted
-    ? `[encrypted reasoning, ${encrypted.length} characters]`
-    : '[reasoning without text]';
-}
-
-/** Outputs are a string, or (older rollouts) `{content, success}`. */
-function outputOf(output: unknown): { text: string; isError: boolean } {
-  if (typeof output === 'string') return { text: output, isError: false };
-  if (isRecord(output)) {
-    return { text: contentText(output.content ?? ''), isError: output.success === false };
-  }
-  return { text: contentText(output), isError: false };
 }

@@ -60,7 +60,7 @@ export const openHandsFormat: SessionFormat = {
     const d = doc ?? (await readJsonDocument(file, options?.maxJsonBytes));
     if (isEvent(d)) {
       const events = await readEventFolder(file, d, options?.maxJsonBytes);
-      yield* openHandsEvents(file, events, undefined);
+      yield* openHandsEvents(file, events, undefined, sessionOfEventFile(file));
     } else {
       yield* openHandsEvents(file, eventList(d) ?? [], isRecord(d) ? d : undefined);
     }
@@ -85,10 +85,17 @@ async function readEventFolder(
   return events;
 }
 
+/** The session id of an event file kept as OpenHands does: `sessions/<id>/events/<n>.json`. */
+export function sessionOfEventFile(file: string): string | undefined {
+  const events = path.dirname(file);
+  return path.basename(events) === 'events' ? path.basename(path.dirname(events)) : undefined;
+}
+
 function* openHandsEvents(
   file: string,
   events: unknown[],
   wrapper: Record<string, unknown> | undefined,
+  sessionId?: string,
 ): Generator<SessionEvent> {
   const firstUser = events.find(
     (e) => isEvent(e) && e.source === 'user' && e.action === 'message',
@@ -100,7 +107,8 @@ function* openHandsEvents(
   const model = events
     .map((e) => (isEvent(e) ? modelResponse(e)?.model : undefined))
     .find((m) => typeof m === 'string');
-  const instance = wrapper && (asString(wrapper.instance_id) ?? asString(wrapper.session_id));
+  const instance =
+    (wrapper && (asString(wrapper.instance_id) ?? asString(wrapper.session_id))) ?? sessionId;
   yield {
     kind: 'session',
     key: instance ?? path.basename(file),
@@ -114,119 +122,110 @@ function* openHandsEvents(
     },
   };
   const seenResponses = new Set<string>();
-  for (let i = 0; i < events.length; i++) {
-    const e = events[i];
-    const key = isRecord(e) && e.id !== undefined ? `openhands:${String(e.id)}` : `e${i}`;
-    if (!isEvent(e)) {
-      yield {
-        kind: 'skip',
-        key,
-        where: `event ${i + 1}`,
-        reason: 'not an OpenHands event (no action or observation)',
-      };
-      continue;
-    }
-    const ts = naiveUtcTimestamp(e.timestamp);
-    const at = ts !== undefined ? { timestamp: ts } : {};
-    const args = isRecord(e.args) ? e.args : {};
-    if (typeof e.action === 'string') {
-      const action = e.action;
-      if (e.source === 'environment' || action === 'recall' || action === 'change_agent_state') {
-        yield { kind: 'ignore', key, what: `openhands ${e.source} ${action}` };
-        continue;
-      }
-      if (action === 'system') {
-        yield {
-          kind: 'message',
-          key,
-          message: { role: 'system', content: asString(args.content) ?? messageText(e), ...at },
-        };
-        continue;
-      }
-      if (e.source === 'user') {
-        if (action === 'message')
-          yield { kind: 'message', key, message: { role: 'user', content: messageText(e), ...at } };
-        else yield { kind: 'ignore', key, what: `openhands user ${action}` };
-        continue;
-      }
-      const response = modelResponse(e);
-      const responseId = asString(response?.id);
-      const firstOfResponse = responseId === undefined || !seenResponses.has(responseId);
-      if (responseId !== undefined) seenResponses.add(responseId);
-      const llm = {
-        llmCall: firstOfResponse,
-        ...(firstOfResponse && response && usageOf(response)),
-        ...(typeof response?.model === 'string' && { model: response.model }),
-      };
-      const meta = isRecord(e.tool_call_metadata) ? e.tool_call_metadata : undefined;
-      if (
-        action === 'message' ||
-        action === 'finish' ||
-        action === 'think' ||
-        action === 'reject'
-      ) {
-        const text =
-          action === 'message'
-            ? messageText(e)
-            : [
-                asString(args.thought),
-                asString(args.final_thought) ?? asString(args.message) ?? asString(e.message),
-              ]
-                .filter((t) => t && t.trim() !== '')
-                .join('\n\n');
-        yield {
-          kind: 'message',
-          key,
-          message: { role: 'assistant', content: text, ...at },
-          ...llm,
-        };
-        continue;
-      }
-      const callId = asString(meta?.tool_call_id) ?? `oh-${String(e.id ?? i)}`;
-      const name = asString(meta?.function_name) ?? action;
-      const thought = asString(args.thought) ?? responseText(response, callId) ?? '';
-      yield {
+  for (let i = 0; i < events.length; i++) yield openHandsEvent(events[i], i, seenResponses);
+}
+
+/**
+ * One OpenHands event → our message (or why not): the mapping of trajectories and of a
+ * session's events folder, read whole (`cwb import`) or event by event (live sync).
+ * `seenResponses` holds the model response ids counted so far (several actions share one).
+ */
+export function openHandsEvent(
+  e: unknown,
+  i: number,
+  seenResponses: { has(id: string): boolean; add(id: string): unknown },
+): SessionEvent {
+  const key = isRecord(e) && e.id !== undefined ? `openhands:${String(e.id)}` : `e${i}`;
+  if (!isEvent(e)) {
+    return {
+      kind: 'skip',
+      key,
+      where: `event ${i + 1}`,
+      reason: 'not an OpenHands event (no action or observation)',
+    };
+  }
+  const ts = naiveUtcTimestamp(e.timestamp);
+  const at = ts !== undefined ? { timestamp: ts } : {};
+  const args = isRecord(e.args) ? e.args : {};
+  if (typeof e.action === 'string') {
+    const action = e.action;
+    if (e.source === 'environment' || action === 'recall' || action === 'change_agent_state')
+      return { kind: 'ignore', key, what: `openhands ${e.source} ${action}` };
+    if (action === 'system') {
+      return {
         kind: 'message',
         key,
-        message: {
-          role: 'assistant',
-          content: thought,
-          tool_calls: [
-            {
-              id: callId,
-              type: 'function',
-              function: {
-                name,
-                arguments: responseArguments(response, callId) ?? argumentsString(actionArgs(args)),
-              },
-            },
-          ],
-          ...at,
-        },
-        ...llm,
+        message: { role: 'system', content: asString(args.content) ?? messageText(e), ...at },
       };
-      continue;
     }
-    const observation = String(e.observation);
-    if (e.cause === undefined || e.cause === null) {
-      yield { kind: 'ignore', key, what: `openhands observation ${observation}` };
-      continue;
+    if (e.source === 'user') {
+      if (action === 'message')
+        return { kind: 'message', key, message: { role: 'user', content: messageText(e), ...at } };
+      return { kind: 'ignore', key, what: `openhands user ${action}` };
     }
+    const response = modelResponse(e);
+    const responseId = asString(response?.id);
+    const firstOfResponse = responseId === undefined || !seenResponses.has(responseId);
+    if (responseId !== undefined) seenResponses.add(responseId);
+    const llm = {
+      llmCall: firstOfResponse,
+      ...(firstOfResponse && response && usageOf(response)),
+      ...(typeof response?.model === 'string' && { model: response.model }),
+    };
     const meta = isRecord(e.tool_call_metadata) ? e.tool_call_metadata : undefined;
-    const extras = isRecord(e.extras) ? e.extras : {};
-    const exit = isRecord(extras.metadata) ? extras.metadata.exit_code : extras.exit_code;
-    yield {
+    if (action === 'message' || action === 'finish' || action === 'think' || action === 'reject') {
+      const text =
+        action === 'message'
+          ? messageText(e)
+          : [
+              asString(args.thought),
+              asString(args.final_thought) ?? asString(args.message) ?? asString(e.message),
+            ]
+              .filter((t) => t && t.trim() !== '')
+              .join('\n\n');
+      return { kind: 'message', key, message: { role: 'assistant', content: text, ...at }, ...llm };
+    }
+    const callId = asString(meta?.tool_call_id) ?? `oh-${String(e.id ?? i)}`;
+    const name = asString(meta?.function_name) ?? action;
+    const thought = asString(args.thought) ?? responseText(response, callId) ?? '';
+    return {
       kind: 'message',
       key,
       message: {
-        role: 'tool',
-        content: asString(e.content) ?? asString(e.message) ?? null,
-        tool_call_id: asString(meta?.tool_call_id) ?? `oh-${String(e.cause)}`,
-        isError: observation === 'error' || (typeof exit === 'number' && exit !== 0),
+        role: 'assistant',
+        content: thought,
+        tool_calls: [
+          {
+            id: callId,
+            type: 'function',
+            function: {
+              name,
+              arguments: responseArguments(response, callId) ?? argumentsString(actionArgs(args)),
+            },
+          },
+        ],
         ...at,
       },
+      ...llm,
     };
   }
+  const observation = String(e.observation);
+  if (e.cause === undefined || e.cause === null)
+    return { kind: 'ignore', key, what: `openhands observation ${observation}` };
+  const meta = isRecord(e.tool_call_metadata) ? e.tool_call_metadata : undefined;
+  const extras = isRecord(e.extras) ? e.extras : {};
+  const exit = isRecord(extras.metadata) ? extras.metadata.exit_code : extras.exit_code;
+  return {
+    kind: 'message',
+    key,
+    message: {
+      role: 'tool',
+      content: asString(e.content) ?? asString(e.message) ?? null,
+      tool_call_id: asString(meta?.tool_call_id) ?? `oh-${String(e.cause)}`,
+      isError: observation === 'error' || (typeof exit === 'number' && exit !== 0),
+      ...at,
+    },
+  };
 }
 
 function messageText(e: Record<string, unknown>): string {

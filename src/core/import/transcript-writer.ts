@@ -1,6 +1,7 @@
 import type { MessageRecord, TokenUsage } from '../../shared/task-types';
 import type { TaskContextManager } from '../store/task-context-manager';
 import type { NewMessage } from '../store/message-store';
+import type { NewToolCall } from '../store/tool-store';
 import type { ImportedCounters } from '../store/task-import';
 import { countMessageTokens } from '../tokens';
 import { clip, durationBetween } from './text';
@@ -85,18 +86,13 @@ export class TranscriptWriter {
     const queue = this.pending.get(result.id);
     const call = queue?.shift();
     if (queue && queue.length === 0) this.pending.delete(result.id);
-    const isError = result.isError === true;
-    this.task.tools.add({
-      tool: call?.name ?? 'unknown',
-      args: call?.args ?? null,
-      result: result.content,
-      status: isError ? 'error' : 'success',
-      error: isError ? clip(result.content ?? 'error', ERROR_CHARS) : null,
-      duration_ms: durationBetween(call?.timestamp, result.timestamp),
-      tool_call_id: result.id,
-      timestamp: result.timestamp ?? call?.timestamp,
-    });
+    this.task.tools.add(answeredCall(call, result));
     return call?.name;
+  }
+
+  /** A tools.jsonl record a mapper paired itself (src/core/import/transcript-sink.ts). */
+  addTool(call: NewToolCall): void {
+    this.task.tools.add(call);
   }
 
   /** A tool execution that has no call/result pair in the messages (SWE-agent trajectory steps). */
@@ -159,19 +155,7 @@ export class TranscriptWriter {
    */
   finish(): ImportedCounters {
     for (const queue of this.pending.values()) {
-      for (const call of queue) {
-        const ends = TASK_ENDING_TOOLS.has(call.name);
-        this.task.tools.add({
-          tool: call.name,
-          args: call.args,
-          result: null,
-          status: ends ? 'success' : 'error',
-          error: ends ? null : 'no result in the transcript',
-          duration_ms: 0,
-          tool_call_id: call.id,
-          timestamp: call.timestamp,
-        });
-      }
+      for (const call of queue) this.task.tools.add(unansweredCall(call));
     }
     this.pending.clear();
     return {
@@ -180,6 +164,40 @@ export class TranscriptWriter {
       ...(this.usageSeen && { usage: { ...this.usage } }),
     };
   }
+}
+
+/** The tools.jsonl record of a call and the result that answers it (the call unknown: `unknown`). */
+export function answeredCall(call: ToolCallStart | undefined, result: ToolCallResult): NewToolCall {
+  const isError = result.isError === true;
+  const timestamp = result.timestamp ?? call?.timestamp;
+  return {
+    tool: call?.name ?? 'unknown',
+    args: call?.args ?? null,
+    result: result.content,
+    status: isError ? 'error' : 'success',
+    error: isError ? clip(result.content ?? 'error', ERROR_CHARS) : null,
+    duration_ms: durationBetween(call?.timestamp, result.timestamp),
+    tool_call_id: result.id,
+    ...(timestamp !== undefined && { timestamp }),
+  };
+}
+
+/**
+ * The record of a call the transcript never answered: failed — except a call that ends the
+ * task (Cline's attempt_completion), which no agent answers.
+ */
+export function unansweredCall(call: ToolCallStart): NewToolCall {
+  const ends = TASK_ENDING_TOOLS.has(call.name);
+  return {
+    tool: call.name,
+    args: call.args,
+    result: null,
+    status: ends ? 'success' : 'error',
+    error: ends ? null : 'no result in the transcript',
+    duration_ms: 0,
+    tool_call_id: call.id,
+    ...(call.timestamp !== undefined && { timestamp: call.timestamp }),
+  };
 }
 
 /** Provider usage with total_tokens filled in as everything read and written. */

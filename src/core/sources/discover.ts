@@ -5,10 +5,12 @@ import type { SourceKind } from './source-kinds';
 /**
  * Session files of a kind under one folder, at most `kind.depth` levels down. Files nearer
  * the top come first, so a session is synced before the subagent files kept beside it
- * (Claude Code's `<session>/subagents/agent-*.jsonl`) and those find their parent task.
+ * (Claude Code's `<session>/subagents/agent-*.jsonl`) and those find their parent task. A
+ * kind's events folders (one file per event) are listed once each, as the folder.
  */
 export async function discoverFiles(kind: SourceKind, folder: string): Promise<string[]> {
   const found: { file: string; depth: number }[] = [];
+  const units = new Set<string>();
   const walk = async (dir: string, depth: number): Promise<void> => {
     let entries: fs.Dirent[];
     try {
@@ -20,8 +22,14 @@ export async function discoverFiles(kind: SourceKind, folder: string): Promise<s
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) {
         if (depth < kind.depth) await walk(full, depth + 1);
-      } else if (entry.isFile() && kind.matches(relative(folder, full))) {
-        found.push({ file: full, depth });
+      } else if (entry.isFile()) {
+        const rel = relative(folder, full);
+        const unit = kind.events?.unitOf(rel);
+        if (kind.matches(rel)) found.push({ file: full, depth });
+        else if (unit !== undefined && !units.has(unit)) {
+          units.add(unit);
+          found.push({ file: path.join(folder, ...unit.split('/')), depth: depth - 1 });
+        }
       }
     }
   };

@@ -1,10 +1,8 @@
 import crypto from 'node:crypto';
-import type { TokenUsage } from '../../shared/task-types';
-import type { NewMessage } from '../store/message-store';
 import type { SessionEvent, SessionMeta } from '../import/session-format';
 import { realRequest, titleLine } from '../import/session-meta';
-import { withTotal } from '../import/session-import';
-import { clip, durationBetween, normalizeTimestamp } from '../import/text';
+import { normalizeTimestamp } from '../import/text';
+import { CallBook, countCall, storedMessage } from './call-book';
 import { MAIN, type SyncSink, type ThreadInfo } from './sync-sink';
 
 /** What a document source remembers: the keys synced, each with a short hash of its message. */
@@ -14,6 +12,8 @@ export interface DocumentState {
   changed: string[];
   /** Session key → thread: the file's first session is MAIN, later ones (Aider's runs) `session:<key>`. */
   sessions?: Record<string, string>;
+  /** Calls recorded without a result once the file was still: a late result is not recorded again. */
+  closed?: string[];
 }
 
 /** A thread that is a session of its own (a top-level task), not a subagent. */
@@ -22,14 +22,6 @@ export function isSessionThread(thread: string): boolean {
 }
 
 const MAX_CHANGED_LISTED = 20;
-/** `error` of tools.jsonl holds the start of a failed result (as TranscriptWriter). */
-const ERROR_CHARS = 2000;
-
-interface CallStart {
-  name: string;
-  args: unknown;
-  timestamp?: string;
-}
 
 interface SessionPass {
   thread: string;
@@ -51,6 +43,11 @@ interface SessionPass {
  * request), times (the session's, else its messages'), model, working directory, git branch
  * and remote; tool results are paired with their calls by id, first in first out, into
  * tools.jsonl records, and a result names its tool.
+ *
+ * Calls without a result are recorded as such (as `cwb import` records them at the end of
+ * the file) once the agent moved on to another reply, or — the calls of the last reply —
+ * once the file has been still (`final`); a result that comes after all is written as its
+ * message, not recorded a second time.
  */
 export async function readDocument(
   events: AsyncIterable<SessionEvent>,
@@ -58,7 +55,9 @@ export async function readDocument(
   sink: SyncSink,
   /** The file's birth and modification times: a session's times where it names none. */
   fromFile?: { created_at: string; completed_at: string },
-): Promise<{ state: DocumentState; messages: number }> {
+  /** The file has been still for a while: the last reply's calls got no result. */
+  final = false,
+): Promise<{ state: DocumentState; messages: number; waiting: boolean }> {
   const state: DocumentState =
     typeof saved === 'object' && saved !== null && 'keys' in saved
       ? (saved as DocumentState)
@@ -66,7 +65,8 @@ export async function readDocument(
   const sessions = (state.sessions ??= {});
   let messages = 0;
   let current: SessionPass | undefined;
-  const calls = new Map<string, CallStart[]>();
+  // Paired over the whole document on every pass, synced before or not.
+  const book = new CallBook({ ...(state.closed && { closed: state.closed }) });
 
   const close = (): void => {
     if (!current) return;
@@ -128,59 +128,17 @@ export async function readDocument(
         if (!current.lastAt || at > current.lastAt) current.lastAt = at;
       }
       current.model ??= event.model;
-      const message: NewMessage = {
-        role: m.role,
-        content: m.content,
-        ...(m.tool_calls && m.tool_calls.length > 0 && { tool_calls: m.tool_calls }),
-        ...(m.tool_call_id !== undefined && { tool_call_id: m.tool_call_id }),
-        ...(m.tool_name !== undefined && { tool_name: m.tool_name }),
-        ...(m.name !== undefined && { name: m.name }),
-        ...(m.historyOnly && { historyOnly: true }),
-        ...(at !== undefined && { timestamp: at }),
-      };
+      const message = storedMessage(m);
       const hash = crypto
         .createHash('sha256')
         .update(JSON.stringify([message.role, message.content, message.tool_calls ?? null]))
         .digest('hex')
         .slice(0, 12);
       const known = state.keys[event.key];
-      // Calls and results are paired over the whole document, synced before or not.
-      let called: CallStart | undefined;
-      if (m.role === 'assistant') {
-        // The agent went on without their results: those calls never got one. `cwb import`
-        // records them as failed at the end of the file; a live file may still get them, so
-        // they are recorded once a later reply shows the agent moved on (by that reply's sync).
-        if (known === undefined) {
-          for (const [id, queue] of calls)
-            for (const start of queue)
-              sink.tool(current.thread, {
-                tool: start.name,
-                args: start.args,
-                result: null,
-                status: 'error',
-                error: 'no result in the transcript',
-                duration_ms: 0,
-                tool_call_id: id,
-                ...(start.timestamp !== undefined && { timestamp: start.timestamp }),
-              });
-        }
-        calls.clear();
-        for (const call of m.tool_calls ?? []) {
-          const start: CallStart = {
-            name: call.function.name,
-            args: parseArgs(call.function.arguments),
-            ...(at !== undefined && { timestamp: at }),
-          };
-          const queue = calls.get(call.id);
-          if (queue) queue.push(start);
-          else calls.set(call.id, [start]);
-        }
-      } else if (m.role === 'tool') {
-        const id = m.tool_call_id ?? '';
-        const queue = calls.get(id);
-        called = queue?.shift();
-        if (queue && queue.length === 0) calls.delete(id);
-      }
+      // A message synced before was recorded with its calls and results already.
+      if (m.role === 'assistant') book.reply(sink, current.thread, m, known === undefined);
+      const called =
+        m.role === 'tool' ? book.result(sink, current.thread, m, known === undefined) : undefined;
       if (known !== undefined) {
         if (
           known !== hash &&
@@ -191,37 +149,19 @@ export async function readDocument(
         continue;
       }
       state.keys[event.key] = hash;
-      if (m.role === 'tool') {
-        const isError = m.isError === true;
-        sink.tool(current.thread, {
-          tool: called?.name ?? 'unknown',
-          args: called?.args ?? null,
-          result: m.content,
-          status: isError ? 'error' : 'success',
-          error: isError ? clip(m.content ?? 'error', ERROR_CHARS) : null,
-          duration_ms: durationBetween(called?.timestamp, at),
-          tool_call_id: m.tool_call_id ?? '',
-          ...((at ?? called?.timestamp) !== undefined && { timestamp: (at ?? called?.timestamp)! }),
-        });
-        if (message.tool_name === undefined && called) message.tool_name = called.name;
-      }
+      if (message.tool_name === undefined && called) message.tool_name = called.name;
       sink.message(current.thread, message);
-      if (event.llmCall) sink.llmCall(current.thread, event.usage && usageOf(event.usage));
-      else if (event.usage) sink.llmCall(current.thread, usageOf(event.usage), 0);
+      countCall(sink, current.thread, event);
     } else if (event.kind === 'skip') sink.skip(0, `${event.where}: ${event.reason}`);
   }
-  close();
-  return { state, messages };
-}
-
-function usageOf(u: Partial<TokenUsage>): Partial<TokenUsage> {
-  return withTotal(u);
-}
-
-function parseArgs(args: string): unknown {
-  try {
-    return JSON.parse(args) as unknown;
-  } catch {
-    return args;
+  let waiting = false;
+  if (current) {
+    if (final) book.closeAll(sink, current.thread);
+    else waiting = book.waiting;
   }
+  close();
+  const closed = book.closedIds();
+  if (closed.length > 0) state.closed = closed;
+  else delete state.closed;
+  return { state, messages, waiting };
 }

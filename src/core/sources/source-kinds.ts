@@ -2,9 +2,10 @@ import os from 'node:os';
 import path from 'node:path';
 import type { SessionEvent, SessionFormat } from '../import/session-format';
 import { SESSION_FORMATS } from '../import/session-formats';
-import { claudeCodeLines } from './claude-code-lines';
-import { codexLines } from './codex-lines';
-import type { CreateLineMapper } from './sync-sink';
+import { ClaudeCodeMapper } from '../import/claude-code-mapper';
+import { CodexMapper } from '../import/codex-mapper';
+import { openHandsEventsMapper } from './openhands-events';
+import type { CreateEntryMapper } from './sync-sink';
 
 /**
  * Whole-document formats (Gemini CLI, Cline/Roo, OpenHands) rewrite their file on every
@@ -13,7 +14,7 @@ import type { CreateLineMapper } from './sync-sink';
  * keys are stable across rewrites; the sync skips the messages it already has.
  */
 export type SourceReader =
-  | { mode: 'jsonl'; mapper: CreateLineMapper }
+  | { mode: 'jsonl'; mapper: CreateEntryMapper }
   | { mode: 'document'; parse(file: string): AsyncIterable<SessionEvent> };
 
 /** One agent whose session store is a source. */
@@ -28,6 +29,12 @@ export interface SourceKind {
   /** How many folder levels below the source folder discovery looks. */
   depth: number;
   reader: SourceReader;
+  /**
+   * Sessions kept as a folder of one JSON file per event (OpenHands' `<id>/events/<n>.json`):
+   * `unitOf` maps a file below the source folder to its events folder (relative, with '/'),
+   * which is synced as one source, event by event, through `mapper`.
+   */
+  events?: { unitOf(relative: string): string | undefined; mapper: CreateEntryMapper };
 }
 
 const kinds = new Map<string, SourceKind>();
@@ -74,7 +81,7 @@ registerSourceKind({
   // <project>/<session>.jsonl, and newer subagent files <project>/<session>/subagents/agent-*.jsonl
   matches: (relative) => relative.endsWith('.jsonl'),
   depth: 4,
-  reader: { mode: 'jsonl', mapper: claudeCodeLines },
+  reader: { mode: 'jsonl', mapper: (saved, sink) => new ClaudeCodeMapper(saved, sink) },
 });
 
 registerSourceKind({
@@ -85,7 +92,7 @@ registerSourceKind({
   ],
   matches: (relative) => /(^|\/)rollout-[^/]*\.jsonl$/.test(relative),
   depth: 4,
-  reader: { mode: 'jsonl', mapper: codexLines },
+  reader: { mode: 'jsonl', mapper: (saved, sink) => new CodexMapper(saved, sink) },
 });
 
 /** A SessionFormat (the parser of `cwb import`) read as a whole document on every sync. */
@@ -127,11 +134,16 @@ registerSourceKind({
   id: 'openhands',
   label: 'OpenHands',
   defaultFolders: (env) => [path.join(homeOf(env), '.openhands', 'sessions')],
-  // Trajectory files (save_trajectory_path) kept in the folder; a session's events/ folder
-  // (one file per event) is not followed live yet.
+  // Trajectory files (save_trajectory_path) kept in the folder, read whole.
   matches: (relative) => /^[^/]+\.json$/.test(relative),
-  depth: 1,
+  depth: 2,
   reader: documentReader(SESSION_FORMATS.openhands),
+  // The GUI's file store: <session id>/events/<n>.json, one file per event, followed event
+  // by event (metadata.json and the event_cache/ pages beside it are not needed).
+  events: {
+    unitOf: (relative) => /^([^/]+\/events)\/\d+\.json$/.exec(relative)?.[1],
+    mapper: openHandsEventsMapper,
+  },
 });
 
 registerSourceKind({

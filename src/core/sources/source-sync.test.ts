@@ -30,6 +30,7 @@ function setup(): {
     watch: false,
     poll: false,
     pollIntervalMs: 1000,
+    quietMs: 5000,
     file: null,
     sources: [
       {

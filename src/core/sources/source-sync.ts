@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import type { SourcesStatus, SourceStatus, SyncSourcesResult } from '../../shared/api/sources-api';
 import type { ContextStore } from '../store/context-store';
 import { discoverFiles, isInside, relative } from './discover';
@@ -32,9 +33,25 @@ export class SourceSync {
 
   /** The source a file belongs to, or undefined when no enabled source claims it. */
   sourceOf(file: string): SourceSettings | undefined {
-    return this.enabled.find((s) =>
-      s.folders.some((folder) => isInside(folder, file) && s.kind.matches(relative(folder, file))),
-    );
+    return this.unitOf(file)?.source;
+  }
+
+  /**
+   * What a changed file means to sync: the file itself, or the events folder it is an event
+   * of (a kind that keeps a session as one file per event); undefined when no source claims it.
+   */
+  unitOf(file: string): { source: SourceSettings; path: string } | undefined {
+    for (const source of this.enabled)
+      for (const folder of source.folders) {
+        if (!isInside(folder, file)) continue;
+        const rel = relative(folder, file);
+        if (source.kind.matches(rel)) return { source, path: file };
+        const unit = source.kind.events?.unitOf(rel);
+        if (unit !== undefined) return { source, path: path.join(folder, ...unit.split('/')) };
+        // An events folder itself (a sync retried by its path).
+        if (source.kind.events?.unitOf(`${rel}/0.json`) === rel) return { source, path: file };
+      }
+    return undefined;
   }
 
   /**
@@ -70,7 +87,7 @@ export class SourceSync {
     const previous = queues.get(file) ?? Promise.resolve(undefined);
     const next = previous
       .catch(() => undefined)
-      .then(() => syncFile(this.store, source.kind, file));
+      .then(() => syncFile(this.store, source.kind, file, { quietMs: this.config.quietMs }));
     queues.set(file, next);
     void next.finally(() => {
       if (queues.get(file) === next) queues.delete(file);

@@ -32,8 +32,20 @@ export function watchSources(sync: SourceSync, options: SourceWatcherOptions): S
   let watcherReady: Promise<void> | undefined;
   const watched = new Set<string>();
 
+  /** Files whose last reply waits for them to be still: synced again once they are. */
+  const settle = new Map<string, NodeJS.Timeout>();
   const report = (result: SyncFileResult): void => {
     if (closed) return;
+    clearTimeout(settle.get(result.path));
+    settle.delete(result.path);
+    if (result.held) {
+      const timer = setTimeout(() => {
+        settle.delete(result.path);
+        schedule(result.path);
+      }, sync.config.quietMs + 100);
+      timer.unref();
+      settle.set(result.path, timer);
+    }
     if (result.status === 'error' || result.uuids.length > 0 || result.notice !== undefined)
       options.onSynced(result);
   };
@@ -58,9 +70,11 @@ export function watchSources(sync: SourceSync, options: SourceWatcherOptions): S
   };
 
   // The first event of a quiet file syncs at once (the live delay is what people see);
-  // events during a sync, or right after one, are gathered into one more sync.
-  const schedule = (file: string): void => {
-    if (closed || !sync.sourceOf(file)) return;
+  // events during a sync, or right after one, are gathered into one more sync. An event file
+  // of an events folder stands for its folder.
+  const schedule = (changed: string): void => {
+    const file = sync.unitOf(changed)?.path;
+    if (closed || file === undefined) return;
     if (running.has(file)) {
       running.set(file, true);
       return;
@@ -130,8 +144,9 @@ export function watchSources(sync: SourceSync, options: SourceWatcherOptions): S
     close: async () => {
       closed = true;
       clearInterval(rescan);
-      for (const t of timers.values()) clearTimeout(t);
+      for (const t of [...timers.values(), ...settle.values()]) clearTimeout(t);
       timers.clear();
+      settle.clear();
       await watcher?.close();
     },
   };

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { ConfigError, formatValue } from '../config/config-error';
 import { defaultConfigPath } from '../config/config-path';
 import { homeOf, sourceKinds, type SourceKind } from './source-kinds';
+import { QUIET_MS } from './sync-file';
 
 /**
  * config.yaml's `sources:` section (its own reader: the section is validated here, against
@@ -14,6 +15,7 @@ import { homeOf, sourceKinds, type SourceKind } from './source-kinds';
  *     watch: true              # cwb serve and the app follow sources live
  *     poll: false              # poll instead of file-system events (network mounts)
  *     poll_interval_ms: 1000
+ *     quiet_ms: 5000           # a file still this long: its last reply is complete
  *     claude-code:
  *       enabled: true
  *       folders: [~/.claude/projects]   # replaces the default folders
@@ -34,6 +36,8 @@ export interface SourcesConfig {
   watch: boolean;
   poll: boolean;
   pollIntervalMs: number;
+  /** A session file still this long has its last reply complete (src/core/sources/sync-file.ts). */
+  quietMs: number;
   sources: SourceSettings[];
   /** The config file read, or null when there is none. */
   file: string | null;
@@ -48,6 +52,7 @@ const ALLOWED: Record<string, string> = {
   watch: 'true or false',
   poll: 'true or false',
   poll_interval_ms: 'a whole number of milliseconds from 100 to 600000',
+  quiet_ms: 'a whole number of milliseconds from 0 to 600000',
   enabled: 'true or false',
   folders: 'a list of folders (absolute, ~/…, or relative to config.yaml)',
 };
@@ -59,6 +64,7 @@ function sectionSchema(): z.ZodType {
     watch: z.boolean().nullish(),
     poll: z.boolean().nullish(),
     poll_interval_ms: z.number().int().min(100).max(600_000).nullish(),
+    quiet_ms: z.number().int().min(0).max(600_000).nullish(),
     ...kinds,
   });
 }
@@ -107,7 +113,7 @@ export function parseSourcesConfig(
         ? (ALLOWED[last] ?? 'a mapping with the keys enabled, folders')
         : at.length > 2
           ? 'one of the keys enabled, folders'
-          : `one of the keys watch, poll, poll_interval_ms, ${sourceKinds()
+          : `one of the keys watch, poll, poll_interval_ms, quiet_ms, ${sourceKinds()
               .map((k) => k.id)
               .join(', ')}`;
     throw new ConfigError(
@@ -124,6 +130,7 @@ export function parseSourcesConfig(
     watch: !watchOff && ((section.watch as boolean | null | undefined) ?? true),
     poll: (section.poll as boolean | null | undefined) ?? false,
     pollIntervalMs: (section.poll_interval_ms as number | null | undefined) ?? 1000,
+    quietMs: (section.quiet_ms as number | null | undefined) ?? QUIET_MS,
     file,
     sources: sourceKinds().map((kind) => {
       const own = section[kind.id] as z.infer<typeof kindSchema> | null | undefined;

@@ -2,15 +2,27 @@ import fs from 'node:fs';
 import type { TokenUsage } from '../../shared/task-types';
 import type { ContextStore } from '../store/context-store';
 import type { TaskContextManager } from '../store/task-context-manager';
-import { readJsonl } from '../jsonl/jsonl-reader';
 import { countMessageTokens } from '../tokens';
 import { fileTimes } from '../import/text';
-import { fingerprint, stableUuid } from './fingerprint';
+import { eventFolderSource, jsonlSource, type EntrySource } from './entry-source';
+import { stableUuid } from './fingerprint';
 import type { SourceKind } from './source-kinds';
 import { isSessionThread, readDocument } from './session-document';
 import { describeSourceTask, findSessionTask, openSourceTask } from './source-tasks';
-import { MAIN, type SyncSink, type ThreadInfo } from './sync-sink';
+import {
+  MAIN,
+  type CreateEntryMapper,
+  type EntryRef,
+  type SyncSink,
+  type ThreadInfo,
+} from './sync-sink';
 import { SyncStateRepository, type SourceFileRow } from './sync-state';
+
+/**
+ * How long a session file must have been still before a sync takes its last reply as
+ * complete: the entries held back are written and calls still without a result recorded.
+ */
+export const QUIET_MS = 5000;
 
 /** Saved with the offset: the mapper's state and, per thread, its task and counts. */
 interface FileState {
@@ -29,10 +41,24 @@ interface FileState {
       summaries?: number;
       segmentStart?: number;
       segmentTokens?: number;
+      /** Messages up to this seq were marked history-only after the agent's own compaction. */
+      historyThrough?: number;
+      /** Seqs that stay in the context whatever the agent compacts (its system prompt). */
+      pinned?: number[];
     }
   >;
   info: Record<string, ThreadInfo>;
   skipped: number;
+  /** Entries the mapper held back (a reply that may still grow): read again first next time. */
+  held?: EntryRef[];
+}
+
+/** The range a sync claimed (source_files.pending), so a sync cut short is redone as it was. */
+interface Pending {
+  start: number;
+  end: number;
+  /** The file had been still: held entries are written, open calls recorded. */
+  final?: boolean;
 }
 
 export type SyncStatus = 'synced' | 'unchanged' | 'busy' | 'missing' | 'error';
@@ -45,6 +71,8 @@ export interface SyncFileResult {
   messages: number;
   /** Tasks that got messages or changed. */
   uuids: string[];
+  /** Something waits for the file to be still (a reply held back, calls without a result). */
+  held?: boolean;
   error?: string;
   notice?: string;
 }
@@ -52,14 +80,21 @@ export interface SyncFileResult {
 export interface SyncFileOptions {
   /** Tests: runs after the messages are written, before the offset is recorded. */
   beforeCommit?: () => void;
+  /** How long the file must have been still for its last reply to count as complete. */
+  quietMs?: number;
 }
+
+type Reading =
+  | { mode: 'entries'; source: EntrySource; mapper: CreateEntryMapper }
+  | { mode: 'document'; stat: fs.Stats };
 
 /**
  * Reads what is new in one session file into its tasks, exactly once.
  *
  * Order (what makes a crash at any point recoverable exactly):
- * 1. claim (IMMEDIATE transaction): take the file's lease and record the byte range about
- *    to be read as `pending` — [offset, size) of the file now;
+ * 1. claim (IMMEDIATE transaction): take the file's lease and record the range about to be
+ *    read as `pending` — [offset, size) of the file now (bytes; event numbers for an events
+ *    folder) — and whether the file has been still (`final`: the held reply is complete);
  * 2. append the range's messages to the tasks' files;
  * 3. commit (one transaction): offset = end of the last complete line, the counts of each
  *    task, the mapper's state, statistics of the rows; pending and lease cleared.
@@ -81,78 +116,113 @@ export async function syncFile(
 ): Promise<SyncFileResult> {
   const repo = new SyncStateRepository(store.db);
   const base = { path: file, kind: kind.id, messages: 0, uuids: [] as string[] };
-  let stat: fs.Stats;
+  const known = repo.get(file);
+  let reading: Reading;
   try {
-    stat = fs.statSync(file);
+    // The offset only tells an events folder which of its files may be new (their times).
+    reading = open(kind, file, known?.offset ?? 0);
   } catch {
-    const row = repo.get(file);
-    if (row && row.error === null) repo.update(file, { error: 'the file is gone' });
+    if (known && known.error === null) repo.update(file, { error: 'the file is gone' });
     return { ...base, status: 'missing', error: 'the file is gone' };
   }
-  const documentMode = kind.reader.mode === 'document';
-  const known = repo.get(file);
+  let size = 0;
+  let mtimeMs = 0;
+  let ino = '';
+  let quiet = false;
+  const measure = (): void => {
+    size = reading.mode === 'entries' ? reading.source.size : reading.stat.size;
+    mtimeMs = reading.mode === 'entries' ? reading.source.mtimeMs : reading.stat.mtimeMs;
+    ino = reading.mode === 'entries' ? reading.source.ino : String(reading.stat.ino);
+    // Still for a while: what waited for more (a reply held back, open calls) is complete.
+    quiet = Date.now() - mtimeMs >= (options.quietMs ?? QUIET_MS);
+  };
+  measure();
+  const printOf = (offset: number): string =>
+    reading.mode === 'entries' ? reading.source.fingerprint(offset) : '';
+  const documentMode = reading.mode === 'document';
   if (
     known &&
     known.pending === null &&
-    known.offset === stat.size &&
-    known.inode === String(stat.ino) &&
-    known.mtime_ms === stat.mtimeMs
+    known.offset === size &&
+    known.inode === ino &&
+    known.mtime_ms === mtimeMs &&
+    !(known.held === 1 && quiet)
   )
-    return { ...base, status: 'unchanged' };
+    return { ...base, status: 'unchanged', held: known.held === 1 };
 
   let notice: string | undefined;
-  const claimed = repo.claim(file, kind.id, (row) => {
-    // Stat again now that the file is ours: another process may have read further (or
-    // left a pending range) since the stat above, and the file's size from before that
-    // would make the bytes it read look truncated.
-    stat = fs.statSync(file, { throwIfNoEntry: false }) ?? stat;
-    if (documentMode) {
-      // Rewritten whole on every change: read whole; stable message keys say what is new.
-      const recovering = row.pending !== null;
-      const pending = { start: 0, end: stat.size };
-      repo.update(file, { pending: JSON.stringify(pending) });
-      return { ...pending, recovering };
-    }
-    if (row.pending !== null) {
-      const pending = JSON.parse(row.pending) as { start: number; end: number };
-      if (stat.size >= pending.end && unchanged(file, row)) return { ...pending, recovering: true };
-      // Replaced while a sync was cut short: what was written stays, a new generation starts.
-    } else if (row.offset === 0 || (row.offset <= stat.size && unchanged(file, row))) {
-      if (row.offset === stat.size) return undefined;
-      const pending = { start: row.offset, end: stat.size };
-      repo.update(file, { pending: JSON.stringify(pending) });
+  const claimed = repo.claim(
+    file,
+    kind.id,
+    (row): (Pending & { recovering: boolean }) | undefined => {
+      // Look again now that the file is ours: another process may have read further (or
+      // left a pending range) since the look above, and the size from before that would
+      // make the bytes it read look truncated.
+      try {
+        reading = open(kind, file, row.offset);
+        measure();
+      } catch {
+        // gone meanwhile: the read below fails and says so
+      }
+      if (documentMode) {
+        // Rewritten whole on every change: read whole; stable message keys say what is new.
+        const recovering = row.pending !== null;
+        const final = recovering ? (JSON.parse(row.pending!) as Pending).final : quiet;
+        const pending: Pending = { start: 0, end: size, ...(final && { final }) };
+        repo.update(file, { pending: JSON.stringify(pending) });
+        return { ...pending, recovering };
+      }
+      const unchanged = row.offset === 0 || row.fingerprint === printOf(row.offset);
+      if (row.pending !== null) {
+        const pending = JSON.parse(row.pending) as Pending;
+        if (size >= pending.end && unchanged) return { ...pending, recovering: true };
+        // Replaced while a sync was cut short: what was written stays, a new generation starts.
+      } else if (row.offset <= size && unchanged) {
+        // Nothing new: only a file still for long enough has something to finish.
+        if (row.offset === size && !(row.held === 1 && quiet)) return undefined;
+        const pending: Pending = { start: row.offset, end: size, ...(quiet && { final: true }) };
+        repo.update(file, { pending: JSON.stringify(pending) });
+        return { ...pending, recovering: false };
+      }
+      const unit = reading.mode === 'entries' ? reading.source.unit : 'bytes';
+      notice = `${new Date().toISOString()}: the file was replaced or truncated (${size} ${unit}, ${row.offset} read before); read again from the start into new tasks, the earlier ones are kept`;
+      const pending: Pending = { start: 0, end: size, ...(quiet && { final: true }) };
+      repo.update(file, {
+        generation: row.generation + 1,
+        offset: 0,
+        line_no: 0,
+        fingerprint: null,
+        state: null,
+        task_uuid: null,
+        messages: 0,
+        held: 0,
+        notice,
+        pending: JSON.stringify(pending),
+      });
       return { ...pending, recovering: false };
-    }
-    notice = `${new Date().toISOString()}: the file was replaced or truncated (${stat.size} bytes, ${row.offset} read before); read again from the start into new tasks, the earlier ones are kept`;
-    const pending = { start: 0, end: stat.size };
-    repo.update(file, {
-      generation: row.generation + 1,
-      offset: 0,
-      line_no: 0,
-      fingerprint: null,
-      state: null,
-      task_uuid: null,
-      messages: 0,
-      notice,
-      pending: JSON.stringify(pending),
-    });
-    return { ...pending, recovering: false };
-  });
+    },
+  );
   if (!claimed) return { ...base, status: 'busy' };
   const { row, value: range } = claimed;
   if (range === undefined) {
     repo.write(() => {
-      repo.update(file, { size: stat.size, mtime_ms: stat.mtimeMs, inode: String(stat.ino) });
+      repo.update(file, { size, mtime_ms: mtimeMs, inode: ino });
       repo.release(file);
     });
-    return { ...base, status: 'unchanged' };
+    return { ...base, status: 'unchanged', held: row.held === 1 };
   }
   try {
-    const result = await readRange(store, repo, kind, file, row, range, stat, options);
+    const result = await readRange(store, repo, kind, file, row, range, reading, {
+      size,
+      mtimeMs,
+      ino,
+      printOf,
+      options,
+    });
     const done = { ...base, ...result, ...(notice !== undefined && { notice }) };
     // A redone range ends where the cut-short sync's did; what the agent appended since is
     // read now too, or a last sync (`cwb sources sync`) would stop short of the file's end.
-    if (range.recovering && !documentMode && stat.size > range.end) {
+    if (range.recovering && !documentMode && size > range.end) {
       const rest = await syncFile(store, kind, file, options);
       return {
         ...rest,
@@ -174,17 +244,26 @@ export async function syncFile(
   }
 }
 
-/** Whether the bytes read so far are still the same (fingerprint of [0, offset)). */
-function unchanged(file: string, row: SourceFileRow): boolean {
-  if (row.offset === 0) return true;
-  return row.fingerprint === fingerprint(file, row.offset);
+/**
+ * How a session is read: whole (a document format), or entry by entry — the lines of a JSONL
+ * file, or the event files of a folder (a kind's `events` reader). Throws when it is gone.
+ */
+function open(kind: SourceKind, file: string, offset: number): Reading {
+  const stat = fs.statSync(file);
+  if (stat.isDirectory()) {
+    if (!kind.events) throw new Error(`${file} is a folder`);
+    return { mode: 'entries', source: eventFolderSource(file, offset), mapper: kind.events.mapper };
+  }
+  if (kind.reader.mode === 'document') return { mode: 'document', stat };
+  return { mode: 'entries', source: jsonlSource(file, stat), mapper: kind.reader.mapper };
 }
 
 interface OpenThread {
   task: TaskContextManager;
   skipMessages: number;
   skipTools: number;
-  messages: number;
+  /** The seq of the last message this sync passed on (written, or skipped as written before). */
+  seq: number;
   tools: number;
   llmCalls: number;
   usage: Partial<TokenUsage>;
@@ -194,6 +273,17 @@ interface OpenThread {
   summaries: number;
   segmentStart: number;
   segmentTokens: number;
+  pinned: number[];
+  /** The last seq the agent's compactions put out of the context (marked before commit). */
+  historyThrough: number;
+}
+
+interface SourceNow {
+  size: number;
+  mtimeMs: number;
+  ino: string;
+  printOf(offset: number): string;
+  options: SyncFileOptions;
 }
 
 async function readRange(
@@ -202,15 +292,16 @@ async function readRange(
   kind: SourceKind,
   file: string,
   row: SourceFileRow,
-  range: { start: number; end: number; recovering: boolean },
-  stat: fs.Stats,
-  options: SyncFileOptions,
-): Promise<{ status: SyncStatus; messages: number; uuids: string[] }> {
+  range: Pending & { recovering: boolean },
+  reading: Reading,
+  now: SourceNow,
+): Promise<{ status: SyncStatus; messages: number; uuids: string[]; held: boolean }> {
   const saved: FileState = row.state
     ? (JSON.parse(row.state) as FileState)
     : { mapper: undefined, threads: {}, info: {}, skipped: 0 };
   // Recovery: the range was claimed by a sync that never committed (killed, or failed).
   const { recovering } = range;
+  const final = range.final === true;
   const open = new Map<string, OpenThread>();
   let written = 0;
   let skipped = 0;
@@ -255,7 +346,7 @@ async function readRange(
       task,
       skipMessages,
       skipTools,
-      messages,
+      seq: messages - skipMessages,
       tools,
       llmCalls: 0,
       usage: {},
@@ -264,6 +355,8 @@ async function readRange(
       summaries,
       segmentStart: committed?.segmentStart ?? 1,
       segmentTokens: committed?.segmentTokens ?? 0,
+      pinned: [...(committed?.pinned ?? [])],
+      historyThrough: committed?.historyThrough ?? 0,
     };
     open.set(key, t);
     return t;
@@ -278,8 +371,10 @@ async function readRange(
         else into[field] ??= value;
       }
     },
-    message(key, message) {
+    message(key, message, options) {
       const t = thread(key);
+      t.seq++;
+      if (options?.pinned && !t.pinned.includes(t.seq)) t.pinned.push(t.seq);
       if (t.skipMessages > 0) {
         t.skipMessages--;
         return;
@@ -287,7 +382,6 @@ async function readRange(
       const tokens = t.task.messages.append(message).tokens;
       t.estimated += tokens;
       t.segmentTokens += tokens;
-      t.messages++;
       written++;
     },
     tool(key, call) {
@@ -307,8 +401,8 @@ async function readRange(
     },
     compaction(key, input) {
       const t = thread(key);
-      // Skipped messages of a redone range still end here: the segment ends at the last seq.
-      const end = t.task.messages.count;
+      // Skipped messages of a redone range count too: the segment ends at the last seq.
+      const end = t.seq;
       const start = t.segmentStart;
       if (t.skipSummaries > 0) t.skipSummaries--;
       else {
@@ -326,39 +420,70 @@ async function readRange(
       t.summaries++;
       t.segmentStart = end + 1;
       t.segmentTokens = 0;
+      // As `cwb import`: what the agent compacted is history, out of the context.
+      t.historyThrough = Math.max(t.historyThrough, end);
     },
     skip() {
       skipped++;
     },
+    ignore: () => undefined,
   };
 
   let offset = range.start;
   let lineNo = row.line_no;
   let mapperState: unknown;
+  let waiting = false;
   try {
-    if (kind.reader.mode === 'jsonl') {
-      const mapper = kind.reader.mapper(saved.mapper, sink);
-      for await (const entry of readJsonl(file, {
-        start: range.start,
-        end: range.end,
-        firstLineNo: row.line_no + 1,
-      })) {
-        // A last line without its newline is still being written: left for the next sync.
-        if (entry.partial) break;
-        if (entry.ok) mapper.line(entry.value, entry.lineNo);
+    if (reading.mode === 'entries') {
+      const mapper = reading.mapper(saved.mapper, sink, { path: file });
+      // What the last sync held back comes first, read again from the file.
+      for (const ref of saved.held ?? []) {
+        let value: unknown;
+        try {
+          value = reading.source.readAgain(ref);
+        } catch (err) {
+          sink.skip(ref.lineNo, `held back, then unreadable: ${(err as Error).message}`);
+          continue;
+        }
+        mapper.line(value, ref.lineNo, ref);
+      }
+      for await (const entry of reading.source.read(
+        range.start,
+        range.end,
+        row.line_no + 1,
+        final,
+      )) {
+        if ('partial' in entry) break;
+        if (entry.ok) mapper.line(entry.value, entry.lineNo, entry.ref);
         else sink.skip(entry.lineNo, entry.error);
-        offset = entry.offset + entry.bytes + 1;
+        offset = entry.next;
         lineNo = entry.lineNo;
       }
-      mapper.end();
+      const end = mapper.end(final);
       mapperState = mapper.save();
+      waiting = end.waiting;
+      if (end.held.length > 0) saved.held = end.held;
+      else delete saved.held;
     } else {
-      const doc = await readDocument(kind.reader.parse(file), saved.mapper, sink, fileTimes(stat));
+      if (kind.reader.mode !== 'document') throw new Error(`${kind.id} reads no documents`);
+      const doc = await readDocument(
+        kind.reader.parse(file),
+        saved.mapper,
+        sink,
+        fileTimes(reading.stat),
+        final,
+      );
       mapperState = doc.state;
+      waiting = doc.waiting;
       offset = range.end;
       lineNo = doc.messages;
     }
-    options.beforeCommit?.();
+    // Messages an agent's own compaction replaced leave the context, as on import.
+    for (const [key, t] of open) {
+      if (t.historyThrough > (saved.threads[key]?.historyThrough ?? 0))
+        t.task.messages.markHistoryOnly(t.historyThrough, new Set(t.pinned));
+    }
+    now.options.beforeCommit?.();
     const uuids = [...open.values()].map((t) => t.task.uuid);
     repo.write(() => {
       for (const [key, t] of open) {
@@ -396,6 +521,8 @@ async function readRange(
           ...(estimated > 0 && { estimated }),
           ...(t.summaries > 0 && { summaries: t.summaries, segmentStart: t.segmentStart }),
           segmentTokens: t.segmentTokens,
+          ...(t.historyThrough > 0 && { historyThrough: t.historyThrough }),
+          ...(t.pinned.length > 0 && { pinned: t.pinned }),
         };
       }
       // Info of threads that have no task yet still changes with the lines read.
@@ -415,20 +542,21 @@ async function readRange(
       repo.update(file, {
         offset,
         line_no: lineNo,
-        fingerprint: fingerprint(file, offset),
-        size: stat.size,
-        mtime_ms: stat.mtimeMs,
-        inode: String(stat.ino),
+        fingerprint: now.printOf(offset),
+        size: now.size,
+        mtime_ms: now.mtimeMs,
+        inode: now.ino,
         messages: total,
         task_uuid: saved.threads[MAIN]?.uuid ?? Object.values(saved.threads)[0]?.uuid ?? null,
         state: JSON.stringify(saved),
+        held: waiting ? 1 : 0,
         pending: null,
         synced_at: new Date().toISOString(),
         error: null,
       });
       repo.release(file);
     });
-    return { status: 'synced', messages: written, uuids };
+    return { status: 'synced', messages: written, uuids, held: waiting };
   } finally {
     for (const t of open.values()) t.task.close();
   }

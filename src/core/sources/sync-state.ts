@@ -23,8 +23,10 @@ export interface SourceFileRow {
   messages: number;
   /** The format mapper's own state (JSON) plus the file's threads and their tasks. */
   state: string | null;
-  /** A sync in progress: the byte range it reads (JSON `{start, end}`). */
+  /** A sync in progress: the range it reads (JSON `{start, end, final?}`). */
   pending: string | null;
+  /** 1: something waits for the file to be still (a reply held back, calls without a result). */
+  held: number;
   lease_pid: number | null;
   lease_host: string | null;
   lease_at: string | null;

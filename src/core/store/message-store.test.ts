@@ -305,3 +305,71 @@ describe('lines that are JSON but not messages', () => {
     writer.close();
   });
 });
+
+describe('MessageStore.markHistoryOnly (live source tasks)', () => {
+  const messages = [
+    { role: 'system' as const, content: 'You are Codex.', timestamp: '2026-11-25T12:00:00.000Z' },
+    { role: 'user' as const, content: 'fix "the" parser', timestamp: '2026-11-25T12:00:01.000Z' },
+    {
+      role: 'assistant' as const,
+      content: 'Looking.',
+      usage: {
+        input_tokens: 1,
+        output_tokens: 2,
+        cache_creation_tokens: 0,
+        cache_read_tokens: 0,
+        total_tokens: 3,
+      },
+      timestamp: '2026-11-25T12:00:02.000Z',
+    },
+    {
+      role: 'assistant' as const,
+      content: 'thinking',
+      name: 'reasoning',
+      historyOnly: true,
+      timestamp: '2026-11-25T12:00:03.000Z',
+    },
+    {
+      role: 'user' as const,
+      content: 'Summary: fixed.',
+      kind: 'summary' as const,
+      timestamp: '2026-11-25T12:00:04.000Z',
+    },
+    { role: 'user' as const, content: 'now the docs', timestamp: '2026-11-25T12:00:05.000Z' },
+  ];
+
+  it('flags the messages up to a seq (but those kept) byte for byte as if appended history-only, once', () => {
+    const live = tempDir();
+    const store = MessageStore.open(live);
+    for (const m of messages) store.append(m);
+    store.markHistoryOnly(4, new Set([1]));
+    // What an import writes for the same messages, knowing the compaction from the start.
+    const imported = tempDir();
+    const other = MessageStore.open(imported);
+    for (const [i, m] of messages.entries())
+      other.append({ ...m, ...(i >= 1 && i <= 3 && { historyOnly: true }) });
+    other.close();
+    const read = (dir: string, name: string): string =>
+      fs.readFileSync(path.join(dir, name), 'utf8');
+    expect(read(live, TASK_FILES.messages)).toBe(read(imported, TASK_FILES.messages));
+    expect(read(live, TASK_FILES.current)).toBe(read(imported, TASK_FILES.current));
+    expect(store.currentCount()).toBe(3);
+    // Again (a sync redone after a kill): nothing changes; the store goes on appending.
+    const before = fs.statSync(path.join(live, TASK_FILES.messages)).ino;
+    store.markHistoryOnly(4, new Set([1]));
+    expect(fs.statSync(path.join(live, TASK_FILES.messages)).ino).toBe(before);
+    store.append({ role: 'assistant', content: 'Docs updated.' });
+    expect(store.readWindow(5, 10).messages.map((m) => [m.seq, m.content])).toEqual([
+      [5, 'Summary: fixed.'],
+      [6, 'now the docs'],
+      [7, 'Docs updated.'],
+    ]);
+    expect(store.readWindow(2, 1).messages[0]).toMatchObject({ seq: 2, history_only: true });
+    store.close();
+    // A reader opening it afterwards finds the same lines through a sound index.
+    const reader = MessageStore.open(live, { readonly: true });
+    expect(reader.count).toBe(7);
+    expect(reader.readWindow(7, 1).messages[0]).toMatchObject({ content: 'Docs updated.' });
+    reader.close();
+  });
+});

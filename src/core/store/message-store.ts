@@ -23,6 +23,11 @@ import { asCurrentMessage } from './message-shape';
 import { estimateTokens } from '../tokens/estimate';
 import { TASK_FILES } from './contexts-layout';
 import { badInput } from '../errors';
+import { readView } from '../compaction/read-view';
+import { currentLines } from '../compaction/materialize';
+import { writeFileAtomicChunks } from '../jsonl/atomic-write';
+import { lineChunks } from '../jsonl/line-chunks';
+import { rewriteHistoryOnly } from './history-only-rewrite';
 
 export interface NewMessage {
   role: MessageRole;
@@ -48,7 +53,7 @@ export interface NewMessage {
  */
 export class MessageStore {
   private readonly logs: { messages: AppendLog; current: AppendLog } | undefined;
-  private readonly index: OffsetIndex;
+  private index: OffsetIndex;
   private currentTokens: number | undefined;
   /** Lines of current.jsonl, counted once and then kept like currentTokens (writer only). */
   private currentLines: number | undefined;
@@ -252,6 +257,29 @@ export class MessageStore {
     const lines = countCompleteLines(this.currentPath);
     if (this.logs) this.currentLines = lines;
     return lines;
+  }
+
+  /**
+   * Live source tasks only (src/core/sources): the other agent compacted its own context, so
+   * its messages up to `throughSeq` — but `keep`, such as its system prompt — leave the
+   * context as `cwb import` leaves them: history-only. messages.jsonl is rewritten once per
+   * compaction, atomically, with the same lines and seqs plus the flag (readers that cache it
+   * by inode read it again), and current.jsonl is rebuilt from the view. Repeating it (a sync
+   * redone after a kill) changes nothing more.
+   */
+  markHistoryOnly(throughSeq: number, keep: ReadonlySet<number>): void {
+    if (!this.logs) throw new Error(`messages of ${this.dir} were opened read-only`);
+    this.index.flush();
+    const indexPath = path.join(this.dir, TASK_FILES.messagesIndex);
+    if (rewriteHistoryOnly(this.messagesPath, this.index, indexPath, throughSeq, keep)) {
+      this.logs.messages.reopen();
+      this.index.close();
+      this.index = OffsetIndex.open(this.messagesPath, indexPath);
+    }
+    // Also when every line was flagged already: a try cut short may have left current.jsonl.
+    const { view } = readView(this.dir);
+    writeFileAtomicChunks(this.currentPath, lineChunks(currentLines(view)));
+    this.currentReplaced();
   }
 
   /** Call after current.jsonl was replaced (compaction, undo): the running total is recomputed lazily. */

@@ -1,0 +1,469 @@
+import type { ToolCall, TokenUsage } from '../../shared/task-types';
+import {
+  ClaudeEntrySchema,
+  ClaudeThreadRouter,
+  MAIN_THREAD,
+  blocksOf,
+  promptHash,
+  promptOf,
+  type ClaudeEntry,
+  type ClaudeUsage,
+} from './claude-code-entry';
+import { realRequest } from './session-meta';
+import { asNumber, clip, contentText, isRecord, normalizeTimestamp } from './text';
+import type { EntryMapper, EntryRef, TranscriptSink } from './transcript-sink';
+import {
+  answeredCall,
+  unansweredCall,
+  usageWithTotal,
+  type ToolCallStart,
+} from './transcript-writer';
+import { REASONING_NAME } from './types';
+
+/**
+ * Claude Code sessions, entry by entry: the one mapping of `cwb import` (claude-code.ts) and
+ * live sync (src/core/sources). Per thread (the main conversation, each subagent), in file
+ * order:
+ *
+ * - `assistant` entries: Claude Code writes one entry per content block, all with the same
+ *   `message.id`; consecutive entries with one id are one model response and become ONE
+ *   assistant message — text blocks joined by a blank line, `tool_use` blocks as its
+ *   `tool_calls` (id, name, JSON arguments). A response ends at an entry with another id, a
+ *   user or compaction entry of its thread, an entry with a `stop_reason`, or the end. Each
+ *   response id (not `<synthetic>`) is one LLM call whose usage is its last entry's. A
+ *   response a live sync had to end early (its file was still for a while) and that goes on
+ *   later is a second message of the same call: only the growth of its usage is added.
+ * - `thinking` blocks: one assistant message each, `name: "reasoning"`, kept in
+ *   messages.jsonl only (history-only: the model is not shown old reasoning as text), in
+ *   front of the response's message. `redacted_thinking` becomes "[redacted thinking]".
+ * - `user` entries: each `tool_result` block becomes a `tool` message with its
+ *   `tool_call_id` and one tools.jsonl record paired with the call; the other blocks (text,
+ *   images as "[image]") become one user message. A string content is one user message.
+ *   Meta entries (expanded slash commands) are kept: the model saw them.
+ * - Compaction: a `compact_boundary` system entry plus the `isCompactSummary` user entry
+ *   that follows become one summaries.jsonl record (trigger and preTokens kept) and a user
+ *   message of kind `summary`; a boundary without a summary entry is a record with an empty
+ *   summary. Messages before the thread's last compaction are history-only (import knows
+ *   the line from its scan; live sync marks them when the compaction arrives).
+ * - Calls without a result at the end (or when a live file has been still) are recorded
+ *   as failed; a result that comes after all is written as its message, not recorded twice.
+ * - Other `system` entries are notices for the terminal, not model context: ignored.
+ *
+ * Live sync holds back each thread's response being assembled (`end(false)`): its entries
+ * are read again by the next batch, so a response whose entries straddle two syncs is still
+ * one message.
+ */
+export interface ClaudeMapperOptions {
+  /** Import: a thread's messages before this line are history-only (its last compaction). */
+  historyBefore?: (thread: string) => number;
+}
+
+interface PendingCall {
+  thread: string;
+  name: string;
+  args: unknown;
+  timestamp?: string;
+}
+
+/** The mapper's saved state: plain JSON. */
+interface ClaudeState {
+  /** Sidechain entry uuid → thread (only sidechains: about 100 bytes each). */
+  router: Record<string, string>;
+  /** The main thread's Task/Agent calls: prompt hash → description (titles the subagent). */
+  taskCalls?: Record<string, string>;
+  /** Calls of written responses waiting for their result, by id. */
+  calls: Record<string, PendingCall>;
+  /** The last response written per thread and the usage counted for it. */
+  responses: Record<string, { key: string; usage: TokenUsage | null }>;
+  /** A compact_boundary entry waiting for its summary entry, per thread. */
+  boundaries?: Record<string, { trigger?: string; preTokens?: number }>;
+  /** Calls recorded without a result at a quiet end: id → tool name. */
+  closed?: Record<string, string>;
+}
+
+interface Group {
+  thread: string;
+  key: string;
+  line: number;
+  timestamp?: string;
+  model?: string;
+  usage?: ClaudeUsage;
+  reasoning: { text: string; timestamp?: string }[];
+  texts: string[];
+  toolCalls: ToolCall[];
+  starts: ToolCallStart[];
+  refs: EntryRef[];
+}
+
+/** A call's arguments kept across syncs while it waits for its result are cut past this. */
+const SAVED_ARGS_CHARS = 256 * 1024;
+/** Calls closed without a result remembered (their late result must not be recorded again). */
+const MAX_CLOSED = 200;
+
+export class ClaudeCodeMapper implements EntryMapper {
+  private readonly state: ClaudeState;
+  private readonly router: ClaudeThreadRouter;
+  private readonly groups = new Map<string, Group>();
+
+  constructor(
+    saved: unknown,
+    private readonly sink: TranscriptSink,
+    private readonly options: ClaudeMapperOptions = {},
+  ) {
+    this.state = stateOf(saved);
+    this.router = new ClaudeThreadRouter(this.state.router);
+  }
+
+  line(value: unknown, lineNo: number, ref?: EntryRef): void {
+    const parsed = ClaudeEntrySchema.safeParse(value);
+    if (!parsed.success) {
+      this.sink.skip(
+        lineNo,
+        `not a Claude Code entry (${parsed.error.issues[0]?.message ?? 'unexpected shape'})`,
+      );
+      return;
+    }
+    this.entry(parsed.data, lineNo, ref);
+  }
+
+  entry(entry: ClaudeEntry, lineNo: number, ref?: EntryRef): void {
+    if (entry.type === 'summary') {
+      // Claude Code's short title of the conversation, not a compaction.
+      if (entry.summary !== undefined) this.sink.describe(MAIN_THREAD, { title: entry.summary });
+      return;
+    }
+    const thread = this.router.route(entry, lineNo);
+    if (thread === undefined) return this.sink.ignore(entry.type);
+    if (entry.type === 'assistant') {
+      this.describe(thread, entry);
+      this.assistant(thread, entry, lineNo, ref);
+    } else if (entry.type === 'user') {
+      this.describe(thread, entry);
+      this.flush(thread);
+      this.user(thread, entry, lineNo);
+    } else if (entry.subtype === 'compact_boundary') {
+      this.flush(thread);
+      this.closeBoundary(thread);
+      (this.state.boundaries ??= {})[thread] = {
+        ...(entry.compactMetadata?.trigger !== undefined && {
+          trigger: entry.compactMetadata.trigger,
+        }),
+        ...(entry.compactMetadata?.preTokens !== undefined && {
+          preTokens: entry.compactMetadata.preTokens,
+        }),
+      };
+    } else this.sink.ignore(entry.subtype ? `${entry.type}:${entry.subtype}` : entry.type);
+  }
+
+  /** The thread has no more entries (import): its response is written, open calls recorded. */
+  endThread(thread: string): void {
+    this.flush(thread);
+    this.closeBoundary(thread);
+    this.closeCalls((call) => call.thread === thread);
+  }
+
+  end(final: boolean): { held: EntryRef[]; waiting: boolean } {
+    if (final) {
+      for (const thread of [...this.groups.keys()]) this.flush(thread);
+      for (const thread of Object.keys(this.state.boundaries ?? {})) this.closeBoundary(thread);
+      this.closeCalls(() => true);
+      return { held: [], waiting: false };
+    }
+    const held = [...this.groups.values()]
+      .flatMap((g) => g.refs)
+      .sort((a, b) => a.lineNo - b.lineNo);
+    for (const call of Object.values(this.state.calls)) {
+      const json = JSON.stringify(call.args) ?? '';
+      if (json.length > SAVED_ARGS_CHARS) call.args = { clipped: clip(json, SAVED_ARGS_CHARS) };
+    }
+    return { held, waiting: held.length > 0 || Object.keys(this.state.calls).length > 0 };
+  }
+
+  save(): unknown {
+    return this.state;
+  }
+
+  private historyOnly(thread: string, line: number): boolean {
+    return line < (this.options.historyBefore?.(thread) ?? 0);
+  }
+
+  private assistant(thread: string, entry: ClaudeEntry, line: number, ref?: EntryRef): void {
+    const message = entry.message;
+    const key = message?.id ?? entry.requestId ?? entry.uuid ?? `line-${line}`;
+    if (this.groups.get(thread)?.key !== key) this.flush(thread);
+    const timestamp = normalizeTimestamp(entry.timestamp);
+    let group = this.groups.get(thread);
+    if (!group) {
+      this.closeBoundary(thread);
+      group = {
+        thread,
+        key,
+        line,
+        reasoning: [],
+        texts: [],
+        toolCalls: [],
+        starts: [],
+        refs: [],
+        ...(timestamp !== undefined && { timestamp }),
+      };
+      this.groups.set(thread, group);
+    }
+    const g = group;
+    if (ref) g.refs.push(ref);
+    if (message?.model !== undefined) g.model = message.model;
+    if (message?.usage !== undefined) g.usage = message.usage;
+    blocksOf(message?.content).forEach((block, i) => {
+      const at = timestamp !== undefined ? { timestamp } : {};
+      if (block.type === 'text') g.texts.push(block.text);
+      else if (block.type === 'thinking') g.reasoning.push({ text: block.thinking, ...at });
+      else if (block.type === 'redacted_thinking')
+        g.reasoning.push({ text: '[redacted thinking]', ...at });
+      else if (block.type === 'tool_use') {
+        const id = block.id ?? `toolu_line${line}_${i}`;
+        g.toolCalls.push({
+          id,
+          type: 'function',
+          function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) },
+        });
+        g.starts.push({ id, name: block.name, args: block.input ?? {}, ...at });
+      } else
+        this.sink.ignore(`assistant block:${block.type === 'other' ? block.kind : block.type}`);
+    });
+    // The last entry of a response carries why it stopped: nothing of it is still to come.
+    const stop = isRecord(message) ? message.stop_reason : undefined;
+    if (typeof stop === 'string' && stop !== '') this.flush(thread);
+  }
+
+  private flush(thread: string): void {
+    const g = this.groups.get(thread);
+    if (!g) return;
+    this.groups.delete(thread);
+    const historyOnly = this.historyOnly(thread, g.line);
+    for (const r of g.reasoning) {
+      this.sink.message(thread, {
+        role: 'assistant',
+        content: r.text,
+        name: REASONING_NAME,
+        historyOnly: true,
+        ...(r.timestamp !== undefined && { timestamp: r.timestamp }),
+      });
+    }
+    let usage: TokenUsage | undefined;
+    if (g.model !== '<synthetic>') {
+      const counted = g.usage ? toUsage(g.usage) : undefined;
+      const last = this.state.responses[thread];
+      if (last?.key !== g.key) {
+        usage = counted;
+        this.state.responses[thread] = { key: g.key, usage: counted ?? null };
+        this.sink.llmCall(thread, counted);
+      } else if (counted) {
+        // The same response, written in two parts: its usage only grew.
+        const delta: Partial<TokenUsage> = {};
+        let changed = false;
+        for (const field of Object.keys(counted) as (keyof TokenUsage)[]) {
+          delta[field] = counted[field] - (last.usage?.[field] ?? 0);
+          if (delta[field] !== 0) changed = true;
+        }
+        last.usage = counted;
+        if (changed) this.sink.llmCall(thread, delta, 0);
+      }
+    }
+    if (g.texts.length === 0 && g.toolCalls.length === 0) return;
+    this.sink.message(thread, {
+      role: 'assistant',
+      content: g.texts.length > 0 ? g.texts.join('\n\n') : null,
+      ...(g.toolCalls.length > 0 && { tool_calls: g.toolCalls }),
+      ...(usage !== undefined && { usage }),
+      ...(g.timestamp !== undefined && { timestamp: g.timestamp }),
+      ...(historyOnly && { historyOnly }),
+    });
+    for (const { id, ...call } of g.starts) this.state.calls[id] = { thread, ...call };
+  }
+
+  private user(thread: string, entry: ClaudeEntry, line: number): void {
+    const timestamp = normalizeTimestamp(entry.timestamp);
+    const historyOnly = this.historyOnly(thread, line);
+    const at = {
+      ...(timestamp !== undefined && { timestamp }),
+      ...(historyOnly && { historyOnly }),
+    };
+    const content = entry.message?.content;
+    if (entry.isCompactSummary === true) {
+      const boundary = this.state.boundaries?.[thread];
+      delete this.state.boundaries?.[thread];
+      const summary = contentText(content);
+      this.sink.compaction(thread, {
+        strategy: 'claude-code-compact',
+        summary,
+        extra: {
+          source_format: 'claude-code',
+          ...(boundary?.trigger !== undefined && { trigger: boundary.trigger }),
+          ...(boundary?.preTokens !== undefined && { pre_tokens: boundary.preTokens }),
+        },
+      });
+      this.sink.message(thread, { role: 'user', content: summary, kind: 'summary', ...at });
+      return;
+    }
+    this.closeBoundary(thread);
+    if (typeof content === 'string') {
+      this.sink.message(thread, { role: 'user', content, ...at });
+      return;
+    }
+    const rest: string[] = [];
+    let restBlocks = 0;
+    for (const block of blocksOf(content)) {
+      if (block.type === 'tool_result') {
+        const text = contentText(block.content);
+        const id = block.tool_use_id;
+        const call = this.takeCall(id, thread);
+        const closed = call === undefined ? this.state.closed?.[id] : undefined;
+        const name = call?.name ?? closed;
+        if (closed !== undefined) delete this.state.closed![id];
+        // A call already recorded without a result (the file was still): not recorded twice.
+        else
+          this.sink.tool(
+            thread,
+            answeredCall(call && { id, ...call }, {
+              id,
+              content: text,
+              isError: block.is_error,
+              ...(timestamp !== undefined && { timestamp }),
+            }),
+          );
+        this.sink.message(thread, {
+          role: 'tool',
+          content: text,
+          tool_call_id: id,
+          ...(name !== undefined && { tool_name: name }),
+          ...at,
+        });
+      } else {
+        restBlocks++;
+        const text =
+          block.type === 'text'
+            ? block.text
+            : block.type === 'other'
+              ? contentText([block.raw])
+              : block.type === 'thinking'
+                ? block.thinking
+                : '';
+        if (text !== '') rest.push(text);
+      }
+    }
+    if (restBlocks > 0)
+      this.sink.message(thread, { role: 'user', content: rest.join('\n\n'), ...at });
+  }
+
+  private takeCall(id: string, thread: string): PendingCall | undefined {
+    const call = this.state.calls[id];
+    if (call?.thread !== thread) return undefined;
+    delete this.state.calls[id];
+    return call;
+  }
+
+  /** Calls still without a result are recorded as such, and remembered as closed. */
+  private closeCalls(which: (call: PendingCall) => boolean): void {
+    for (const [id, call] of Object.entries(this.state.calls)) {
+      if (!which(call)) continue;
+      delete this.state.calls[id];
+      this.sink.tool(call.thread, unansweredCall({ id, ...call }));
+      const closed = (this.state.closed ??= {});
+      closed[id] = call.name;
+      const ids = Object.keys(closed);
+      if (ids.length > MAX_CLOSED) delete closed[ids[0]!];
+    }
+  }
+
+  /** A compaction boundary with no summary entry after it still counts as a compaction. */
+  private closeBoundary(thread: string): void {
+    const boundary = this.state.boundaries?.[thread];
+    if (!boundary) return;
+    delete this.state.boundaries![thread];
+    this.sink.compaction(thread, {
+      strategy: 'claude-code-compact',
+      summary: '',
+      extra: {
+        source_format: 'claude-code',
+        note: 'compact boundary without a summary entry',
+        ...(boundary.trigger !== undefined && { trigger: boundary.trigger }),
+        ...(boundary.preTokens !== undefined && { pre_tokens: boundary.preTokens }),
+      },
+    });
+  }
+
+  /** What the entry says about its thread (live sync keeps the task's row up to date). */
+  private describe(thread: string, entry: ClaudeEntry): void {
+    const timestamp = normalizeTimestamp(entry.timestamp);
+    const prompt = promptOf(entry);
+    const request = prompt !== undefined ? realRequest(prompt) : undefined;
+    const model = entry.type === 'assistant' ? entry.message?.model : undefined;
+    if (thread === MAIN_THREAD && entry.type === 'assistant') this.rememberTaskCalls(entry);
+    const description =
+      thread !== MAIN_THREAD && prompt !== undefined
+        ? this.state.taskCalls?.[promptHash(prompt).slice(0, 16)]
+        : undefined;
+    this.sink.describe(thread, {
+      ...(description !== undefined && { description }),
+      ...(timestamp !== undefined && { firstTimestamp: timestamp, lastTimestamp: timestamp }),
+      ...(entry.cwd !== undefined && { workdir: entry.cwd }),
+      ...(entry.sessionId !== undefined && { sessionId: entry.sessionId }),
+      ...(entry.gitBranch && { gitBranch: entry.gitBranch }),
+      ...(entry.version !== undefined && { version: entry.version }),
+      ...(entry.agentId !== undefined && { agentId: entry.agentId }),
+      ...(model !== undefined && model !== '<synthetic>' && { model }),
+      ...(prompt !== undefined && { prompt }),
+      ...(request !== undefined && { request }),
+    });
+  }
+
+  private rememberTaskCalls(entry: ClaudeEntry): void {
+    for (const block of blocksOf(entry.message?.content)) {
+      if (block.type !== 'tool_use' || (block.name !== 'Task' && block.name !== 'Agent')) continue;
+      const input = block.input;
+      if (!isRecord(input) || typeof input.prompt !== 'string') continue;
+      if (typeof input.description === 'string')
+        (this.state.taskCalls ??= {})[promptHash(input.prompt).slice(0, 16)] = input.description;
+    }
+  }
+}
+
+/** Anthropic usage: input_tokens excludes cache reads and writes, so the total adds all four. */
+function toUsage(u: ClaudeUsage): TokenUsage {
+  return usageWithTotal({
+    input_tokens: asNumber(u.input_tokens),
+    output_tokens: asNumber(u.output_tokens),
+    cache_creation_tokens: asNumber(u.cache_creation_input_tokens),
+    cache_read_tokens: asNumber(u.cache_read_input_tokens),
+  });
+}
+
+/** What a sync saved: this state, or the one live sync kept before the mapping was shared. */
+function stateOf(saved: unknown): ClaudeState {
+  if (!isRecord(saved) || !isRecord(saved.router) || !isRecord(saved.calls))
+    return { router: {}, calls: {}, responses: {} };
+  if (isRecord(saved.responses)) return saved as unknown as ClaudeState;
+  // Earlier live state: calls without their thread (the main one, nearly always), one
+  // boundary for the file, the last response per thread apart from its usage.
+  const old = saved as {
+    router: Record<string, string>;
+    taskCalls?: Record<string, string>;
+    calls: Record<string, Omit<PendingCall, 'thread'>>;
+    lastResponse?: Record<string, string>;
+    responseUsage?: Record<string, TokenUsage | null>;
+    boundary?: { trigger?: string; preTokens?: number };
+  };
+  return {
+    router: old.router,
+    ...(old.taskCalls && { taskCalls: old.taskCalls }),
+    calls: Object.fromEntries(
+      Object.entries(old.calls).map(([id, call]) => [id, { thread: MAIN_THREAD, ...call }]),
+    ),
+    responses: Object.fromEntries(
+      Object.entries(old.lastResponse ?? {}).map(([thread, key]) => [
+        thread,
+        { key, usage: old.responseUsage?.[thread] ?? null },
+      ]),
+    ),
+    ...(old.boundary && { boundaries: { [MAIN_THREAD]: old.boundary } }),
+  };
+}

@@ -1,0 +1,87 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fsyncDirectory } from '../jsonl/fsync-dir';
+import type { OffsetIndex } from '../jsonl/offset-index';
+import { writeAllSync } from '../jsonl/write-all';
+
+/** How MessageStore ends the line of a history-only message (its last key). */
+const FLAG = Buffer.from(',"history_only":true');
+const FLAGGED_END = Buffer.from(',"history_only":true}');
+const CLOSE_BRACE = 0x7d;
+const COPY_BYTES = 1 << 20;
+
+/**
+ * Rewrites messages.jsonl with the messages up to `throughSeq` (but `keep`) flagged
+ * history-only: the same lines and seqs, each changed line gaining `"history_only":true` as
+ * its last key, exactly as MessageStore writes a message appended history-only. Lines are
+ * found through the offset index and copied byte for byte, so no line is ever parsed or held
+ * whole. Returns false, writing nothing, when every such line is flagged already.
+ *
+ * The new file replaces the old by rename; the offset index sidecar is removed first, so a
+ * reader never pairs the new lines with the old offsets (it rebuilds them, as after a crash).
+ * The caller reopens its handles.
+ */
+export function rewriteHistoryOnly(
+  file: string,
+  index: OffsetIndex,
+  indexPath: string,
+  throughSeq: number,
+  keep: ReadonlySet<number>,
+): boolean {
+  const fd = fs.openSync(file, 'r');
+  let temp: string | undefined;
+  try {
+    const size = fs.fstatSync(fd).size;
+    const last = Math.min(throughSeq, index.count);
+    // Offsets of the closing brace of each line that gains the flag.
+    const inserts: number[] = [];
+    const tail = Buffer.alloc(FLAGGED_END.length);
+    for (let seq = 1; seq <= last; seq++) {
+      if (keep.has(seq)) continue;
+      const end = (seq < index.count ? index.offsetOf(seq + 1) : size) - 1; // its '\n'
+      const start = index.offsetOf(seq);
+      const brace = end - 1;
+      if (brace <= start) continue;
+      const n = Math.min(FLAGGED_END.length, brace + 1 - start);
+      fs.readSync(fd, tail, 0, n, brace + 1 - n);
+      if (tail[n - 1] !== CLOSE_BRACE) continue; // not a line this store wrote: left as it is
+      if (n === FLAGGED_END.length && tail.equals(FLAGGED_END)) continue;
+      inserts.push(brace);
+    }
+    if (inserts.length === 0) return false;
+    temp = path.join(
+      path.dirname(file),
+      `.${path.basename(file)}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`,
+    );
+    const out = fs.openSync(temp, 'wx', 0o666);
+    try {
+      const buffer = Buffer.allocUnsafe(COPY_BYTES);
+      let at = 0;
+      const copyTo = (to: number): void => {
+        while (at < to) {
+          const n = fs.readSync(fd, buffer, 0, Math.min(COPY_BYTES, to - at), at);
+          if (n === 0) throw new Error(`${file} shrank while it was rewritten`);
+          writeAllSync(out, buffer.subarray(0, n));
+          at += n;
+        }
+      };
+      for (const brace of inserts) {
+        copyTo(brace);
+        writeAllSync(out, FLAG);
+      }
+      copyTo(size);
+      fs.fsyncSync(out);
+    } finally {
+      fs.closeSync(out);
+    }
+    fs.rmSync(indexPath, { force: true });
+    fs.renameSync(temp, file);
+    temp = undefined;
+    fsyncDirectory(path.dirname(file));
+    return true;
+  } finally {
+    fs.closeSync(fd);
+    if (temp !== undefined) fs.rmSync(temp, { force: true });
+  }
+}
