@@ -89,6 +89,7 @@ export const TASK_COLUMNS: readonly TaskColumn[] = [
   {
     id: 'agent',
     label: 'colAgent',
+    sort: 'agent',
     width: '124px',
     cell: (r, ctx) => <span className="muted">{agentLabel(r.agent ?? '', ctx.own)}</span>,
   },

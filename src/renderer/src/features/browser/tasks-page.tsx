@@ -23,6 +23,7 @@ const ASCENDING_FIRST: ReadonlySet<TaskSortColumn> = new Set([
   'task_type',
   'user',
   'model',
+  'agent',
   'status',
 ]);
 
