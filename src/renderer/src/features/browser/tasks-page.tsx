@@ -14,6 +14,7 @@ import { LazyExportDialog } from '../transfer/lazy-export-dialog';
 import { typingOrDialog } from '../../components/keys-overlay';
 import { formatUsd } from '../../../../shared/format-cost';
 import { ColumnsMenu } from './columns-menu';
+import { focusDateRange } from './date-range-filter';
 
 /** Text columns read best A→Z first; dates and counts newest/largest first. */
 const ASCENDING_FIRST: ReadonlySet<TaskSortColumn> = new Set([
@@ -44,15 +45,30 @@ export function TasksPage() {
   useEffect(() => {
     const onKey = (e: KeyboardEvent): void => {
       if (e.ctrlKey || e.metaKey || e.altKey || typingOrDialog(e)) return;
-      // Arrow keys before the list had focus (after a click elsewhere): hand it the keys.
       const grid = document.querySelector<HTMLElement>('.task-grid');
-      if (grid && ['ArrowDown', 'ArrowUp', 'j', 'k', 'Enter'].includes(e.key)) {
+      const target = e.target instanceof HTMLElement ? e.target : null;
+      // ↓ from a filter control goes on to the results (as from the search box), the
+      // cursor where it was.
+      if (grid && e.key === 'ArrowDown' && target?.closest('.task-filters')) {
+        e.preventDefault();
+        grid.focus();
+        return;
+      }
+      // Arrow keys before the list had focus (after a click elsewhere): hand it the keys.
+      // Enter on a button or link is that control's own.
+      const ownEnter = e.key === 'Enter' && target?.closest('button, a, summary');
+      if (grid && !ownEnter && ['ArrowDown', 'ArrowUp', 'j', 'k', 'Enter'].includes(e.key)) {
         if (document.activeElement !== grid && !grid.contains(document.activeElement)) {
           e.preventDefault();
           grid.focus();
           if (e.key !== 'Enter')
             grid.dispatchEvent(new KeyboardEvent('keydown', { key: e.key, bubbles: true }));
         }
+        return;
+      }
+      if (e.key === 'd') {
+        // The Created filter's quick ranges: one key, listed in the ? overlay.
+        if (focusDateRange()) e.preventDefault();
         return;
       }
       if (e.key === '$') {
