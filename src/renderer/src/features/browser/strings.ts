@@ -1,4 +1,4 @@
-import { defineStrings, plural } from '../../i18n/use-t';
+import { defineStrings, plural } from '../../i18n/translate';
 
 export const browserStrings = defineStrings({
   en: {
@@ -61,6 +61,7 @@ export const browserStrings = defineStrings({
       'Total cost of the {tasks} tasks that match, from the price table of the app and config.yaml; tasks whose cost is unknown are not added',
     columns: 'Columns',
     columnsReset: 'Reset columns',
+    noRoom: 'no room at this width',
     resizeColumn: 'Drag to resize {column}',
     keysHelp: '? keys',
     tableLabel: 'Tasks, sorted by {column}',
@@ -126,6 +127,7 @@ export const browserStrings = defineStrings({
       '条件に合う {tasks} 件のタスクの合計コスト（アプリと config.yaml の料金表による）。コスト不明のタスクは含みません',
     columns: '列',
     columnsReset: '列を元に戻す',
+    noRoom: 'この幅では表示しきれません',
     resizeColumn: 'ドラッグで {column} の幅を変更',
     keysHelp: '? キー一覧',
     tableLabel: 'タスク（{column} で並べ替え）',

@@ -41,6 +41,7 @@ export function TasksPage() {
   const searchRef = useRef<HTMLInputElement>(null);
   const [activeUuid, setActiveUuid] = useState<string | null>(null);
   const [exporting, setExporting] = useState(false);
+  const focusGridOnShow = useRef(false);
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent): void => {
@@ -48,10 +49,11 @@ export function TasksPage() {
       const grid = document.querySelector<HTMLElement>('.task-grid');
       const target = e.target instanceof HTMLElement ? e.target : null;
       // ↓ from a filter control goes on to the results (as from the search box), the
-      // cursor where it was.
-      if (grid && e.key === 'ArrowDown' && target?.closest('.task-filters')) {
+      // cursor where it was; while the new results load, as soon as they show.
+      if (e.key === 'ArrowDown' && target?.closest('.task-filters')) {
         e.preventDefault();
-        grid.focus();
+        if (grid) grid.focus();
+        else focusGridOnShow.current = true;
         return;
       }
       // Arrow keys before the list had focus (after a click elsewhere): hand it the keys.
@@ -124,7 +126,11 @@ export function TasksPage() {
             )}
           </span>
         )}
-        <span className="key-hint">{t('keys')}</span>
+        <span className="key-hint">
+          {/* The whole list where it fits; where it does not, the key that shows it. */}
+          <span className="key-hint-long">{t('keys')}</span>
+          <span className="key-hint-short">{t('keysHelp')}</span>
+        </span>
         <ColumnsMenu />
         <button
           type="button"
@@ -168,6 +174,7 @@ export function TasksPage() {
           order={sort.order}
           onSort={onSort}
           onActive={setActiveUuid}
+          focusOnShow={focusGridOnShow}
         />
       )}
     </section>
