@@ -1,13 +1,17 @@
 import fs from 'node:fs';
 import type { WorkbenchHandlers } from '../../shared/api/workbench-api';
-import { exportTasks } from '../export';
+import { estimateExport, exportTasks } from '../export';
 import { importPaths } from '../import';
 import type { ServiceContext } from './service-context';
 
 export function transferHandlers(
   ctx: ServiceContext,
-): Pick<WorkbenchHandlers, 'exportTasks' | 'importFiles'> {
+): Pick<WorkbenchHandlers, 'exportTasks' | 'estimateExport' | 'importFiles'> {
   return {
+    // Synchronous but bounded: a few windows of each file, whatever the tasks' sizes.
+    estimateExport: async ({ uuids, format, current }) =>
+      estimateExport(ctx.store, { uuids, format, current }),
+
     exportTasks: async ({ uuids, format, current, output }) => {
       const target = output ?? ctx.exportDir;
       if (output === undefined) await fs.promises.mkdir(target, { recursive: true });

@@ -108,7 +108,7 @@ const READ_CHUNK_BYTES = 1 << 20;
  * zlib level 3, not the default 6: on task folders (JSONL of code and prose) it writes a
  * 100 MB task about 1.5× as fast for an archive ~9 % larger (measured on the bench's task).
  */
-const COMPRESSION_LEVEL = 3;
+export const ARCHIVE_COMPRESSION_LEVEL = 3;
 
 /** Queues one file; resolves with its manifest entry once the zip writer has read it. */
 function addFile(zip: ZipFile, row: TaskRow, file: TaskFile): Promise<ManifestFile> {
@@ -124,7 +124,7 @@ function addFile(zip: ZipFile, row: TaskRow, file: TaskFile): Promise<ManifestFi
     }
     zip.addReadStreamLazy(
       name,
-      { size, mtime, mode: 0o100644, compressionLevel: COMPRESSION_LEVEL },
+      { size, mtime, mode: 0o100644, compressionLevel: ARCHIVE_COMPRESSION_LEVEL },
       (cb) => {
         const hash = crypto.createHash('sha256');
         let bytes = 0;

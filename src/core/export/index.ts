@@ -18,3 +18,4 @@ export {
   isTaskFilePath,
   type Manifest,
 } from './archive-manifest';
+export { estimateExport, type ExportEstimate } from './export-estimate';

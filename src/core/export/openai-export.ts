@@ -34,14 +34,18 @@ export async function writeOpenAi(
       result.bad.push({ file: path.basename(file), line: line.lineNo, error: checked.error });
       continue;
     }
-    const m: CurrentMessage = checked.value;
-    const out: Record<string, unknown> = { role: m.role, content: m.content ?? null };
-    if (m.tool_calls !== undefined && m.tool_calls.length > 0) out.tool_calls = m.tool_calls;
-    if (m.tool_call_id !== undefined) out.tool_call_id = m.tool_call_id;
-    if (m.name !== undefined) out.name = m.name;
-    await sink.write(`${result.messages === 0 ? '\n' : ',\n'}${JSON.stringify(out)}`);
+    await sink.write(`${result.messages === 0 ? '\n' : ',\n'}${openAiMessageJson(checked.value)}`);
     result.messages++;
   }
   await sink.write(result.messages === 0 ? ']}\n' : '\n]}\n');
   return result;
+}
+
+/** One message as OpenAI's chat format writes it: only OpenAI's fields. */
+export function openAiMessageJson(m: CurrentMessage): string {
+  const out: Record<string, unknown> = { role: m.role, content: m.content ?? null };
+  if (m.tool_calls !== undefined && m.tool_calls.length > 0) out.tool_calls = m.tool_calls;
+  if (m.tool_call_id !== undefined) out.tool_call_id = m.tool_call_id;
+  if (m.name !== undefined) out.name = m.name;
+  return JSON.stringify(out);
 }

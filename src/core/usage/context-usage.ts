@@ -53,6 +53,7 @@ export async function contextUsage(
     thresholdTokens:
       limits.thresholdTokens ?? Math.floor(limits.contextWindow * limits.thresholdRatio),
     thresholdRatio: limits.thresholdRatio,
+    current: tracker.current,
     totalMessages: total,
     bucketSize: sampler.bucketSize,
   };

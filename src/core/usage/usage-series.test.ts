@@ -57,6 +57,19 @@ describe('the context-usage series', () => {
       msg(7, 'assistant', 5),
     ].map((m) => t.push(m).tokens);
     expect(seq).toEqual([100, 500, 1000, 120, 150, 150, 155]);
+    expect(t.current).toBe(155);
+  });
+
+  it('tells the context now when compactions come after the last message (a session compacted after it ended)', () => {
+    const t = new UsageTracker([
+      { id: 1, throughSeq: 2, tokensAfter: 300, undone: false },
+      { id: 2, throughSeq: 3, tokensAfter: 40, undone: false },
+    ]);
+    t.push(msg(1, 'user', 500));
+    t.push(msg(2, 'assistant', 100));
+    const last = t.push(msg(3, 'user', 20, { compaction_id: 1, kind: 'truncation-marker' }));
+    expect(last.tokens).toBe(300);
+    expect(t.current).toBe(40);
   });
 
   it('downsamples to about maxPoints, keeping the peak and the drop of every bucket', () => {

@@ -66,6 +66,8 @@ export function figuresOf(message: UsageMessage): MessageFigures {
 export class UsageTracker {
   private estimate = 0;
   private readonly drops = new Map<number, number>();
+  private last = 0;
+  private droppedLast = false;
 
   constructor(compactions: readonly UsageCompaction[]) {
     // Only compactions in effect shaped the context; several steps of one run share a seq and
@@ -90,7 +92,18 @@ export class UsageTracker {
     }
     const after = this.drops.get(m.seq);
     if (after !== undefined) this.estimate = after;
+    this.last = point.tokens;
+    this.droppedLast = after !== undefined;
     return point;
+  }
+
+  /**
+   * The context now, after every message pushed: the last point, or what a compaction at
+   * the very end left (its drop shows on no point, as no message follows it: a session
+   * compacted after it ended).
+   */
+  get current(): number {
+    return this.droppedLast ? this.estimate : this.last;
   }
 }
 

@@ -25,6 +25,7 @@ export const OPERATION_NAMES = [
   'resumeTask',
   'stopTask',
   'exportTasks',
+  'estimateExport',
   'importFiles',
   'getSettings',
   'updateSettings',

@@ -34,6 +34,8 @@ export interface ContextUsageSeries {
     tokensAfter: number;
     undone: boolean;
   }[];
+  /** The context now: the last point, or less when a compaction came after the last message. */
+  current: number;
   contextWindow: number;
   /** contextWindow × thresholdRatio, or the configured token threshold. */
   thresholdTokens: number;

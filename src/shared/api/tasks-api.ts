@@ -18,6 +18,8 @@ export const TASK_SORT_COLUMNS = [
   'task_id',
   'user',
   'model',
+  /** tasks.agent's value (claude-code, codex, …; '' for this app's own tasks first). */
+  'agent',
   'total_messages',
   'total_tokens',
   'compression_count',

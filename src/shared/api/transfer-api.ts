@@ -28,6 +28,20 @@ export const exportTasksInput = z.strictObject({
   output: hostPathSchema.optional(),
 });
 
+/** What an export would write, asked before it is written (the export dialog's size). */
+export const estimateExportInput = z.strictObject({
+  uuids: z.array(taskUuidSchema).min(1).max(1000),
+  format: z.enum(EXPORT_FORMATS),
+  current: z.boolean().default(false),
+});
+
+export interface ExportEstimateInfo {
+  /** About how many bytes the export would write in all (from samples of the task files). */
+  bytes: number;
+  /** How many files: one archive, or one transcript per task. */
+  files: number;
+}
+
 export interface ExportedFileInfo {
   path: string;
   bytes: number;
@@ -74,5 +88,6 @@ export interface ImportResultInfo {
 
 export const transferOperations = {
   exportTasks: operation(exportTasksInput).returns<ExportResultInfo>(),
+  estimateExport: operation(estimateExportInput).returns<ExportEstimateInfo>(),
   importFiles: operation(importFilesInput).returns<ImportResultInfo>(),
 };

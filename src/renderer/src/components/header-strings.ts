@@ -1,4 +1,4 @@
-import { defineStrings } from '../i18n/use-t';
+import { defineStrings } from '../i18n/translate';
 
 export const headerStrings = defineStrings({
   en: {

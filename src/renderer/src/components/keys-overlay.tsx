@@ -1,51 +1,7 @@
 import { useEffect, useState } from 'react';
-import { defineStrings, useT } from '../i18n/use-t';
+import { useT } from '../i18n/use-t';
+import { keysStrings } from './keys-strings';
 import { ModalDialog } from './modal-dialog';
-
-const keysStrings = defineStrings({
-  en: {
-    title: 'Keyboard',
-    close: 'Close',
-    list: 'Task list',
-    task: 'Task',
-    anywhere: 'Anywhere',
-    move: 'Move the cursor',
-    page: 'A page up or down',
-    ends: 'First or last task',
-    open: 'Open the task',
-    search: 'Search titles and prompts',
-    byCost: 'Most expensive first',
-    backToTask: 'Back to the task (from a compaction)',
-    toList: 'Back to the list (from the search box)',
-    back: 'Back to the task list',
-    tabs: 'Next or previous tab',
-    chart: 'Collapse or expand the chart',
-    export: 'Export this task',
-    help: 'This list of keys',
-    closeDialog: 'Close a dialog or this list',
-  },
-  ja: {
-    title: 'キーボード操作',
-    close: '閉じる',
-    list: 'タスク一覧',
-    task: 'タスク',
-    anywhere: 'どこでも',
-    move: 'カーソルを移動',
-    page: '1 ページ上・下へ',
-    ends: '最初・最後のタスクへ',
-    open: 'タスクを開く',
-    search: 'タイトルとプロンプトを検索',
-    byCost: 'コストの高い順に並べる',
-    backToTask: 'タスクへ戻る（圧縮の画面から）',
-    toList: '一覧へ戻る（検索欄から）',
-    back: 'タスク一覧へ戻る',
-    tabs: '次・前のタブ',
-    chart: 'グラフを折りたたむ・広げる',
-    export: 'このタスクをエクスポート',
-    help: 'このキー一覧',
-    closeDialog: 'ダイアログやこの一覧を閉じる',
-  },
-});
 
 type Key = keyof (typeof keysStrings)['en'];
 
@@ -58,6 +14,9 @@ const SECTIONS: { title: Key; rows: [string, Key][] }[] = [
       ['Home End', 'ends'],
       ['Enter', 'open'],
       ['/', 'search'],
+      ['d', 'dates'],
+      ['← →', 'dateChoices'],
+      ['↑ ↓', 'dayStep'],
       ['$', 'byCost'],
       ['↓', 'toList'],
     ],

@@ -1,10 +1,6 @@
 import { useEffect, useRef, type FormEvent, type ReactNode } from 'react';
-import { defineStrings, useT } from '../i18n/use-t';
-
-const dialogStrings = defineStrings({
-  en: { close: 'Close this dialog' },
-  ja: { close: 'このダイアログを閉じる' },
-});
+import { useT } from '../i18n/use-t';
+import { dialogStrings } from './dialog-strings';
 
 /**
  * A modal built on <dialog>: the browser gives focus trapping, Esc and the backdrop.

@@ -1,4 +1,4 @@
-import { defineStrings } from '../i18n/use-t';
+import { defineStrings } from '../i18n/translate';
 
 /** Task status names, shared by every view that shows a status. */
 export const statusStrings = defineStrings({

@@ -57,3 +57,17 @@ export function dayEndIso(day: string): string | null {
   d.setDate(d.getDate() + 1);
   return new Date(d.getTime() - 1).toISOString();
 }
+
+/** A local calendar day as yyyy-mm-dd (a date input's value). */
+export function dayOf(date: Date): string {
+  const pad = (n: number): string => String(n).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
+}
+
+/** The yyyy-mm-dd day `days` after (or before, when negative) `day`. */
+export function addDays(day: string, days: number): string | null {
+  const d = parseDay(day);
+  if (!d) return null;
+  d.setDate(d.getDate() + days);
+  return dayOf(d);
+}

@@ -8,6 +8,9 @@ describe('table formats', () => {
     expect(relativeTime('2025-06-01T11:59:30Z', now)).toBe('just now');
     expect(relativeTime('2025-06-01T11:55:00Z', now)).toBe('5 minutes ago');
     expect(relativeTime('2025-05-31T12:00:00Z', now)).toBe('yesterday');
+    expect(relativeTime('2025-05-31T12:25:00Z', now)).toBe('yesterday');
+    expect(relativeTime('2025-05-31T14:00:00Z', now)).toBe('22 hours ago');
+    expect(relativeTime('2025-06-01T11:00:30Z', now)).toBe('1 hour ago');
     expect(relativeTime('not a date', now)).toBe('—');
   });
   it('shortens big numbers', () => {

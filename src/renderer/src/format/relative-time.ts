@@ -21,7 +21,10 @@ export function relativeTime(iso: string, now: number = Date.now(), language = '
   }
   const seconds = Math.round((then - now) / 1000);
   for (const [unit, size] of UNITS) {
-    if (Math.abs(seconds) >= size) return format.format(Math.round(seconds / size), unit);
+    // Nearly a whole unit is that unit: 23.6 hours would round to "24 hours ago", one
+    // row above another's "yesterday".
+    if (Math.abs(seconds) >= size * 0.95)
+      return format.format(Math.round(seconds / size) || Math.sign(seconds), unit);
   }
   return JUST_NOW[language] ?? JUST_NOW.en!;
 }

@@ -26,11 +26,17 @@ export const useUiStore = create<UiState>((set) => {
   };
   return {
     theme: saved.theme ?? 'system',
-    language: saved.language ?? (navigator.language.toLowerCase().startsWith('ja') ? 'ja' : 'en'),
+    language: saved.language ?? browserLanguage(),
     setTheme: (theme) => save({ theme }),
     setLanguage: (language) => save({ language }),
   };
 });
+
+/** Japanese for a Japanese browser, else English (also where there is no browser: unit tests). */
+function browserLanguage(): Language {
+  const tag = typeof navigator === 'undefined' ? '' : navigator.language.toLowerCase();
+  return tag.startsWith('ja') ? 'ja' : 'en';
+}
 
 function readSaved(): Partial<Pick<UiState, 'theme' | 'language'>> {
   try {

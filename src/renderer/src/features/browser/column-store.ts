@@ -15,7 +15,10 @@ interface ColumnState {
   hidden: string[];
   /** Widths the user dragged, in px, by column id (others keep their default track). */
   widths: Record<string, number>;
+  /** Shown columns the table has no room for at its width now (column-fit.ts); not saved. */
+  squeezed: string[];
   toggle(id: string): void;
+  setSqueezed(ids: string[]): void;
   setWidth(id: string, px: number): void;
   reset(): void;
 }
@@ -35,6 +38,10 @@ export const useColumnStore = create<ColumnState>((set, get) => {
   return {
     hidden: saved.hidden ?? [...DEFAULT_HIDDEN],
     widths: saved.widths ?? {},
+    squeezed: [],
+    setSqueezed: (ids) => {
+      if (ids.join() !== get().squeezed.join()) set({ squeezed: ids });
+    },
     toggle: (id) => {
       const { hidden } = get();
       save({ hidden: hidden.includes(id) ? hidden.filter((h) => h !== id) : [...hidden, id] });

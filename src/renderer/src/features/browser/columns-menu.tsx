@@ -9,6 +9,7 @@ export function ColumnsMenu() {
   const hidden = useColumnStore((s) => s.hidden);
   const toggle = useColumnStore((s) => s.toggle);
   const reset = useColumnStore((s) => s.reset);
+  const squeezed = useColumnStore((s) => s.squeezed);
   return (
     <details className="columns-menu">
       <summary>{t('columns')}</summary>
@@ -22,6 +23,7 @@ export function ColumnsMenu() {
               onChange={() => toggle(c.id)}
             />
             {t(c.label)}
+            {squeezed.includes(c.id) && <span className="column-no-room">{t('noRoom')}</span>}
           </label>
         ))}
         <button type="button" className="link-button" onClick={reset}>

@@ -55,6 +55,16 @@ function costCell(cost: CostFigure | undefined, ctx: CellContext): ReactNode {
   return <span title={`$${cost.usd.toFixed(4)}`}>{formatUsd(cost.usd)}</span>;
 }
 
+/** Text that may not fit its column: the whole of it is a hover away. */
+function textCell(text: string | null | undefined): ReactNode {
+  if (!text) return <span className="muted">{dash}</span>;
+  return (
+    <span className="muted" title={text}>
+      {text}
+    </span>
+  );
+}
+
 function numberCell(n: number, ctx: CellContext): ReactNode {
   return <span title={ctx.f.number(n)}>{ctx.f.compact(n)}</span>;
 }
@@ -89,40 +99,40 @@ export const TASK_COLUMNS: readonly TaskColumn[] = [
   {
     id: 'agent',
     label: 'colAgent',
+    sort: 'agent',
     width: '124px',
-    cell: (r, ctx) => <span className="muted">{agentLabel(r.agent ?? '', ctx.own)}</span>,
+    cell: (r, ctx) => textCell(agentLabel(r.agent ?? '', ctx.own)),
   },
   {
     id: 'repo',
     label: 'colRepo',
     sort: 'repository',
     width: 'minmax(120px, 1fr)',
-    cell: (r) => <span className="muted">{r.repository || dash}</span>,
+    cell: (r) => textCell(r.repository),
   },
   {
     id: 'type',
     label: 'colType',
     sort: 'task_type',
     width: '104px',
-    cell: (r) => (
-      <span className="muted">
-        {r.task_type || r.task_id ? `${r.task_type}${r.task_id ? ` #${r.task_id}` : ''}` : dash}
-      </span>
-    ),
+    cell: (r) =>
+      textCell(
+        r.task_type || r.task_id ? `${r.task_type}${r.task_id ? ` #${r.task_id}` : ''}` : '',
+      ),
   },
   {
     id: 'user',
     label: 'colUser',
     sort: 'user',
     width: '88px',
-    cell: (r) => <span className="muted">{r.user || dash}</span>,
+    cell: (r) => textCell(r.user),
   },
   {
     id: 'model',
     label: 'colModel',
     sort: 'model',
     width: 'minmax(110px, 1fr)',
-    cell: (r) => <span className="muted">{r.model ?? dash}</span>,
+    cell: (r) => textCell(r.model),
   },
   {
     id: 'created',

@@ -4,7 +4,7 @@ import { TASK_STATUSES, type TaskStatus } from '../../../../shared/task-types';
 import { statusStrings } from '../../components/status-strings';
 import { useFormat } from '../../i18n/use-format';
 import { useT } from '../../i18n/use-t';
-import { DayField } from './day-field';
+import { DateRangeFilter } from './date-range-filter';
 import { NO_FILTERS, type FilterValues } from './filter-values';
 import { browserStrings } from './strings';
 import { OWN_AGENT } from './task-query';
@@ -106,23 +106,7 @@ export const TaskFilters = forwardRef<HTMLInputElement, Props>(function TaskFilt
         options={facets?.models ?? []}
         onChange={(model) => set({ model })}
       />
-      <div className="date-range" role="group" aria-label={t('created')}>
-        <span className="date-range-label">{t('created')}</span>
-        <DayField
-          name="from"
-          label={t('from')}
-          value={values.from}
-          max={values.to || undefined}
-          onChange={(from) => set({ from })}
-        />
-        <DayField
-          name="to"
-          label={t('to')}
-          value={values.to}
-          min={values.from || undefined}
-          onChange={(to) => set({ to })}
-        />
-      </div>
+      <DateRangeFilter from={values.from} to={values.to} onChange={(days) => set(days)} />
       {dirty && (
         <button type="button" className="link-button" onClick={() => onChange(NO_FILTERS)}>
           {t('clear')}

@@ -1,5 +1,13 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useRef, type KeyboardEvent, type PointerEvent } from 'react';
+import {
+  useEffect,
+  useLayoutEffect,
+  useRef,
+  useState,
+  type KeyboardEvent,
+  type PointerEvent,
+  type RefObject,
+} from 'react';
 import type { CostUnknownReason } from '../../../../shared/cost-types';
 import type { TaskSortColumn } from '../../../../shared/api/tasks-api';
 import type { TaskPages } from '../../hooks/use-task-pages';
@@ -9,7 +17,8 @@ import { useFormat } from '../../i18n/use-format';
 import { useBrowserStore } from './browser-store';
 import { browserStrings } from './strings';
 import { gridLayout, TASK_COLUMNS, type TaskColumn } from './task-columns';
-import { useColumnStore } from './column-store';
+import { DEFAULT_HIDDEN, useColumnStore } from './column-store';
+import { fitColumns } from './column-fit';
 
 export const ROW_HEIGHT = 44;
 
@@ -21,6 +30,8 @@ interface Props {
   onSort(column: TaskSortColumn): void;
   /** The task under the keyboard cursor (the export button acts on it). */
   onActive?(uuid: string | null): void;
+  /** Set when a key asked for the list while it was loading: it takes the focus on showing. */
+  focusOnShow?: RefObject<boolean>;
 }
 
 /**
@@ -28,20 +39,30 @@ interface Props {
  * page by page as they scroll in. Keyboard: ↑/↓ (PageUp/PageDown, Home/End) move the
  * active row, Enter opens it.
  */
-export function TaskGrid({ data, total, sort, order, onSort, onActive }: Props) {
+export function TaskGrid({ data, total, sort, order, onSort, onActive, focusOnShow }: Props) {
   const t = useT(browserStrings);
   const f = useFormat();
   const scroller = useRef<HTMLDivElement>(null);
   const hidden = useColumnStore((s) => s.hidden);
   const widths = useColumnStore((s) => s.widths);
-  const columns = TASK_COLUMNS.filter((c) => !hidden.includes(c.id));
+  const setSqueezed = useColumnStore((s) => s.setSqueezed);
+  const room = useWidth(scroller);
+  const { columns, squeezed } = fitColumns(
+    TASK_COLUMNS.filter((c) => !hidden.includes(c.id)),
+    widths,
+    room,
+    DEFAULT_HIDDEN.filter((id) => !hidden.includes(id)),
+  );
   const { template, minWidth } = gridLayout(columns, widths);
+  useEffect(() => setSqueezed(squeezed), [squeezed, setSqueezed]);
   // Keyboard first: the list takes the keys as soon as it shows, unless the user is
   // already typing somewhere (the search box keeps its focus while results arrive).
   useEffect(() => {
     const focused = document.activeElement;
-    if (!focused || focused === document.body) scroller.current?.focus({ preventScroll: true });
-  }, []);
+    if (!focused || focused === document.body || focusOnShow?.current)
+      scroller.current?.focus({ preventScroll: true });
+    if (focusOnShow) focusOnShow.current = false;
+  }, [focusOnShow]);
   const active = useBrowserStore((s) => s.active);
   const setActive = useBrowserStore((s) => s.setActive);
   const virtualizer = useVirtualizer({
@@ -195,6 +216,20 @@ export function TaskGrid({ data, total, sort, order, onSort, onActive }: Props) 
       </div>
     </div>
   );
+}
+
+/** The element's inner width, followed as the window is resized; null before layout. */
+function useWidth(ref: RefObject<HTMLElement | null>): number | null {
+  const [width, setWidth] = useState<number | null>(null);
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    setWidth(el.clientWidth);
+    const observer = new ResizeObserver(() => setWidth(el.clientWidth));
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [ref]);
+  return width;
 }
 
 /** A drag handle on a header's right edge; the width is remembered (column-store). */

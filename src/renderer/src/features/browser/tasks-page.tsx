@@ -14,6 +14,7 @@ import { LazyExportDialog } from '../transfer/lazy-export-dialog';
 import { typingOrDialog } from '../../components/keys-overlay';
 import { formatUsd } from '../../../../shared/format-cost';
 import { ColumnsMenu } from './columns-menu';
+import { focusDateRange } from './date-range-filter';
 
 /** Text columns read best A→Z first; dates and counts newest/largest first. */
 const ASCENDING_FIRST: ReadonlySet<TaskSortColumn> = new Set([
@@ -23,6 +24,7 @@ const ASCENDING_FIRST: ReadonlySet<TaskSortColumn> = new Set([
   'task_type',
   'user',
   'model',
+  'agent',
   'status',
 ]);
 
@@ -39,19 +41,36 @@ export function TasksPage() {
   const searchRef = useRef<HTMLInputElement>(null);
   const [activeUuid, setActiveUuid] = useState<string | null>(null);
   const [exporting, setExporting] = useState(false);
+  const focusGridOnShow = useRef(false);
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent): void => {
       if (e.ctrlKey || e.metaKey || e.altKey || typingOrDialog(e)) return;
-      // Arrow keys before the list had focus (after a click elsewhere): hand it the keys.
       const grid = document.querySelector<HTMLElement>('.task-grid');
-      if (grid && ['ArrowDown', 'ArrowUp', 'j', 'k', 'Enter'].includes(e.key)) {
+      const target = e.target instanceof HTMLElement ? e.target : null;
+      // ↓ from a filter control goes on to the results (as from the search box), the
+      // cursor where it was; while the new results load, as soon as they show.
+      if (e.key === 'ArrowDown' && target?.closest('.task-filters')) {
+        e.preventDefault();
+        if (grid) grid.focus();
+        else focusGridOnShow.current = true;
+        return;
+      }
+      // Arrow keys before the list had focus (after a click elsewhere): hand it the keys.
+      // Enter on a button or link is that control's own.
+      const ownEnter = e.key === 'Enter' && target?.closest('button, a, summary');
+      if (grid && !ownEnter && ['ArrowDown', 'ArrowUp', 'j', 'k', 'Enter'].includes(e.key)) {
         if (document.activeElement !== grid && !grid.contains(document.activeElement)) {
           e.preventDefault();
           grid.focus();
           if (e.key !== 'Enter')
             grid.dispatchEvent(new KeyboardEvent('keydown', { key: e.key, bubbles: true }));
         }
+        return;
+      }
+      if (e.key === 'd') {
+        // The Created filter's quick ranges: one key, listed in the ? overlay.
+        if (focusDateRange()) e.preventDefault();
         return;
       }
       if (e.key === '$') {
@@ -107,7 +126,11 @@ export function TasksPage() {
             )}
           </span>
         )}
-        <span className="key-hint">{t('keys')}</span>
+        <span className="key-hint">
+          {/* The whole list where it fits; where it does not, the key that shows it. */}
+          <span className="key-hint-long">{t('keys')}</span>
+          <span className="key-hint-short">{t('keysHelp')}</span>
+        </span>
         <ColumnsMenu />
         <button
           type="button"
@@ -151,6 +174,7 @@ export function TasksPage() {
           order={sort.order}
           onSort={onSort}
           onActive={setActiveUuid}
+          focusOnShow={focusGridOnShow}
         />
       )}
     </section>

@@ -166,8 +166,21 @@ export function CompactionControls({
       </CompactionState>
     );
 
+  const history = (
+    <section className="cmp-panel">
+      <div className="cmp-panel-head">
+        <h2>{t('listTitle')}</h2>
+        {running && <span className="cmp-note">{t('runningRefused')}</span>}
+      </div>
+      <CompactionList uuid={uuid} records={loaded.records} canUndo={!running} onUndo={undo} />
+    </section>
+  );
+  // A task with compactions is mostly read: its history comes first (Tab reaches each diff
+  // at once); the pipeline to run another follows.
+  const readFirst = loaded.records.length > 0;
   return (
     <div className="cmp-root cmp-controls">
+      {readFirst && history}
       <section className="cmp-panel">
         <div className="cmp-panel-head">
           <h2>{t('pipelineTitle')}</h2>
@@ -238,13 +251,7 @@ export function CompactionControls({
         }
       />
 
-      <section className="cmp-panel">
-        <div className="cmp-panel-head">
-          <h2>{t('listTitle')}</h2>
-          {running && <span className="cmp-note">{t('runningRefused')}</span>}
-        </div>
-        <CompactionList uuid={uuid} records={loaded.records} canUndo={!running} onUndo={undo} />
-      </section>
+      {!readFirst && history}
 
       <section className="cmp-panel">
         <h2>{t('rewindTitle')}</h2>

@@ -71,53 +71,56 @@ export function CompactionList({
                   {r.undone ? t('undone') : t('inEffect')}
                 </span>
               </td>
-              <td className="cmp-actions">
-                {r.planLength !== null && (
-                  <button
-                    type="button"
-                    className="cmp-link-button"
-                    onClick={() => navigate({ page: 'compaction', uuid, id: r.id })}
-                  >
-                    {t('viewDiff')}
-                  </button>
-                )}
-                {!r.undone && r.planLength !== null && confirming !== r.id && (
-                  <button type="button" disabled={!canUndo} onClick={() => setConfirming(r.id)}>
-                    {t('undo')}
-                  </button>
-                )}
-                {confirming === r.id && (
-                  <div className="cmp-confirm" role="alertdialog" aria-label={t('undo')}>
-                    <p>{t('undoConfirm', { id: String(r.id) })}</p>
-                    {later.length > 0 && (
-                      <p className="cmp-warn">
-                        {t('undoAlso', {
-                          ids: later.map((id) => `#${id}`).join(', '),
-                          count: later.length,
-                        })}
-                      </p>
-                    )}
-                    <div className="cmp-confirm-actions">
-                      <button
-                        type="button"
-                        className="cmp-danger"
-                        disabled={busy}
-                        onClick={() => {
-                          setBusy(true);
-                          void onUndo(r.id).finally(() => {
-                            setBusy(false);
-                            setConfirming(null);
-                          });
-                        }}
-                      >
-                        {t('undoConfirmYes')}
-                      </button>
-                      <button type="button" onClick={() => setConfirming(null)}>
-                        {t('keep')}
-                      </button>
+              <td>
+                {/* A flex box inside the cell: a flex td leaves the table and its border drifts. */}
+                <div className="cmp-actions">
+                  {r.planLength !== null && (
+                    <button
+                      type="button"
+                      className="cmp-link-button"
+                      onClick={() => navigate({ page: 'compaction', uuid, id: r.id })}
+                    >
+                      {t('viewDiff')}
+                    </button>
+                  )}
+                  {!r.undone && r.planLength !== null && confirming !== r.id && (
+                    <button type="button" disabled={!canUndo} onClick={() => setConfirming(r.id)}>
+                      {t('undo')}
+                    </button>
+                  )}
+                  {confirming === r.id && (
+                    <div className="cmp-confirm" role="alertdialog" aria-label={t('undo')}>
+                      <p>{t('undoConfirm', { id: String(r.id) })}</p>
+                      {later.length > 0 && (
+                        <p className="cmp-warn">
+                          {t('undoAlso', {
+                            ids: later.map((id) => `#${id}`).join(', '),
+                            count: later.length,
+                          })}
+                        </p>
+                      )}
+                      <div className="cmp-confirm-actions">
+                        <button
+                          type="button"
+                          className="cmp-danger"
+                          disabled={busy}
+                          onClick={() => {
+                            setBusy(true);
+                            void onUndo(r.id).finally(() => {
+                              setBusy(false);
+                              setConfirming(null);
+                            });
+                          }}
+                        >
+                          {t('undoConfirmYes')}
+                        </button>
+                        <button type="button" onClick={() => setConfirming(null)}>
+                          {t('keep')}
+                        </button>
+                      </div>
                     </div>
-                  </div>
-                )}
+                  )}
+                </div>
               </td>
             </tr>
           );

@@ -1,4 +1,4 @@
-import { defineStrings, plural } from '../../i18n/use-t';
+import { defineStrings, plural } from '../../i18n/translate';
 
 export const sourcesStrings = defineStrings({
   en: {

@@ -1,4 +1,4 @@
-import { defineStrings, plural } from '../../i18n/use-t';
+import { defineStrings, plural } from '../../i18n/translate';
 
 /** Every string of the task view, in English and Japanese (same keys). */
 export const taskStrings = defineStrings({

@@ -73,7 +73,21 @@ export function TaskPage({ route }: { route: TaskRoute }) {
   if (state.kind === 'not-found')
     return (
       <StatePanel tone="empty" title={t('notFoundTitle')}>
-        <p>{t('notFoundBody', { uuid })}</p>
+        <p>
+          {/* The id kept whole on one line, wherever the sentence around it wraps. */}
+          {t('notFoundBody', { uuid: '\u0000' })
+            .split('\u0000')
+            .flatMap((part, i) =>
+              i === 0
+                ? [part]
+                : [
+                    <code key={i} className="nowrap">
+                      {uuid}
+                    </code>,
+                    part,
+                  ],
+            )}
+        </p>
         <BackLink label={t('backToList')} />
       </StatePanel>
     );

@@ -71,7 +71,7 @@ export function UsageChart({ uuid, revision }: { uuid: string; revision: number 
   );
   if (collapsed) {
     const series = state.kind === 'ready' ? state.series : null;
-    const last = series && series.tokens.length > 0 ? series.tokens.at(-1)! : null;
+    const last = series && series.tokens.length > 0 ? series.current : null;
     return (
       <section className="tv-chart-panel tv-chart-strip" aria-label={t('chartTitle')}>
         <h3>{t('chartTitle')}</h3>

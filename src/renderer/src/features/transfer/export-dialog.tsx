@@ -1,4 +1,5 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
+import type { ExportEstimateInfo } from '../../../../shared/api/transfer-api';
 import { EXPORT_FORMATS } from '../../../../shared/api/transfer-api';
 import { useApi } from '../../api/api-context';
 import { FormField } from '../../components/form-field';
@@ -35,6 +36,7 @@ export function ExportDialog({ uuids, onClose }: { uuids: string[]; onClose(): v
     // An archive is the whole task; the current context exports as Markdown or OpenAI JSON.
     if (wantCurrent && format === 'archive') setFormat('markdown');
   };
+  const size = useExportSize(uuids, format, current);
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<{ ok: boolean; text: string }[]>([]);
   const web = canUpload();
@@ -167,6 +169,15 @@ export function ExportDialog({ uuids, onClose }: { uuids: string[]; onClose(): v
           </span>
         </FormField>
       )}
+      <p className="export-size" data-testid="export-size" aria-live="polite">
+        {size.kind === 'ready'
+          ? size.estimate.files === 1
+            ? t('size', { size: fmt.bytes(size.estimate.bytes) })
+            : t('sizeFiles', { size: fmt.bytes(size.estimate.bytes), files: size.estimate.files })
+          : size.kind === 'error'
+            ? t('sizeUnknown', { error: size.message })
+            : t('sizing')}
+      </p>
       {result.length > 0 && (
         <ul className="transfer-log" aria-live="polite">
           {result.map((r, i) => (
@@ -178,6 +189,32 @@ export function ExportDialog({ uuids, onClose }: { uuids: string[]; onClose(): v
       )}
     </ModalDialog>
   );
+}
+
+type SizeState =
+  | { kind: 'loading' }
+  | { kind: 'ready'; estimate: ExportEstimateInfo }
+  | { kind: 'error'; message: string };
+
+/** The export's size for the choices on screen, asked again whenever they change. */
+function useExportSize(uuids: string[], format: Format, current: boolean): SizeState {
+  const api = useApi();
+  const [state, setState] = useState<SizeState>({ kind: 'loading' });
+  const key = uuids.join(',');
+  useEffect(() => {
+    let live = true;
+    setState({ kind: 'loading' });
+    api.estimateExport({ uuids: key.split(','), format, current }).then(
+      (estimate) => live && setState({ kind: 'ready', estimate }),
+      (err: unknown) =>
+        live &&
+        setState({ kind: 'error', message: err instanceof Error ? err.message : String(err) }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [api, key, format, current]);
+  return state;
 }
 
 function joinPath(folder: string, file: string): string {

@@ -1,4 +1,4 @@
-import { defineStrings, plural } from '../../i18n/use-t';
+import { defineStrings, plural } from '../../i18n/translate';
 
 export const transferStrings = defineStrings({
   en: {
@@ -37,7 +37,11 @@ export const transferStrings = defineStrings({
     whatCurrent: 'Current context',
     whatCurrentHint: 'Only what the model sees now (after compactions).',
     fileName: 'File name',
-    fileNameHint: 'The size is shown once the file is written.',
+    fileNameHint: 'Leave it empty to use the name shown.',
+    size: 'Size: about {size}',
+    sizeFiles: 'Size: about {size} in {files} files',
+    sizing: 'Size: estimating…',
+    sizeUnknown: 'Size: unknown ({error})',
   },
   ja: {
     importTitle: '記録をインポート',
@@ -72,6 +76,10 @@ export const transferStrings = defineStrings({
     whatCurrent: '現在のコンテキスト',
     whatCurrentHint: 'モデルが今見ている内容だけ（圧縮後）。',
     fileName: 'ファイル名',
-    fileNameHint: 'サイズは書き出した後に表示します。',
+    fileNameHint: '空欄なら表示中の名前を使います。',
+    size: 'サイズ: 約 {size}',
+    sizeFiles: 'サイズ: 約 {size}（{files} ファイル）',
+    sizing: 'サイズ: 見積もり中…',
+    sizeUnknown: 'サイズ: 不明（{error}）',
   },
 });
