@@ -155,14 +155,16 @@ export async function syncFile(
     file,
     kind.id,
     (row): (Pending & { recovering: boolean }) | undefined => {
-      // Look again now that the file is ours: another process may have read further (or
-      // left a pending range) since the look above, and the size from before that would
-      // make the bytes it read look truncated.
-      try {
-        reading = open(kind, file, row.offset);
-        measure();
-      } catch {
-        // gone meanwhile: the read below fails and says so
+      // Another process may have read further (or left a pending range) since the look
+      // above: before the file is taken for truncated, look again now that it is ours.
+      const end = row.pending === null ? row.offset : (JSON.parse(row.pending) as Pending).end;
+      if (!documentMode && end > size) {
+        try {
+          reading = open(kind, file, row.offset);
+          measure();
+        } catch {
+          // gone meanwhile: the read below fails and says so
+        }
       }
       if (documentMode) {
         // Rewritten whole on every change: read whole; stable message keys say what is new.
