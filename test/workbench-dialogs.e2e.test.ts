@@ -153,10 +153,10 @@ describe('dialogs, settings and transfer in Chromium', () => {
     );
     expect(await page.getByRole('button', { name: '新規タスク' }).count()).toBe(1);
     // Dates follow the app's language, not the browser's: the day field and the table.
-    await page.locator('input[name="from"]').fill('2025-06-01');
-    expect(await page.locator('.day-button[data-day="from"] .day-value').textContent()).toBe(
-      '2025/06/01',
-    );
+    const from = page.locator('.day-input[data-day="from"]');
+    await from.fill('2025-06-01');
+    await from.press('Enter');
+    expect(await from.inputValue()).toBe('2025/06/01');
     expect(await page.getByTestId('task-count').textContent()).toBe('1 件のタスク');
     // Duration is hidden by default (the table fits 1400 px); the Columns menu shows it.
     await page.locator('.columns-menu > summary').click();

@@ -1,13 +1,20 @@
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import type { AppInfo } from '../../../shared/api/app-api';
-import { NewTaskDialog } from '../features/browser/new-task-dialog';
-import { ImportDialog } from '../features/transfer/import-dialog';
 import { useT } from '../i18n/use-t';
 import type { Route } from '../router/route';
 import { navigate } from '../router/use-route';
 import { useUiStore, type Language, type ThemeChoice } from '../state/ui-store';
 import { headerStrings } from './header-strings';
 import { SegmentedControl } from './segmented-control';
+
+// Both dialogs load when first opened: the first view's script stays small
+// (test/renderer-bundle.test.ts).
+const NewTaskDialog = lazy(() =>
+  import('../features/browser/new-task-dialog').then((m) => ({ default: m.NewTaskDialog })),
+);
+const ImportDialog = lazy(() =>
+  import('../features/transfer/import-dialog').then((m) => ({ default: m.ImportDialog })),
+);
 
 /** The top bar: where you are, what you can start, and how the UI looks. */
 export function AppHeader({ info, route }: { info: AppInfo | null; route: Route }) {
@@ -93,8 +100,10 @@ export function AppHeader({ info, route }: { info: AppInfo | null; route: Route 
           ]}
         />
       </div>
-      {dialog === 'new-task' && <NewTaskDialog onClose={() => setDialog(null)} />}
-      {dialog === 'import' && <ImportDialog onClose={() => setDialog(null)} />}
+      <Suspense fallback={null}>
+        {dialog === 'new-task' && <NewTaskDialog onClose={() => setDialog(null)} />}
+        {dialog === 'import' && <ImportDialog onClose={() => setDialog(null)} />}
+      </Suspense>
     </header>
   );
 }

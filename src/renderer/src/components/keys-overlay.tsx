@@ -1,44 +1,8 @@
-import { useEffect, useState } from 'react';
-import { useT } from '../i18n/use-t';
-import { keysStrings } from './keys-strings';
-import { ModalDialog } from './modal-dialog';
+import { lazy, Suspense, useEffect, useState } from 'react';
 
-type Key = keyof (typeof keysStrings)['en'];
-
-const SECTIONS: { title: Key; rows: [string, Key][] }[] = [
-  {
-    title: 'list',
-    rows: [
-      ['↑ ↓ j k', 'move'],
-      ['PageUp PageDown', 'page'],
-      ['Home End', 'ends'],
-      ['Enter', 'open'],
-      ['/', 'search'],
-      ['d', 'dates'],
-      ['← →', 'dateChoices'],
-      ['↑ ↓', 'dayStep'],
-      ['$', 'byCost'],
-      ['↓', 'toList'],
-    ],
-  },
-  {
-    title: 'task',
-    rows: [
-      ['Esc', 'back'],
-      ['Esc', 'backToTask'],
-      ['[ ]', 'tabs'],
-      ['c', 'chart'],
-      ['e', 'export'],
-    ],
-  },
-  {
-    title: 'anywhere',
-    rows: [
-      ['?', 'help'],
-      ['Esc', 'closeDialog'],
-    ],
-  },
-];
+// The list itself loads the first time `?` is pressed: the first view's script stays small
+// (test/renderer-bundle.test.ts).
+const KeysDialog = lazy(() => import('./keys-dialog').then((m) => ({ default: m.KeysDialog })));
 
 /** Whether a key press belongs to a field or a dialog rather than to the page. */
 export function typingOrDialog(e: KeyboardEvent): boolean {
@@ -49,7 +13,6 @@ export function typingOrDialog(e: KeyboardEvent): boolean {
 
 /** `?` anywhere (outside a field) lists the keys. */
 export function KeysOverlay() {
-  const t = useT(keysStrings);
   const [open, setOpen] = useState(false);
   useEffect(() => {
     const onKey = (e: KeyboardEvent): void => {
@@ -62,33 +25,8 @@ export function KeysOverlay() {
   }, []);
   if (!open) return null;
   return (
-    <ModalDialog
-      title={t('title')}
-      className="keys-overlay"
-      onClose={() => setOpen(false)}
-      footer={
-        <button type="button" className="primary" autoFocus onClick={() => setOpen(false)}>
-          {t('close')}
-        </button>
-      }
-    >
-      {SECTIONS.map((section) => (
-        <section key={section.title} className="keys-section">
-          <h3>{t(section.title)}</h3>
-          <dl>
-            {section.rows.map(([keys, what]) => (
-              <div key={`${keys}-${what}`} className="keys-row">
-                <dt>
-                  {keys.split(' ').map((k) => (
-                    <kbd key={k}>{k}</kbd>
-                  ))}
-                </dt>
-                <dd>{t(what)}</dd>
-              </div>
-            ))}
-          </dl>
-        </section>
-      ))}
-    </ModalDialog>
+    <Suspense fallback={null}>
+      <KeysDialog onClose={() => setOpen(false)} />
+    </Suspense>
   );
 }
