@@ -665,10 +665,11 @@ export class PgTaskRepository implements TaskIndex {
 
   sumCost(filter: TaskFilter, rates: readonly ModelRate[]): CostSum {
     const where = pgWhere(filter);
+    // Typed: with no rated model the expression is a bare NULL, which SUM cannot take.
     const expr = costSqlOf(rates, typedBinder(where.params));
     return this.q<CostSum>(
       `SELECT COALESCE(SUM(v), 0)::float8 AS usd, (COUNT(*) - COUNT(v))::bigint AS unknown,
-         COUNT(*)::bigint AS tasks FROM (SELECT ${expr} AS v FROM tasks ${where.sql}) AS c`,
+         COUNT(*)::bigint AS tasks FROM (SELECT (${expr})::float8 AS v FROM tasks ${where.sql}) AS c`,
       where.params.values,
     ).rows[0]!;
   }

@@ -250,6 +250,8 @@ describe.each(backends)('task index on %s', (_name, open) => {
     expect(sum.usd).toBeCloseTo(costOf('a')! + costOf('b')! + costOf('f')!, 12);
     expect(sum).toMatchObject({ unknown: 3, tasks: 6 });
     expect(index.sumCost({ agent: 'codex' }, rates)).toMatchObject({ unknown: 1, tasks: 3 });
+    // No model with a price: every cost unknown, none added.
+    expect(index.sumCost({}, [])).toEqual({ usd: 0, unknown: 6, tasks: 6 });
     expect(
       index
         .query({ agent: 'codex' })
