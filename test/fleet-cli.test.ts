@@ -37,6 +37,12 @@ describe('cwb with a PostgreSQL task index', () => {
     expect(tasks).toEqual([
       expect.objectContaining({ uuid: task.uuid, title: 'Fix login bug', total_tokens: 150 }),
     ]);
+    const byHost = (host: string) =>
+      JSON.parse(
+        runCwb(['--contexts', root, '--index', url, 'tasks', '--json', '--host', host], env).stdout,
+      ) as { total: number };
+    expect(byHost('box1').total).toBe(1);
+    expect(byHost('box2').total).toBe(0);
 
     const doctor = runCwb(['--contexts', root, 'doctor'], { ...env, CWB_INDEX_URL: url });
     expect(doctor.stdout).toMatch(

@@ -272,6 +272,7 @@ function insertThroughRepository(store: ContextStore, rows: readonly TaskRow[]):
 export const QUERIES: { label: string; q: TaskQuery }[] = [
   { label: 'first page, newest first (the default view)', q: {} },
   { label: 'page 501 (offset 50,000)', q: { offset: 50_000 } },
+  { label: 'the last page (offset 99,900)', q: { offset: 99_900 } },
   { label: 'sort by updated_at', q: { sort: 'updated_at' } },
   { label: 'sort by title (asc)', q: { sort: 'title', order: 'asc' } },
   { label: 'sort by repository', q: { sort: 'repository', order: 'asc' } },
@@ -281,6 +282,8 @@ export const QUERIES: { label: string; q: TaskQuery }[] = [
   { label: 'filter status = failed', q: { status: ['failed'] } },
   { label: 'filter repo = acme/parser', q: { repo: 'acme/parser' } },
   { label: 'filter user = yuki', q: { user: 'yuki' } },
+  { label: 'filter host = devbox', q: { host: 'devbox' } },
+  { label: 'sort by host', q: { sort: 'host', order: 'asc' } },
   { label: 'search "flaky" (title or prompt)', q: { search: 'flaky' } },
   { label: 'search with no match', q: { search: 'zzz-no-such-text' } },
   {

@@ -147,7 +147,14 @@ export interface TaskRow {
   updated_at: string;
   completed_at: string | null;
   process_id: number | null;
+  /** seed 000: the host of the process that last ran the task. */
   hostname: string | null;
+  /**
+   * The host holding the task: in a fleet's PostgreSQL index the host whose contexts
+   * folder has it (the only one that writes it); in tasks.db, `hostname` (one host's
+   * index). Optional only because rows built by hand (archives, tests) may lack it.
+   */
+  host?: string | null;
   llm_provider: string | null;
   model: string | null;
   context_length: number | null;

@@ -14,6 +14,7 @@ interface TasksOptions {
   user?: string;
   model?: string;
   agent?: string;
+  host?: string;
   search?: string;
   limit: string;
   offset: string;
@@ -31,6 +32,10 @@ export function registerTasks(program: Command, output: Output): void {
     .option('--user <user>', 'user name')
     .option('--model <model>', 'model name')
     .option('--agent <name>', 'the agent that wrote the task (claude-code, codex, ...)')
+    .option(
+      '--host <name>',
+      'the host holding the task (a fleet index; tasks.db: the host that ran it)',
+    )
     .option('--search <text>', 'text in the title or prompt')
     .option('--limit <n>', 'at most this many tasks', '50')
     .option('--offset <n>', 'skip this many tasks', '0')
@@ -46,6 +51,7 @@ export function registerTasks(program: Command, output: Output): void {
         ...(opts.model !== undefined && { model: opts.model }),
         ...(opts.search !== undefined && { search: opts.search }),
         ...(opts.agent !== undefined && { agent: opts.agent }),
+        ...(opts.host !== undefined && { host: opts.host }),
         limit: parseCount('--limit', opts.limit, 1, 10_000),
         offset: parseCount('--offset', opts.offset, 0),
         sort: parseChoice<SortColumn>('--sort', opts.sort, SORTABLE_COLUMNS),

@@ -167,6 +167,119 @@ export const PG_MIGRATIONS: readonly string[] = [
       OR OLD."user" IS DISTINCT FROM NEW."user" OR OLD.model IS DISTINCT FROM NEW.model)
     EXECUTE FUNCTION task_counts_updated();
   `,
+  // v4:
+  // - Search moves out of the tasks row into task_search (seq, title, prompt), kept by
+  //   triggers, as tasks.db keeps its search index beside tasks. Every counter update
+  //   (after every message of every running task) writes a new version of its tasks row
+  //   and, sort columns being indexed, new entries in every index of the row: with the
+  //   trigram indexes on tasks that was the whole prompt's trigrams each time. They piled
+  //   up in the GIN pending lists, which every search reads through: after 6,400 counter
+  //   updates a search that matched nothing took 126 ms and a common word 1 s (the planner
+  //   gave up on the indexes). task_search changes only with a title or prompt.
+  // - The task table's Host column and filter. task_counts also keeps the hosts and the
+  //   agents ('' included: this app's own tasks are a choice of the agent picker), so the
+  //   pickers are read like the others instead of grouping every task (an index-only
+  //   scan of 100,000 entries per picker). Host sorts like every sort column.
+  // - Autovacuum visits tasks after 2 % of its rows changed instead of 20 %: counter
+  //   updates leave dead versions whose pages deep pages' index-only scans must visit
+  //   until a vacuum marks them all-visible again.
+  // Copying the text and indexing it takes about a minute at 100,000 tasks, under the
+  // migration lock (other hosts' index calls wait meanwhile).
+  `
+  CREATE TABLE task_search (
+    seq BIGINT PRIMARY KEY,
+    title TEXT COLLATE "C",
+    prompt TEXT COLLATE "C"
+  );
+  INSERT INTO task_search (seq, title, prompt) SELECT seq, title, prompt FROM tasks;
+  -- A small pending list: new entries wait there for a batched merge, and every search
+  -- reads all of it. PostgreSQL's 4 MB is some 200 tasks' trigrams; 256 kB keeps the
+  -- read short and still merges in batches (inserting 10,000 rows: 1.9x the time of 4 MB,
+  -- where no pending list at all took 9x).
+  CREATE INDEX idx_task_search_title ON task_search USING gin (title gin_trgm_ops)
+    WITH (gin_pending_list_limit = 256);
+  CREATE INDEX idx_task_search_prompt ON task_search USING gin (prompt gin_trgm_ops)
+    WITH (gin_pending_list_limit = 256);
+  DROP INDEX idx_tasks_title_trgm;
+  DROP INDEX idx_tasks_prompt_trgm;
+  CREATE FUNCTION task_search_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    INSERT INTO task_search (seq, title, prompt) SELECT seq, title, prompt FROM new_rows;
+    RETURN NULL;
+  END $$;
+  CREATE FUNCTION task_search_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    DELETE FROM task_search WHERE seq IN (SELECT seq FROM old_rows);
+    RETURN NULL;
+  END $$;
+  CREATE FUNCTION task_search_updated() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    UPDATE task_search SET title = NEW.title, prompt = NEW.prompt WHERE seq = NEW.seq;
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER task_search_insert AFTER INSERT ON tasks REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION task_search_inserted();
+  CREATE TRIGGER task_search_delete AFTER DELETE ON tasks REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION task_search_deleted();
+  CREATE TRIGGER task_search_update AFTER UPDATE OF title, prompt ON tasks
+    FOR EACH ROW WHEN (OLD.title IS DISTINCT FROM NEW.title OR OLD.prompt IS DISTINCT FROM NEW.prompt)
+    EXECUTE FUNCTION task_search_updated();
+  ALTER TABLE tasks SET (autovacuum_vacuum_scale_factor = 0.02,
+    autovacuum_vacuum_insert_scale_factor = 0.02, autovacuum_analyze_scale_factor = 0.02);
+
+  CREATE INDEX idx_tasks_host ON tasks (host NULLS FIRST, seq);
+  -- Statistics now: without them the planner takes every search for a rare one.
+  ANALYZE task_search;
+  INSERT INTO task_counts (facet, value, n)
+    SELECT f.facet, f.value, COUNT(*) FROM tasks AS t
+    CROSS JOIN LATERAL (VALUES ('host', t.host), ('agent', t.agent)) AS f (facet, value)
+    WHERE f.value IS NOT NULL AND (f.value <> '' OR f.facet = 'agent') GROUP BY f.facet, f.value;
+
+  CREATE OR REPLACE FUNCTION task_counts_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    INSERT INTO task_counts (facet, value, n)
+      SELECT f.facet, f.value, COUNT(*) FROM new_rows AS t
+      CROSS JOIN LATERAL (VALUES ('status', t.status), ('repository', t.repository),
+        ('user', t."user"), ('model', t.model), ('host', t.host), ('agent', t.agent))
+        AS f (facet, value)
+      WHERE f.value IS NOT NULL AND (f.value <> '' OR f.facet = 'agent')
+      GROUP BY f.facet, f.value;
+    RETURN NULL;
+  END $$;
+  CREATE OR REPLACE FUNCTION task_counts_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    INSERT INTO task_counts (facet, value, n)
+      SELECT f.facet, f.value, -COUNT(*) FROM old_rows AS t
+      CROSS JOIN LATERAL (VALUES ('status', t.status), ('repository', t.repository),
+        ('user', t."user"), ('model', t.model), ('host', t.host), ('agent', t.agent))
+        AS f (facet, value)
+      WHERE f.value IS NOT NULL AND (f.value <> '' OR f.facet = 'agent')
+      GROUP BY f.facet, f.value;
+    RETURN NULL;
+  END $$;
+  CREATE OR REPLACE FUNCTION task_counts_updated() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    INSERT INTO task_counts (facet, value, n)
+      SELECT d.facet, d.value, SUM(d.n) FROM (VALUES
+        ('status', OLD.status, -1), ('status', NEW.status, 1),
+        ('repository', OLD.repository, -1), ('repository', NEW.repository, 1),
+        ('user', OLD."user", -1), ('user', NEW."user", 1),
+        ('model', OLD.model, -1), ('model', NEW.model, 1),
+        ('host', OLD.host, -1), ('host', NEW.host, 1),
+        ('agent', OLD.agent, -1), ('agent', NEW.agent, 1)) AS d (facet, value, n)
+      WHERE d.value IS NOT NULL AND (d.value <> '' OR d.facet = 'agent')
+      GROUP BY d.facet, d.value HAVING SUM(d.n) <> 0;
+    RETURN NULL;
+  END $$;
+  DROP TRIGGER task_counts_update ON tasks;
+  CREATE TRIGGER task_counts_update
+    AFTER UPDATE OF status, owner, repo, "user", model, host, agent ON tasks
+    FOR EACH ROW WHEN (OLD.status IS DISTINCT FROM NEW.status
+      OR OLD.repository IS DISTINCT FROM NEW.repository
+      OR OLD."user" IS DISTINCT FROM NEW."user" OR OLD.model IS DISTINCT FROM NEW.model
+      OR OLD.host IS DISTINCT FROM NEW.host OR OLD.agent IS DISTINCT FROM NEW.agent)
+    EXECUTE FUNCTION task_counts_updated();
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

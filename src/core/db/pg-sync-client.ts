@@ -169,13 +169,18 @@ export class PgSyncClient {
     this.port.unref();
   }
 
-  query<Row = Record<string, unknown>>(sql: string, params: unknown[] = []): PgResult<Row> {
-    return this.call({ op: 'query', sql, params }) as PgResult<Row>;
+  /** `timeoutMs` replaces the client's for this call (a schema upgrade may take minutes). */
+  query<Row = Record<string, unknown>>(
+    sql: string,
+    params: unknown[] = [],
+    timeoutMs = this.timeoutMs,
+  ): PgResult<Row> {
+    return this.call({ op: 'query', sql, params }, timeoutMs) as PgResult<Row>;
   }
 
   /** Takes a connection from the pool and runs `sql` (BEGIN …) on it; it serves every call until commit or rollback. */
-  begin(sql = 'BEGIN'): void {
-    this.call({ op: 'begin', sql });
+  begin(sql = 'BEGIN', timeoutMs = this.timeoutMs): void {
+    this.call({ op: 'begin', sql }, timeoutMs);
   }
 
   commit(): void {

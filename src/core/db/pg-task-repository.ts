@@ -9,7 +9,7 @@ import {
 import { CwbError, notFound } from '../errors';
 import { PgError, PgSyncClient, redactUrl, type PgSyncOptions } from './pg-sync-client';
 import { PG_MIGRATIONS, PG_SCHEMA_VERSION } from './pg-schema';
-import { MAX_FACET_VALUES, type FacetValues } from './task-facets';
+import { MAX_FACET_VALUES, hasOtherFilters, type FacetValues } from './task-facets';
 import type { TaskFilter } from './task-filter';
 import {
   costSqlOf,
@@ -44,11 +44,14 @@ const WRITE_LOCK = 0x637762_01; // 'cwb' 1
 const MIGRATE_LOCK = 0x637762_02;
 const FOLD_LOCK = 0x637762_03;
 
+/**
+ * How long a schema upgrade may run, and another host wait for it, before giving up: v4
+ * copies and indexes every task's text (about a minute at 100,000 tasks on a busy server).
+ */
+const MIGRATE_TIMEOUT_MS = 30 * 60_000;
+
 /** Delta rows in task_counts beyond two per value before a read folds them. */
 const FOLD_AFTER = 1000;
-
-/** The filters besides status: with none, status counts come from task_counts. */
-const OTHER_FILTERS = ['repo', 'user', 'model', 'search', 'createdFrom', 'createdTo'] as const;
 
 /** Rows per INSERT statement in a bulk insert. */
 const BULK_ROWS = 500;
@@ -101,6 +104,17 @@ class Params {
     this.values.push(value);
     return `$${this.values.length}`;
   }
+  /** The same values, to add more to without changing these. */
+  copy(): Params {
+    const copy = new Params();
+    copy.values.push(...this.values);
+    return copy;
+  }
+}
+
+/** NULL lowest, as SQLite sorts it: first ascending, last descending. */
+function nullsOf(order: 'ASC' | 'DESC'): string {
+  return order === 'ASC' ? 'NULLS FIRST' : 'NULLS LAST';
 }
 
 /** The task index on PostgreSQL (docs/fleet.md): the same interface and answers as tasks.db. */
@@ -196,7 +210,7 @@ export class PgTaskRepository implements TaskIndex {
    * wait for it. VACUUM cannot run inside a transaction, so only outside `write`.
    */
   afterBulkLoad(): void {
-    this.q('VACUUM (ANALYZE) tasks');
+    this.q('VACUUM (ANALYZE) tasks, task_search');
   }
 
   /** One INSERT of several rows; a row's missing columns take their defaults. */
@@ -448,43 +462,135 @@ export class PgTaskRepository implements TaskIndex {
     );
   }
 
+  /**
+   * A page and its total, answered by the indexes (docs/fleet.md, "How the pages stay fast"):
+   * - the page's rows come from the sort's index, which ends with seq, the tie-break;
+   * - a deep page skips its offset in that index alone (index-only) and reads only the
+   *   rows it shows; past the middle of a list whose length is known, it walks in from
+   *   the other end, so the last page costs what the first does;
+   * - the total comes from the kept counts (task_counts) when the filter is statuses or
+   *   one host, from a short last page, or else is counted;
+   * - a search reads every candidate row of the trigram indexes to decide ILIKE anyway,
+   *   so one statement collects its matches once and takes both the total and the page
+   *   from them.
+   */
   query(q: TaskQuery = {}): { rows: TaskRow[]; total: number } {
     const { sort, order, limit, offset } = pageOf(q);
     const where = pgWhere(q);
-    const nulls = order === 'ASC' ? 'NULLS FIRST' : 'NULLS LAST';
-    const p = where.params;
-    // Cost has no column: its expression is evaluated per row (its columns unqualified, as
-    // the outer query below reads one table).
-    const costSql =
-      sort === 'cost' && q.costRates ? costSqlOf(q.costRates, typedBinder(p)) : undefined;
-    const column = sort === 'cost' && !costSql ? 'created_at' : sort;
-    const orderBy = (t: string) =>
-      `${costSql ?? `${t}${quote(column)}`} ${order} ${nulls}, ${t}seq ${order}`;
-    // A deep page skips its offset in the sort's index alone (index-only: the index ends
-    // with seq) and reads only the rows it shows; OFFSET over SELECT * would read every
-    // skipped row from the table (1.6 s at offset 50,000 of 100,000, 26 ms this way).
-    const sql =
-      offset === 0
-        ? `SELECT * FROM tasks ${where.sql} ORDER BY ${orderBy('')}
-           LIMIT ${p.add(limit)}`
-        : `SELECT t.* FROM (SELECT seq FROM tasks ${where.sql} ORDER BY ${orderBy('')}
-             LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}) AS page
-           JOIN tasks AS t USING (seq) ORDER BY ${orderBy('t.')}`;
-    const rows = this.q<TaskRow>(sql, p.values).rows;
+    // Cost has no column: its expression is evaluated per row, over the tasks table alone.
+    const key =
+      sort === 'cost' && q.costRates
+        ? costSqlOf(q.costRates, typedBinder(where.params))
+        : quote(sort === 'cost' ? 'created_at' : sort);
+    if (q.search) return this.searchPage(where, key, order, limit, offset);
+
+    const known = offset > 0 ? this.keptTotal(q) : undefined;
+    if (known !== undefined) {
+      if (offset >= known || limit === 0) return { rows: [], total: known };
+      // Past the middle: the same rows, walking in from the end.
+      const fromEnd = known - offset - limit;
+      if (fromEnd < offset) {
+        const reversed = order === 'ASC' ? 'DESC' : 'ASC';
+        const rows = this.page(
+          where,
+          key,
+          reversed,
+          limit + Math.min(0, fromEnd),
+          Math.max(0, fromEnd),
+        );
+        return { rows: rows.reverse(), total: known };
+      }
+    }
+    const rows = this.page(where, key, order, limit, offset);
+    if (known !== undefined) return { rows, total: known };
     if (rows.length < limit && (rows.length > 0 || offset === 0)) {
       return { rows, total: offset + rows.length };
     }
-    const count = pgWhere(q);
-    if (count.sql === '') {
-      // No filter: every task has one status, so the kept status counts sum to the total
-      // (COUNT(*) would read all 100,000 rows).
-      return { rows, total: this.keptCounts('status', Infinity).reduce((t, r) => t + r.n, 0) };
-    }
-    const total = this.q<{ n: number }>(
-      `SELECT COUNT(*)::bigint AS n FROM tasks ${count.sql}`,
-      count.params.values,
-    ).rows[0]!.n;
+    return { rows, total: this.keptTotal(q) ?? this.count(q) };
+  }
+
+  /** One page in `order` (NULLs lowest, as SQLite sorts them; ties by seq). */
+  private page(
+    where: { sql: string; params: Params },
+    key: string,
+    order: 'ASC' | 'DESC',
+    limit: number,
+    offset: number,
+  ): TaskRow[] {
+    const p = where.params.copy();
+    // Unqualified: in the deferred join below, only tasks has these columns (seq is USING's).
+    const orderBy = `${key} ${order} ${nullsOf(order)}, seq ${order}`;
+    // A deep page skips its offset in the sort's index alone (index-only: the index ends
+    // with seq) and reads only the rows it shows; OFFSET over SELECT * would read every
+    // skipped row from the table (1.6 s at offset 50,000 of 100,000).
+    const sql =
+      offset === 0
+        ? `SELECT * FROM tasks ${where.sql} ORDER BY ${orderBy} LIMIT ${p.add(limit)}`
+        : `SELECT t.* FROM (SELECT seq FROM tasks ${where.sql} ORDER BY ${orderBy}
+             LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}) AS page
+           JOIN tasks AS t USING (seq) ORDER BY ${orderBy}`;
+    return this.q<TaskRow>(sql, p.values).rows;
+  }
+
+  /**
+   * A search's page and total in one statement. Its matches (seq and sort key) are
+   * collected once — the trigram candidates read and checked by ILIKE, the other filters
+   * applied — and both the count and the page's top-N come from that set; the page's 100
+   * rows are read last. (A window COUNT(*) OVER () would do the same in theory, but
+   * PostgreSQL 15 plans it as if the LIMIT could stop early, walking the whole sort index
+   * and checking every task's text one by one.) The count row is there even when the page
+   * is empty.
+   */
+  private searchPage(
+    where: { sql: string; params: Params },
+    key: string,
+    order: 'ASC' | 'DESC',
+    limit: number,
+    offset: number,
+  ): { rows: TaskRow[]; total: number } {
+    const p = where.params.copy();
+    const by = `page.k ${order} ${nullsOf(order)}, page.seq ${order}`;
+    const found = this.q<TaskRow & { cwb_total: number }>(
+      `WITH matches AS MATERIALIZED (SELECT seq, ${key} AS k FROM tasks ${where.sql})
+       SELECT c.cwb_total, t.* FROM (SELECT COUNT(*)::bigint AS cwb_total FROM matches) AS c
+       LEFT JOIN ((SELECT seq, k FROM matches ORDER BY k ${order} ${nullsOf(order)}, seq ${order}
+           LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}) AS page
+         JOIN tasks AS t ON t.seq = page.seq) ON true
+       ORDER BY ${by}`,
+      p.values,
+    ).rows;
+    const total = found[0]?.cwb_total ?? 0;
+    const rows = found
+      .filter((r) => r.uuid !== null)
+      .map(({ cwb_total: _total, ...row }) => row as TaskRow);
     return { rows, total };
+  }
+
+  /** Counts the tasks matching `filter`. */
+  private count(filter: TaskFilter): number {
+    const where = pgWhere(filter);
+    return this.q<{ n: number }>(
+      `SELECT COUNT(*)::bigint AS n FROM tasks ${where.sql}`,
+      where.params.values,
+    ).rows[0]!.n;
+  }
+
+  /**
+   * The number of tasks matching `filter` from the kept counts, when the filter is no more
+   * than statuses, or one host (each task has one status and one host); else undefined.
+   */
+  private keptTotal(filter: TaskFilter): number | undefined {
+    const statuses = filter.status?.length ? filter.status : undefined;
+    const others = hasOtherFilters({ ...filter, host: undefined });
+    if (others || (statuses && filter.host)) return undefined;
+    if (filter.host) {
+      const hosts = this.keptCounts(['host']).get('host')!;
+      return hosts.find((r) => r.value === filter.host)?.n ?? 0;
+    }
+    return this.keptCounts(['status'])
+      .get('status')!
+      .filter((r) => !statuses || (statuses as string[]).includes(r.value))
+      .reduce((t, r) => t + r.n, 0);
   }
 
   endedBefore(cutoff: string): TaskRow[] {
@@ -520,7 +626,7 @@ export class PgTaskRepository implements TaskIndex {
       number
     >;
     let rows: { value: string; n: number }[];
-    if (OTHER_FILTERS.some((key) => Boolean(filter[key]))) {
+    if (hasOtherFilters(filter)) {
       const where = pgWhere({ ...filter, status: undefined });
       rows = this.q<{ value: TaskStatus; n: number }>(
         `SELECT status AS value, COUNT(*)::bigint AS n FROM tasks ${where.sql} GROUP BY status`,
@@ -528,25 +634,26 @@ export class PgTaskRepository implements TaskIndex {
       ).rows;
     } else {
       // The first view: the kept counts, as tasks.db reads task_counts.
-      rows = this.keptCounts('status', TASK_STATUSES.length);
+      rows = this.keptCounts(['status']).get('status')!;
     }
     for (const row of rows) if (row.value in status) status[row.value as TaskStatus] = row.n;
     return status;
   }
 
   facetValues(maxValues = MAX_FACET_VALUES): FacetValues {
-    const list = (facet: string) =>
-      this.keptCounts(facet, maxValues).map(({ value, n }) => ({ value, count: n }));
-    // Few agents: grouped from the agent index (not kept in task_counts).
-    const agents = this.q<{ value: string; count: number }>(
-      `SELECT agent AS value, COUNT(*)::bigint AS count FROM tasks
-       GROUP BY agent ORDER BY count DESC, value LIMIT 50`,
-    ).rows;
+    const kept = this.keptCounts(['repository', 'user', 'model', 'agent', 'host']);
+    const list = (facet: string, max = maxValues) =>
+      kept
+        .get(facet)!
+        .slice(0, max)
+        .map(({ value, n }) => ({ value, count: n }));
     return {
       repos: list('repository'),
       users: list('user'),
       models: list('model'),
-      agents,
+      // As tasks.db lists them: '' (this app's own tasks) included, at most 50.
+      agents: list('agent', 50),
+      hosts: list('host'),
     };
   }
 
@@ -558,27 +665,30 @@ export class PgTaskRepository implements TaskIndex {
 
   sumCost(filter: TaskFilter, rates: readonly ModelRate[]): CostSum {
     const where = pgWhere(filter);
+    // Typed: with no rated model the expression is a bare NULL, which SUM cannot take.
     const expr = costSqlOf(rates, typedBinder(where.params));
     return this.q<CostSum>(
       `SELECT COALESCE(SUM(v), 0)::float8 AS usd, (COUNT(*) - COUNT(v))::bigint AS unknown,
-         COUNT(*)::bigint AS tasks FROM (SELECT ${expr} AS v FROM tasks ${where.sql}) AS c`,
+         COUNT(*)::bigint AS tasks FROM (SELECT (${expr})::float8 AS v FROM tasks ${where.sql}) AS c`,
       where.params.values,
     ).rows[0]!;
   }
 
   /**
-   * A facet's values and counts from task_counts' delta rows (pg-schema.ts v3), most used
-   * first. When the deltas have piled up, folds them into one row per value.
+   * Facets' values and counts from task_counts' delta rows (pg-schema.ts v3), most used
+   * first, in one statement. When the deltas have piled up, folds them into one row per value.
    */
-  private keptCounts(facet: string, max: number): { value: string; n: number }[] {
-    const rows = this.q<{ value: string; n: number; parts: number }>(
-      `SELECT value, SUM(n)::bigint AS n, COUNT(*)::bigint AS parts FROM task_counts
-       WHERE facet = $1 GROUP BY value HAVING SUM(n) > 0 ORDER BY n DESC, value`,
-      [facet],
+  private keptCounts(facets: readonly string[]): Map<string, { value: string; n: number }[]> {
+    const rows = this.q<{ facet: string; value: string; n: number; parts: number }>(
+      `SELECT facet, value, SUM(n)::bigint AS n, COUNT(*)::bigint AS parts FROM task_counts
+       WHERE facet = ANY($1::text[]) GROUP BY facet, value ORDER BY n DESC, value`,
+      [facets],
     ).rows;
     const parts = rows.reduce((sum, r) => sum + r.parts, 0);
     if (parts > 2 * rows.length + FOLD_AFTER && this.depth === 0) this.foldCounts();
-    return rows.slice(0, max).map(({ value, n }) => ({ value, n }));
+    const byFacet = new Map(facets.map((f) => [f, [] as { value: string; n: number }[]]));
+    for (const r of rows) if (r.n > 0) byFacet.get(r.facet)!.push({ value: r.value, n: r.n });
+    return byFacet;
   }
 
   /**
@@ -695,12 +805,15 @@ export class PgTaskRepository implements TaskIndex {
     }
     // A read-only role can use an index at the current version; only upgrading writes.
     if (current === PG_SCHEMA_VERSION) return;
-    this.client.begin(`BEGIN; SELECT pg_advisory_xact_lock(${MIGRATE_LOCK})`);
+    // Another host may be upgrading: its lock is held for as long as that takes.
+    this.client.begin(`BEGIN; SELECT pg_advisory_xact_lock(${MIGRATE_LOCK})`, MIGRATE_TIMEOUT_MS);
     try {
       this.client.query('CREATE TABLE IF NOT EXISTS cwb_schema (version INTEGER NOT NULL)');
       const locked = this.schemaVersion();
+      // Index builds of a large table (v4's trigram indexes) go faster with more memory.
+      if (locked < PG_SCHEMA_VERSION) this.client.query("SET LOCAL maintenance_work_mem = '256MB'");
       for (let version = locked; version < PG_SCHEMA_VERSION; version++) {
-        this.client.query(PG_MIGRATIONS[version]!);
+        this.client.query(PG_MIGRATIONS[version]!, [], MIGRATE_TIMEOUT_MS);
       }
       this.client.query('DELETE FROM cwb_schema');
       this.client.query('INSERT INTO cwb_schema (version) VALUES ($1)', [PG_SCHEMA_VERSION]);
@@ -751,10 +864,12 @@ export function pgWhere(q: TaskFilter): { sql: string; params: Params } {
   if (q.user) where.push(`"user" = ${p.add(q.user)}`);
   if (q.model) where.push(`model = ${p.add(q.model)}`);
   if (q.agent !== undefined) where.push(`agent = ${p.add(q.agent)}`);
+  if (q.host) where.push(`host = ${p.add(q.host)}`);
   if (q.search) {
-    // The trigram indexes answer ILIKE; backslash is ILIKE's default escape, as in likePattern.
+    // task_search's trigram indexes answer ILIKE (pg-schema.ts v4); backslash is ILIKE's
+    // default escape, as in likePattern.
     const v = p.add(likePattern(q.search));
-    where.push(`(title ILIKE ${v} OR prompt ILIKE ${v})`);
+    where.push(`seq IN (SELECT seq FROM task_search WHERE title ILIKE ${v} OR prompt ILIKE ${v})`);
   }
   if (q.createdFrom) where.push(`created_at >= ${p.add(q.createdFrom)}`);
   if (q.createdTo) where.push(`created_at <= ${p.add(q.createdTo)}`);

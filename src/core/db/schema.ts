@@ -252,6 +252,37 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE source_files ADD COLUMN held INTEGER NOT NULL DEFAULT 0;
   `,
+  // The task table's Host column and filter (docs/fleet.md). A fleet's PostgreSQL index
+  // has a real `host` column (the host holding the task); on one host's tasks.db the
+  // host is seed 000's `hostname`, so `host` is that column under the fleet's name:
+  // VIRTUAL, nothing stored twice, and the only kind ALTER TABLE can add. Indexed for
+  // sorting, and counted in task_counts for the Host picker like the other facets.
+  `
+  ALTER TABLE tasks ADD COLUMN host TEXT GENERATED ALWAYS AS (hostname) VIRTUAL;
+  CREATE INDEX IF NOT EXISTS idx_tasks_host ON tasks(host);
+  INSERT OR IGNORE INTO task_counts (facet, value, n)
+    SELECT 'host', hostname, COUNT(*) FROM tasks WHERE hostname IS NOT NULL AND hostname <> '' GROUP BY hostname;
+  CREATE TRIGGER IF NOT EXISTS task_counts_host_insert AFTER INSERT ON tasks
+  WHEN new.hostname IS NOT NULL AND new.hostname <> ''
+  BEGIN
+    INSERT INTO task_counts (facet, value, n) VALUES ('host', new.hostname, 1)
+      ON CONFLICT (facet, value) DO UPDATE SET n = n + 1;
+  END;
+  CREATE TRIGGER IF NOT EXISTS task_counts_host_delete AFTER DELETE ON tasks
+  BEGIN
+    UPDATE task_counts SET n = n - 1 WHERE facet = 'host' AND value = old.hostname;
+    DELETE FROM task_counts WHERE facet = 'host' AND value = old.hostname AND n <= 0;
+  END;
+  CREATE TRIGGER IF NOT EXISTS task_counts_host AFTER UPDATE OF hostname ON tasks
+  WHEN old.hostname IS NOT new.hostname
+  BEGIN
+    UPDATE task_counts SET n = n - 1 WHERE facet = 'host' AND value = old.hostname;
+    DELETE FROM task_counts WHERE facet = 'host' AND value = old.hostname AND n <= 0;
+    INSERT INTO task_counts (facet, value, n) SELECT 'host', new.hostname, 1
+      WHERE new.hostname IS NOT NULL AND new.hostname <> ''
+      ON CONFLICT (facet, value) DO UPDATE SET n = n + 1;
+  END;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

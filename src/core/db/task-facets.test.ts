@@ -37,6 +37,7 @@ function counted(db: Db): unknown {
     users: values('user'),
     models: values('model'),
     agents,
+    hosts: values('host'),
   };
 }
 
@@ -46,13 +47,21 @@ function facets(db: Db): unknown {
 
 function insert(db: Db, i: number, owner: string, repo: string, user: string | null): void {
   db.prepare(
-    `INSERT INTO tasks (uuid, status, owner, repo, user, model, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, 'c', 'u')`,
-  ).run(`t${i}`, ['running', 'failed', 'completed'][i % 3], owner, repo, user, `m${i % 2}`);
+    `INSERT INTO tasks (uuid, status, owner, repo, user, model, hostname, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, 'c', 'u')`,
+  ).run(
+    `t${i}`,
+    ['running', 'failed', 'completed'][i % 3],
+    owner,
+    repo,
+    user,
+    `m${i % 2}`,
+    i % 5 ? `box${i % 2}` : null,
+  );
 }
 
 describe('task facets', () => {
-  it('keeps the counts of statuses, repositories, users and models in step with every write', () => {
+  it('keeps the counts of statuses, repositories, users, models and hosts in step with every write', () => {
     const db = openDatabase(path.join(tempDir(), 'tasks.db'));
     const repo = new TaskRepository(db);
     writeTx(db, () => {
@@ -69,6 +78,9 @@ describe('task facets', () => {
     db.prepare("UPDATE tasks SET user = 'newcomer', model = NULL WHERE uuid = 't30'").run();
     db.prepare("UPDATE tasks SET model = 'm1' WHERE uuid = 't6'").run();
     repo.addStats('t7', { messages: 1 });
+    repo.setStatus('t9', 'running', { process_id: 1, hostname: 'box7' });
+    repo.setStatus('t10', 'running', { process_id: 1, hostname: 'box1' });
+    db.prepare("UPDATE tasks SET hostname = NULL WHERE uuid = 't11'").run();
     repo.delete('t8');
     repo.delete('t31'); // its repository and user values go with it
     expect(facets(db)).toEqual(counted(db));

@@ -7,7 +7,7 @@ import { searchIndexReady } from './task-search';
 /** Distinct values listed per facet: enough for a picker, bounded for 100,000 tasks. */
 export const MAX_FACET_VALUES = 200;
 
-export type FacetValues = Pick<TaskFacets, 'repos' | 'users' | 'models' | 'agents'>;
+export type FacetValues = Pick<TaskFacets, 'repos' | 'users' | 'models' | 'agents' | 'hosts'>;
 
 /**
  * Counts per status for the task table's filter chips, answered by SQLite. Every filter
@@ -17,7 +17,7 @@ export type FacetValues = Pick<TaskFacets, 'repos' | 'users' | 'models' | 'agent
 export function taskStatusCounts(db: Db, filter: TaskFilter): Record<TaskStatus, number> {
   const status = Object.fromEntries(TASK_STATUSES.map((s) => [s, 0])) as Record<TaskStatus, number>;
   const others: TaskFilter = { ...filter, status: undefined };
-  const filtered = OTHER_FILTERS.some((key) => Boolean(filter[key]));
+  const filtered = hasOtherFilters(filter);
   for (const row of filtered ? countByStatus(db, others) : countedStatuses(db)) {
     if (row.status in status) status[row.status] = row.n;
   }
@@ -25,11 +25,28 @@ export function taskStatusCounts(db: Db, filter: TaskFilter): Record<TaskStatus,
 }
 
 /** The filters besides status (a query also carries sort and paging, which count for nothing). */
-const OTHER_FILTERS = ['repo', 'user', 'model', 'search', 'createdFrom', 'createdTo'] as const;
+const OTHER_FILTERS = [
+  'repo',
+  'user',
+  'model',
+  'agent',
+  'host',
+  'search',
+  'createdFrom',
+  'createdTo',
+] as const;
+
+/** Whether `filter` narrows the tasks by more than their status ('' is an agent: this app's). */
+export function hasOtherFilters(filter: TaskFilter): boolean {
+  return OTHER_FILTERS.some((key) =>
+    key === 'agent' ? filter.agent !== undefined : Boolean(filter[key]),
+  );
+}
 
 function countByStatus(db: Db, filter: TaskFilter): { status: TaskStatus; n: number }[] {
   const { sql, params } = taskWhere(filter, {
     searchIndex: filter.search !== undefined && searchIndexReady(db),
+    hostIndex: true,
   });
   return db
     .prepare(`SELECT status, COUNT(*) AS n FROM tasks ${sql} GROUP BY status`)
@@ -43,14 +60,23 @@ function countedStatuses(db: Db): { status: TaskStatus; n: number }[] {
   }[];
 }
 
-/** The distinct repositories, users and models of all tasks, most used first (from task_counts). */
+/** The distinct repositories, users, models and hosts of all tasks, most used first (from task_counts). */
 export function taskFacetValues(db: Db, maxValues = MAX_FACET_VALUES): FacetValues {
   return {
     repos: distinct(db, 'repository', maxValues),
     users: distinct(db, 'user', maxValues),
     models: distinct(db, 'model', maxValues),
     agents: agentCounts(db),
+    hosts: distinct(db, 'host', maxValues),
   };
+}
+
+/** How many tasks have this value of a kept facet (task_counts), 0 for none. */
+export function keptCount(db: Db, facet: 'host', value: string): number {
+  const row = db
+    .prepare('SELECT n FROM task_counts WHERE facet = ? AND value = ?')
+    .get(facet, value) as { n: number } | undefined;
+  return row?.n ?? 0;
 }
 
 export function taskFacets(db: Db, filter: TaskFilter, maxValues = MAX_FACET_VALUES): TaskFacets {
@@ -75,7 +101,11 @@ export function tasksTableStamp(db: Db): string {
   return `${version}|${row.r ?? 0}|${row.u ?? ''}`;
 }
 
-function distinct(db: Db, facet: 'repository' | 'user' | 'model', max: number): FacetValue[] {
+function distinct(
+  db: Db,
+  facet: 'repository' | 'user' | 'model' | 'host',
+  max: number,
+): FacetValue[] {
   return db
     .prepare(
       `SELECT value, n AS count FROM task_counts WHERE facet = ? AND n > 0

@@ -9,6 +9,8 @@ export interface TaskFilter {
   model?: string;
   /** The agent that wrote the task (tasks.agent: claude-code, codex, …; '' = this app). */
   agent?: string;
+  /** The host holding the task (TaskRow.host). */
+  host?: string;
   search?: string;
   createdFrom?: string;
   createdTo?: string;
@@ -43,7 +45,7 @@ export function usesSearchIndex(q: TaskFilter): boolean {
  */
 export function taskWhere(
   q: TaskFilter,
-  options: { searchIndex?: boolean; driver?: SearchDriver } = {},
+  options: { searchIndex?: boolean; driver?: SearchDriver; hostIndex?: boolean } = {},
 ): { sql: string; params: Record<string, unknown> } {
   const candidates =
     options.searchIndex && q.search !== undefined ? trigramQuery(q.search) : undefined;
@@ -71,6 +73,13 @@ export function taskWhere(
   if (q.agent !== undefined) {
     where.push('agent = @agent');
     params.agent = q.agent;
+  }
+  if (q.host) {
+    // Few hosts, each with many tasks: unless the caller knows this host's are few
+    // (`hostIndex`), walking the sort's index and checking each row's host fills a page
+    // sooner than reading every task of the host through its index and sorting them.
+    where.push(`${options.hostIndex && !driver ? '' : '+'}host = @host`);
+    params.host = q.host;
   }
   if (q.search) {
     if (candidates !== undefined) {

@@ -20,10 +20,39 @@ beforeAll(async () => {
 });
 afterAll(() => cluster?.stop());
 
+/** Where each PostgreSQL index opened by a test lives, for other hosts to open it too. */
+const pgUrls = new WeakMap<TaskIndex, string>();
+
 const backends: [string, () => Promise<TaskIndex>][] = [
   ['sqlite', async () => new TaskRepository(openDatabase(path.join(tempDir(), 'tasks.db')))],
-  ['postgres', async () => new PgTaskRepository(await cluster.createDatabase(), { host: 'h1' })],
+  [
+    'postgres',
+    async () => {
+      const url = await cluster.createDatabase();
+      const index = new PgTaskRepository(url, { host: 'h1' });
+      pgUrls.set(index, url);
+      return index;
+    },
+  ],
 ];
+
+/**
+ * Inserts rows held by another host. A fleet's index records the host that inserts them
+ * (a second PgTaskRepository as that host); tasks.db takes it from seed 000's hostname.
+ */
+function insertAsHost(index: TaskIndex, host: string, rows: TaskRow[]): void {
+  const url = pgUrls.get(index);
+  if (!url) return index.insertRows(rows.map((r) => ({ ...r, hostname: host })));
+  const other = new PgTaskRepository(url, { host });
+  try {
+    other.insertRows(rows.map((r) => ({ ...r, hostname: host })));
+  } finally {
+    other.close();
+  }
+}
+
+/** The host a row is held by, as each index tells it. */
+const hostOf = (row: TaskRow): string | null => row.host ?? null;
 
 /** 230 tasks with few distinct values per column, so most sort keys tie. */
 function rows(): TaskRow[] {
@@ -32,6 +61,8 @@ function rows(): TaskRow[] {
     return {
       // uuids out of insertion order, so a uuid tie-break and an insertion one differ
       uuid: `${String((i * 37) % 230).padStart(3, '0')}-task`,
+      // The index's own host ('h1' on PostgreSQL), as a task this host ran records it.
+      hostname: 'h1',
       status: (['completed', 'failed', 'paused'] as const)[i % 3],
       title: i % 5 === 0 ? null : `title ${i % 4}${i % 11 === 0 ? ' Ünïcode' : ''}`,
       prompt: `prompt ${i % 2 ? 'needle' : 'hay'} ${i}${i % 23 === 0 ? ' 100%_done' : ''}`,
@@ -64,7 +95,11 @@ function expectedOrder(all: TaskRow[], q: TaskQuery): string[] {
             : 1;
   return all
     .map((row, i) => ({
-      row: { ...row, repository: row.owner ? `${row.owner}/${row.repo}` : row.repo },
+      row: {
+        ...row,
+        repository: row.owner ? `${row.owner}/${row.repo}` : row.repo,
+        host: row.host ?? row.hostname,
+      },
       i,
     }))
     .filter(({ row }) => matches(row, q))
@@ -80,6 +115,7 @@ function matches(row: TaskRow, q: TaskQuery): boolean {
     (!q.user || row.user === q.user) &&
     (!q.model || row.model === q.model) &&
     (!q.repo || row.repo === q.repo || repository === q.repo) &&
+    (!q.host || (row.host ?? row.hostname) === q.host) &&
     (!text ||
       Boolean(row.title?.toLowerCase().includes(text)) ||
       Boolean(row.prompt?.toLowerCase().includes(text)))
@@ -118,6 +154,10 @@ describe.each(backends)('task index on %s', (_name, open) => {
       { search: 'needle', user: 'user-3', sort: 'model', order: 'asc' },
       { search: '100%_' },
       { search: 'ed' },
+      { host: 'h1' },
+      { host: 'h1', status: ['completed'], sort: 'title', order: 'asc' },
+      { host: 'h1', search: 'needle', sort: 'host' },
+      { sort: 'host', order: 'asc' },
     ];
     for (const q of queries) {
       const expected = expectedOrder(all, q);
@@ -215,6 +255,8 @@ describe.each(backends)('task index on %s', (_name, open) => {
     expect(sum.usd).toBeCloseTo(costOf('a')! + costOf('b')! + costOf('f')!, 12);
     expect(sum).toMatchObject({ unknown: 3, tasks: 6 });
     expect(index.sumCost({ agent: 'codex' }, rates)).toMatchObject({ unknown: 1, tasks: 3 });
+    // No model with a price: every cost unknown, none added.
+    expect(index.sumCost({}, [])).toEqual({ usd: 0, unknown: 6, tasks: 6 });
     expect(
       index
         .query({ agent: 'codex' })
@@ -222,6 +264,10 @@ describe.each(backends)('task index on %s', (_name, open) => {
         .sort(),
     ).toEqual(['b', 'd', 'f']);
     expect(index.query({ agent: '' }).total).toBe(3);
+    // The status chips count under an agent filter too ('' included: this app's tasks).
+    expect(index.statusCounts({ agent: 'codex' })).toMatchObject({ completed: 3, failed: 0 });
+    expect(index.statusCounts({ agent: '' })).toMatchObject({ completed: 3, failed: 0 });
+    expect(index.statusCounts({ agent: 'nobody' })).toMatchObject({ completed: 0 });
     expect(index.facetValues().agents).toEqual([
       { value: '', count: 3 },
       { value: 'codex', count: 3 },
@@ -251,10 +297,17 @@ describe.each(backends)('task index on %s', (_name, open) => {
       expect(values.models).toEqual(sorted(tally((r) => r.model)));
       expect(values.users).toEqual(sorted(tally((r) => r.user)));
       expect(values.repos).toEqual(sorted(tally((r) => r.repository)));
+      expect(values.hosts).toEqual(sorted(tally(hostOf)));
+      // Agents count '' too: the tasks this app ran are a choice of the agent picker.
+      const agents = new Map<string, number>();
+      for (const r of all) agents.set(r.agent ?? '', (agents.get(r.agent ?? '') ?? 0) + 1);
+      expect(values.agents).toEqual(
+        sorted([...agents].map(([value, count]) => ({ value, count }))),
+      );
     };
     agree();
     index.setStatus('000-task', 'running');
-    index.setStatus('037-task', 'failed');
+    index.setStatus('037-task', 'failed', { process_id: 7, hostname: 'h2' });
     index.delete('074-task');
     index.insert({
       uuid: 'new-task',
@@ -275,6 +328,85 @@ describe.each(backends)('task index on %s', (_name, open) => {
     // Many changes pile up on PostgreSQL as count deltas, folded now and then.
     for (let i = 0; i < 700; i++) index.setStatus('000-task', i % 2 ? 'running' : 'paused');
     agree();
+    index.close();
+  });
+
+  it('filters and sorts by host, counting each host; the other filters apply with it', async () => {
+    const index = await seeded();
+    const theirs = rows()
+      .slice(0, 40)
+      .map((r, i) => ({
+        ...r,
+        uuid: `${String(i).padStart(3, '0')}-h2`,
+        status: 'running' as const,
+      }));
+    insertAsHost(index, 'h2', theirs);
+    expect(index.facetValues().hosts).toEqual([
+      { value: 'h1', count: 230 },
+      { value: 'h2', count: 40 },
+    ]);
+    const h2 = index.query({ host: 'h2', limit: 1000 });
+    expect(h2.total).toBe(40);
+    expect(h2.rows.map(hostOf)).toEqual(Array(40).fill('h2'));
+    expect(index.query({ host: 'h2', status: ['running'], limit: 5 }).total).toBe(40);
+    expect(index.query({ host: 'h1', status: ['running'] }).total).toBe(0);
+    expect(index.query({ host: 'h2', search: 'needle', limit: 5 }).total).toBe(20);
+    expect(index.query({ host: 'nowhere' })).toEqual({ rows: [], total: 0 });
+    // Every page of the host's list, short pages and deep ones, in order.
+    const ids = (q: TaskQuery) => index.query({ limit: 1000, ...q }).rows.map((r) => r.uuid);
+    for (const q of [{ host: 'h1' }, { host: 'h2', sort: 'title', order: 'asc' } as const]) {
+      const all = ids(q);
+      const paged: string[] = [];
+      for (let offset = 0; offset < all.length; offset += 9) {
+        const page = index.query({ ...q, limit: 9, offset });
+        expect(page.total).toBe(all.length);
+        paged.push(...page.rows.map((r) => r.uuid));
+      }
+      expect(paged).toEqual(all);
+    }
+    // Sorting by host: ties (every task of a host) by insertion.
+    const byHost = ids({ sort: 'host', order: 'asc' });
+    expect(byHost.slice(0, 230)).toEqual(ids({ host: 'h1', sort: 'host', order: 'asc' }));
+    expect(byHost.slice(230)).toEqual(theirs.map((r) => r.uuid));
+    // The status chips under a host filter count that host's tasks.
+    expect(index.statusCounts({ host: 'h2' })).toEqual({
+      running: 40,
+      paused: 0,
+      completed: 0,
+      failed: 0,
+    });
+    index.delete('000-h2');
+    expect(index.facetValues().hosts).toEqual([
+      { value: 'h1', count: 230 },
+      { value: 'h2', count: 39 },
+    ]);
+    expect(index.query({ host: 'h2', offset: 30, limit: 100 }).total).toBe(39);
+    index.close();
+  });
+
+  it('searches what titles and prompts say now: new rows, a fixed title, counters, deletes', async () => {
+    const index = await open();
+    const found = (search: string) => {
+      const { rows: hits, total } = index.query({ search, sort: 'title', order: 'asc' });
+      expect(total).toBe(hits.length);
+      return hits.map((r) => r.uuid);
+    };
+    index.insertRows([
+      { ...rows()[0]!, uuid: 's1', title: 'alpha title', prompt: 'first prompt' },
+      { ...rows()[1]!, uuid: 's2', title: 'beta', prompt: 'second Alpha' },
+    ]);
+    expect(found('alpha')).toEqual(['s1', 's2']);
+    index.fixImport('s1', { title: 'gamma title' });
+    expect(found('alpha')).toEqual(['s2']);
+    expect(found('gamma')).toEqual(['s1']);
+    index.addStats('s2', { messages: 1, usage: { input_tokens: 5 } });
+    expect(found('alpha')).toEqual(['s2']);
+    index.delete('s2');
+    expect(found('alpha')).toEqual([]);
+    const key = { task_source: '', owner: '', repo: '', task_type: '', task_id: '', user: '' };
+    index.insert({ uuid: 's3', key, title: 'delta', prompt: 'alpha again' });
+    expect(found('alpha')).toEqual(['s3']);
+    expect(index.query({ search: 'alpha', offset: 1 })).toEqual({ rows: [], total: 1 });
     index.close();
   });
 

@@ -4,6 +4,7 @@ import type { TaskKey, TaskRow, TaskStatus } from '../../shared/task-types';
 import { searchDriver, taskWhere, usesSearchIndex, type TaskFilter } from './task-filter';
 import { backfillSearchIndex, searchIndexReady, withSearchIndexDeferred } from './task-search';
 import {
+  keptCount,
   taskFacetValues,
   taskStatusCounts,
   tasksTableStamp,
@@ -399,14 +400,17 @@ export class TaskRepository implements TaskIndex {
 
     const searchIndex = this.searchIndexReady();
     if (!(searchIndex && usesSearchIndex(q))) {
-      const where = taskWhere(q);
-      const rows = page(where);
+      // A host's tasks are few only in a fleet's copy of tasks.db: then its index finds them.
+      const hostIndex =
+        q.host !== undefined &&
+        keptCount(this.db, 'host', q.host) < DENSE_MATCHES_PER_PAGE_ROW * (offset + limit);
+      const rows = page(taskWhere(q, { hostIndex }));
       // A page short of the limit is the last one: it ends the list, so it gives the total
       // (unless it is empty past the start, where the end may lie anywhere before).
       if (rows.length < limit && (rows.length > 0 || offset === 0)) {
         return { rows, total: offset + rows.length };
       }
-      return { rows, total: count(where) };
+      return { rows, total: count(taskWhere(q, { hostIndex: true })) };
     }
     // Every trigram candidate must be read to be checked by LIKE, so the count comes first
     // (it reads them all anyway) and tells how the page is best found.

@@ -4,7 +4,7 @@ import { TASK_STATUSES, type TaskRow, type TaskStatus } from '../task-types';
 import { isoDateSchema, taskRefInput } from './common-schemas';
 import { operation } from './operation';
 
-/** Columns the task table can sort on (answered by SQLite; core's repository uses this list). */
+/** Columns the task table can sort on (answered by the task index; core's repositories use this list). */
 export const TASK_SORT_COLUMNS = [
   'created_at',
   'updated_at',
@@ -20,6 +20,8 @@ export const TASK_SORT_COLUMNS = [
   'model',
   /** tasks.agent's value (claude-code, codex, …; '' for this app's own tasks first). */
   'agent',
+  /** The host holding the task (a fleet's PostgreSQL index; tasks.db: the host that ran it). */
+  'host',
   'total_messages',
   'total_tokens',
   'compression_count',
@@ -40,6 +42,8 @@ export const queryTasksInput = z.strictObject({
   model: text.optional(),
   /** The agent that wrote the task (tasks.agent: claude-code, codex, …); '' = tasks this app ran. */
   agent: z.string().max(500).optional(),
+  /** The host holding the task (TaskRow.host). */
+  host: text.optional(),
   /** Matches title or prompt (substring, case-insensitive for ASCII). */
   search: text.optional(),
   createdFrom: isoDateSchema.optional(),
@@ -84,6 +88,8 @@ export interface TaskFacets {
   models: FacetValue[];
   /** Agents (tasks.agent; '' = this app) with their task counts. */
   agents: FacetValue[];
+  /** Hosts (TaskRow.host) with their task counts: more than one only in a fleet. */
+  hosts: FacetValue[];
   /** The total cost of the tasks matching every filter. */
   cost?: TasksCostTotal;
 }
