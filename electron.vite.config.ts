@@ -2,19 +2,21 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
 import { defineConfig, type UserConfig } from 'electron-vite';
+import { build as viteBuild } from 'vite';
 
 /**
  * Build layout (DESIGN.md §3: the folder is the runtime contract):
  *
  *   src/main/index.ts    -> out/main/index.js    Electron main process (ESM)
- *   src/worker/index.ts  -> out/main/worker.js   task process entry (ESM; forked by a host)
  *   src/cli/index.ts     -> out/main/cli.js      the `cwb` CLI (ESM; bin/cwb.js imports it)
+ *   src/worker/index.ts  -> out/main/worker.js   task process entry (ESM; forked by a host),
+ *                           a bundle of its own: see taskProcessBundle below
  *   src/preload/index.ts -> out/preload/index.cjs  CommonJS: sandboxed preloads cannot be ESM
  *   src/renderer/        -> out/renderer/        React UI
  *
- * Code shared by the three Node entries (src/core, src/shared) lands in out/main/chunks/.
+ * Code shared by main and the CLI (src/core, src/shared) lands in out/main/chunks/.
  * Packages listed in package.json "dependencies" (better-sqlite3, ...) stay external for
- * main/worker/cli (electron-vite's `build.externalizeDeps`, on by default).
+ * main and the CLI (electron-vite's `build.externalizeDeps`, on by default).
  */
 
 const root = fileURLToPath(new URL('.', import.meta.url));
@@ -55,6 +57,73 @@ function devCsp(): Plugin {
   };
 }
 
+/** Packages the task process loads from node_modules: a native addon, and pg's own thread. */
+const TASK_PROCESS_EXTERNAL = ['better-sqlite3', 'pg'];
+
+/**
+ * The task process (out/main/worker.js) is built on its own, after main and the CLI, into
+ * one file plus the chunks it loads only when needed (out/main/worker-chunks/). A task
+ * process keeps nothing of its context in memory, so what it loads is most of its peak
+ * (docs/benchmarks.md, group 1), and every host starts one per task:
+ * - npm packages are bundled in (zod, js-yaml): loaded from node_modules, zod's ~40 ESM
+ *   files cost ~11 MiB of RSS (a module record, source and namespace each, and the
+ *   loader's work), bundled ~3.5 MiB;
+ * - nothing is shared with the CLI's and the app's chunks, which would load their code too;
+ * - comments are dropped and the output kept ASCII: V8 holds a script's source for lazy
+ *   compilation, and one character above U+00FF (an em dash in a message) makes it keep
+ *   the whole file at two bytes per character.
+ * better-sqlite3 (a native addon) and pg (loaded by its worker thread, fleets only) stay in
+ * node_modules.
+ */
+function taskProcessBundle(): Plugin {
+  // The worker's sources, from its last build: main's build no longer reaches src/worker,
+  // so a watching build (`electron-vite dev --watch`) is told to watch them.
+  let sources: string[] = [];
+  return {
+    name: 'cwb:task-process-bundle',
+    apply: 'build',
+    buildStart() {
+      for (const file of sources) this.addWatchFile(file);
+    },
+    async closeBundle() {
+      const built = await viteBuild({
+        configFile: false,
+        root,
+        publicDir: false,
+        ssr: { target: 'node', noExternal: true, external: TASK_PROCESS_EXTERNAL },
+        build: {
+          ssr: true,
+          target: 'node20.19',
+          outDir: resolve(root, 'out', 'main'),
+          // main's build wrote index.js, cli.js and chunks/ there a moment ago.
+          emptyOutDir: false,
+          copyPublicDir: false,
+          reportCompressedSize: false,
+          rolldownOptions: {
+            input: { worker: src('worker/index.ts') },
+            external: TASK_PROCESS_EXTERNAL,
+            // Building a zod schema has no side effect: one the task process never uses
+            // (the tasks API's, next to a type it imports) is left out instead of built.
+            treeshake: { manualPureFunctions: ['z', 'operation'] },
+            output: {
+              format: 'es',
+              entryFileNames: '[name].js',
+              chunkFileNames: 'worker-chunks/[name]-[hash].js',
+              charset: 'ascii',
+              comments: false,
+            },
+          },
+        },
+      });
+      const outputs = (Array.isArray(built) ? built : [built]).flatMap((b) =>
+        'output' in b ? b.output : [],
+      );
+      sources = outputs.flatMap((o) => (o.type === 'chunk' ? o.moduleIds : []));
+      sources = sources.filter((id) => id.startsWith(resolve(root, 'src')));
+    },
+  };
+}
+
 export default defineConfig({
   main: {
     build: {
@@ -65,7 +134,6 @@ export default defineConfig({
       rolldownOptions: {
         input: {
           index: src('main/index.ts'),
-          worker: src('worker/index.ts'),
           cli: src('cli/index.ts'),
         },
         output: {
@@ -75,7 +143,7 @@ export default defineConfig({
         },
       },
     },
-    plugins: [stripHashbang()],
+    plugins: [stripHashbang(), taskProcessBundle()],
   },
   preload: {
     build: {

@@ -15,7 +15,6 @@ import { DEFAULT_SYSTEM_PROMPT } from '../core/agent/system-prompt';
 import { findInheritance, inheritanceMessage, inheritanceNotice } from '../core/agent/inheritance';
 import { llmFinalSummary } from '../core/agent/llm-final-summary';
 import { createCompactor } from '../core/compaction/compactor';
-import { buildPipeline } from '../core/compaction/pipeline';
 import { llmSummarizer } from '../core/compaction/llm-summarizer';
 import { builtinToolDefinitions, executeTool } from '../core/tools/tool-registry';
 import { CwbError } from '../core/errors';
@@ -135,7 +134,13 @@ export async function runTaskProcess(
         }),
       compactor: createCompactor({
         task,
-        steps: buildPipeline(config, contextWindow, spec.compaction),
+        // The strategies are loaded only once compaction is considered (not at all when off).
+        steps: async () =>
+          (await import('../core/compaction/pipeline')).buildPipeline(
+            config,
+            contextWindow,
+            spec.compaction,
+          ),
         enabled: config.compaction.enabled,
         auto: config.compaction.auto,
         summarizer: llmSummarizer(client, { model: config.compaction.model, workDir: task.dir }),

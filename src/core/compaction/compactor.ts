@@ -1,7 +1,7 @@
 import type { TaskContextManager } from '../store/task-context-manager';
 import type { WorkerEvent } from '../../shared/worker-protocol';
 import type { CompactionReason, Compactor } from '../agent/agent-types';
-import { runCompaction, type PipelineStep } from './compaction-engine';
+import type { PipelineStep } from './compaction-engine';
 import { activeRecords } from './compaction-record';
 import type { ContextStats, Summarizer } from './strategy';
 
@@ -10,8 +10,11 @@ const USAGE_LOOKBACK = 16;
 
 export interface CompactorOptions {
   task: TaskContextManager;
-  /** The configured pipeline (see buildPipeline). */
-  steps: readonly PipelineStep[];
+  /**
+   * The configured pipeline (see buildPipeline), asked for when compaction is first
+   * considered: a task process with compaction off never loads the strategies.
+   */
+  steps: () => Promise<readonly PipelineStep[]>;
   enabled: boolean;
   /** false: only on request or when the provider says the context is too long (seed 002 §2.5). */
   auto: boolean;
@@ -32,12 +35,15 @@ export function createCompactor(options: CompactorOptions): Compactor {
   // Only this process changes the task's compactions while it runs, so the newest one is
   // read once and then tracked here.
   let compactedThrough = activeRecords(task.dir).records.at(-1)?.through_seq ?? 0;
+  let pipeline: Promise<readonly PipelineStep[]> | undefined;
   return {
     async maybeCompact(reason: CompactionReason) {
       const none = { compacted: false, tokensBefore: 0, tokensAfter: 0 };
-      if (!options.enabled || options.steps.length === 0) return none;
+      if (!options.enabled) return none;
       const automatic = reason === 'after-llm' || reason === 'after-tools' || reason === 'final';
       if (automatic && !options.auto) return none;
+      const all = await (pipeline ??= options.steps());
+      if (all.length === 0) return none;
       const stats = contextStats(
         task,
         options.contextWindow,
@@ -45,10 +51,12 @@ export function createCompactor(options: CompactorOptions): Compactor {
         compactedThrough,
       );
       const steps = automatic
-        ? options.steps.filter((s) => s.strategy.needed(stats, s.params as never))
-        : options.steps;
+        ? all.filter((s) => s.strategy.needed(stats, s.params as never))
+        : all;
       if (steps.length === 0) return none;
       options.emit?.({ type: 'compaction-started', uuid: task.uuid, reason });
+      // The engine (and the fact extraction it runs) is loaded the first time it runs.
+      const { runCompaction } = await import('./compaction-engine');
       const run = await runCompaction(task, {
         steps,
         reason: automatic

@@ -1,10 +1,5 @@
 import { createRequire } from 'node:module';
-import {
-  MessageChannel,
-  Worker,
-  receiveMessageOnPort,
-  type MessagePort,
-} from 'node:worker_threads';
+import type { MessagePort, Worker, receiveMessageOnPort } from 'node:worker_threads';
 import { CwbError } from '../errors';
 
 /**
@@ -137,6 +132,7 @@ interface Reply {
 export class PgSyncClient {
   private readonly worker: Worker;
   private readonly port: MessagePort;
+  private readonly receive: typeof receiveMessageOnPort;
   private readonly flag = new Int32Array(new SharedArrayBuffer(4));
   private readonly timeoutMs: number;
   private closed = false;
@@ -147,11 +143,14 @@ export class PgSyncClient {
     readonly location: string,
     options: PgSyncOptions = {},
   ) {
-    const { port1, port2 } = new MessageChannel();
+    // Loaded here, not imported: a task process on tasks.db never needs threads (docs/benchmarks.md, group 1).
+    const threads = process.getBuiltinModule('node:worker_threads');
+    this.receive = threads.receiveMessageOnPort;
+    const { port1, port2 } = new threads.MessageChannel();
     this.port = port1;
     this.timeoutMs = options.timeoutMs ?? 60_000;
     const pgPath = createRequire(import.meta.url).resolve('pg');
-    this.worker = new Worker(WORKER_SOURCE, {
+    this.worker = new threads.Worker(WORKER_SOURCE, {
       eval: true,
       workerData: {
         pgPath,
@@ -207,7 +206,7 @@ export class PgSyncClient {
     Atomics.store(this.flag, 0, 0);
     this.port.postMessage(request);
     const waited = Atomics.wait(this.flag, 0, 0, timeoutMs);
-    const message = receiveMessageOnPort(this.port);
+    const message = this.receive(this.port);
     if (!message) {
       throw new PgError(
         waited === 'timed-out'

@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import http from 'node:http';
-import https from 'node:https';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Transform, pipeline } from 'node:stream';
 import type { Readable } from 'node:stream';
@@ -82,7 +81,8 @@ function send(
       return;
     }
     const target = new URL(url);
-    const transport = target.protocol === 'https:' ? https : http;
+    // node:https (and TLS with it) only when asked for: a local model never needs it.
+    const transport = target.protocol === 'https:' ? process.getBuiltinModule('node:https') : http;
     const req = transport.request(target, {
       method,
       headers: options.headers,

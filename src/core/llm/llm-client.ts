@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
-import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import type { TokenUsage, CurrentMessage } from '../../shared/task-types';
@@ -114,8 +113,9 @@ export function createLlmClient(config: LlmConfig, options: LlmClientOptions = {
   };
   // A pool of its own: keep-alive connections are reused between the calls of one task,
   // and a socket another client left behind (a restarted server) is never picked up.
+  // node:https (and TLS with it) is loaded only for an https URL: ~1 MiB a local model never needs.
   const agent = settings.base_url.startsWith('https:')
-    ? new https.Agent({ keepAlive: true })
+    ? new (process.getBuiltinModule('node:https').Agent)({ keepAlive: true })
     : new http.Agent({ keepAlive: true });
   const headers: Record<string, string> = { Accept: 'application/json, text/event-stream' };
   if (apiKey && provider !== 'ollama') headers.Authorization = `Bearer ${apiKey}`;

@@ -21,7 +21,7 @@ describe('nodeForkWorker', () => {
     const exited = new Promise((resolve) => handle.onExit(resolve));
     const message = await new Promise<unknown>((resolve) => handle.onMessage(resolve));
     expect(message).toEqual({
-      argv: ['--optimize-for-size', '--no-warnings'],
+      argv: ['--optimize-for-size', '--no-sparkplug', '--no-warnings'],
       arenas: '4',
       mmap: '131072',
     });

@@ -1,0 +1,103 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT } from './support/run-ts';
+
+/**
+ * The task process (out/main/worker.js) is a bundle of its own (electron.vite.config.ts):
+ * what it loads is most of its peak memory (docs/benchmarks.md, group 1), and every host
+ * starts one per task. These checks hold the build and the process to that.
+ */
+const MAIN = path.join(REPO_ROOT, 'out', 'main');
+const WORKER = path.join(MAIN, 'worker.js');
+
+/** What a bundled module imports as it loads: its `import … from "x"` statements. */
+function staticImportsOf(text: string): string[] {
+  const found = [
+    ...text.matchAll(/^(?:import|export)\b[^;"]*?\bfrom\s*"([^"]+)";?$/gm),
+    ...text.matchAll(/^import\s*"([^"]+)";?$/gm),
+  ].map((m) => m[1]!);
+  return [...new Set(found)];
+}
+
+/** Everything a bundled module can import: its `import("x")` of other files included. */
+function importsOf(text: string): string[] {
+  const dynamic = [...text.matchAll(/\bimport\(\s*"([^"]+)"\s*\)/g)].map((m) => m[1]!);
+  return [...new Set([...staticImportsOf(text), ...dynamic])];
+}
+
+/** The worker entry and every chunk it can load, as [name, text]. */
+function workerFiles(): [string, string][] {
+  const chunks = path.join(MAIN, 'worker-chunks');
+  const names = fs.existsSync(chunks)
+    ? fs.readdirSync(chunks).map((n) => path.join('worker-chunks', n))
+    : [];
+  return ['worker.js', ...names].map((n) => [n, fs.readFileSync(path.join(MAIN, n), 'utf8')]);
+}
+
+describe('the task process bundle', () => {
+  it('loads nothing from node_modules but the native SQLite binding and pg, and no CLI chunk', () => {
+    const allowed = (spec: string): boolean =>
+      spec.startsWith('node:') ||
+      spec === 'better-sqlite3' ||
+      spec === 'pg' ||
+      /^\.\/(worker-chunks\/)?[\w.-]+\.js$/.test(spec) ||
+      /^\.\.?\/[\w.-]+\.js$/.test(spec);
+    for (const [name, text] of workerFiles()) {
+      const imports = importsOf(text);
+      expect(
+        imports.filter((s) => !allowed(s)),
+        name,
+      ).toEqual([]);
+      // out/main/chunks/ is the CLI's and the app's: loading it loads their code too.
+      expect(
+        imports.filter((s) => s.includes('chunks/') && !s.includes('worker-chunks/')),
+        name,
+      ).toEqual([]);
+    }
+  });
+
+  it('is ASCII, so V8 keeps its source at one byte per character', () => {
+    for (const [name, text] of workerFiles()) {
+      const wide = /[^\t\n\r\x20-\x7e]/.exec(text);
+      expect(wide?.[0], `${name} at ${wide?.index}`).toBeUndefined();
+    }
+  });
+
+  it('starts without loading TLS, worker threads or the compaction strategies', () => {
+    // The process is started with no task: it loads its bundle, says it has no task spec and
+    // exits; the hook lists the built-in modules it loaded by then.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cwb-worker-bundle-'));
+    try {
+      const list = path.join(dir, 'modules.txt');
+      const hook = `data:text/javascript,${encodeURIComponent(
+        `import fs from "node:fs";process.on("exit",()=>fs.writeFileSync(${JSON.stringify(list)},process.moduleLoadList.join("\\n")));`,
+      )}`;
+      const result = spawnSync(process.execPath, ['--import', hook, WORKER], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+        timeout: 30_000,
+      });
+      expect(result.stderr).toContain('no task spec');
+      const loaded = fs.readFileSync(list, 'utf8').split('\n');
+      const builtins = loaded.filter((m) => m.startsWith('NativeModule '));
+      // Sanity: the list is real (the process did load its file system and HTTP modules).
+      expect(builtins).toContain('NativeModule fs');
+      expect(builtins).toContain('NativeModule http');
+      for (const unwanted of ['https', 'tls', 'worker_threads']) {
+        expect(builtins, unwanted).not.toContain(`NativeModule ${unwanted}`);
+      }
+      // The strategies sit in a chunk of their own, loaded when compaction is first considered.
+      const pipeline = workerFiles().filter(([n]) => /^worker-chunks\/pipeline-/.test(n));
+      expect(pipeline.length).toBe(1);
+      const chunk = `./${pipeline[0]![0].split(path.sep).join('/')}`;
+      const entry = fs.readFileSync(WORKER, 'utf8');
+      expect(importsOf(entry)).toContain(chunk);
+      expect(staticImportsOf(entry)).not.toContain(chunk);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
