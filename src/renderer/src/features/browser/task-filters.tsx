@@ -106,6 +106,13 @@ export const TaskFilters = forwardRef<HTMLInputElement, Props>(function TaskFilt
         options={facets?.models ?? []}
         onChange={(model) => set({ model })}
       />
+      <FacetSelect
+        label={t('allHosts')}
+        name="host"
+        value={values.host}
+        options={facets?.hosts ?? []}
+        onChange={(host) => set({ host })}
+      />
       <div className="date-range" role="group" aria-label={t('created')}>
         <span className="date-range-label">{t('created')}</span>
         <DayField

@@ -9,7 +9,7 @@ import { useFormat } from '../../i18n/use-format';
 import { useBrowserStore } from './browser-store';
 import { browserStrings } from './strings';
 import { gridLayout, TASK_COLUMNS, type TaskColumn } from './task-columns';
-import { useColumnStore } from './column-store';
+import { columnData, hiddenColumns, useColumnStore } from './column-store';
 
 export const ROW_HEIGHT = 44;
 
@@ -32,8 +32,10 @@ export function TaskGrid({ data, total, sort, order, onSort, onActive }: Props) 
   const t = useT(browserStrings);
   const f = useFormat();
   const scroller = useRef<HTMLDivElement>(null);
-  const hidden = useColumnStore((s) => s.hidden);
+  const chosen = useColumnStore((s) => s.hidden);
+  const auto = useColumnStore((s) => s.auto);
   const widths = useColumnStore((s) => s.widths);
+  const hidden = hiddenColumns({ hidden: chosen, auto }, columnData(data));
   const columns = TASK_COLUMNS.filter((c) => !hidden.includes(c.id));
   const { template, minWidth } = gridLayout(columns, widths);
   // Keyboard first: the list takes the keys as soon as it shows, unless the user is

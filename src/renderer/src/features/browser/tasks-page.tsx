@@ -14,6 +14,7 @@ import { LazyExportDialog } from '../transfer/lazy-export-dialog';
 import { typingOrDialog } from '../../components/keys-overlay';
 import { formatUsd } from '../../../../shared/format-cost';
 import { ColumnsMenu } from './columns-menu';
+import { columnData } from './column-store';
 
 /** Text columns read best A→Z first; dates and counts newest/largest first. */
 const ASCENDING_FIRST: ReadonlySet<TaskSortColumn> = new Set([
@@ -23,6 +24,7 @@ const ASCENDING_FIRST: ReadonlySet<TaskSortColumn> = new Set([
   'task_type',
   'user',
   'model',
+  'host',
   'status',
 ]);
 
@@ -108,7 +110,7 @@ export function TasksPage() {
           </span>
         )}
         <span className="key-hint">{t('keys')}</span>
-        <ColumnsMenu />
+        <ColumnsMenu data={columnData(data)} />
         <button
           type="button"
           name="export"
