@@ -241,7 +241,7 @@ export const fleetGroup: BenchGroup = {
       sqlite.close();
       pgIndex.close();
       notes.push(
-        `CPU time of the same queries (median as above): on PostgreSQL the server's backends (Linux schedstat of the pool's connections) plus this process (the client and its worker thread), on SQLite this process. A loaded machine stretches the wall times above by the wait for a CPU; these stay put.\n\n| query | PostgreSQL CPU | SQLite CPU |\n| --- | --- | --- |\n${cpuRows.join('\n')}`,
+        `CPU time of the same queries (median as above): on PostgreSQL the server's backends (Linux schedstat of the pool's connections) plus this process (the client and its worker thread), on SQLite this process. A loaded machine stretches the wall times above by the wait for a CPU; these stay put.\n\n| query | PostgreSQL CPU | SQLite CPU |\n| --- | --- | --- |\n${cpuRows.join('\n')}\n`,
       );
       notes.push(
         `Loading ${count(TASK_COUNT)} rows into PostgreSQL through \`insertRows\`, one call per host (the rows' hostnames: ${new Set(data.map((r) => r.hostname)).size} hosts; multi-row INSERTs of 500 in one transaction, B-tree indexes and task_search's trigram indexes maintained as rows go in) took ${ms(pgInsertMs)}.`,
