@@ -1,15 +1,15 @@
 import { useT } from '../../i18n/use-t';
-import { useColumnStore } from './column-store';
+import { hiddenColumns, useColumnStore, type ColumnData } from './column-store';
 import { browserStrings } from './strings';
 import { TASK_COLUMNS } from './task-columns';
 
 /** Show or hide the task table's columns (remembered); title always shows. */
-export function ColumnsMenu() {
+export function ColumnsMenu({ data }: { data: ColumnData }) {
   const t = useT(browserStrings);
-  const hidden = useColumnStore((s) => s.hidden);
-  const toggle = useColumnStore((s) => s.toggle);
-  const reset = useColumnStore((s) => s.reset);
-  const squeezed = useColumnStore((s) => s.squeezed);
+  const state = useColumnStore();
+  const hidden = hiddenColumns(state, data);
+  const { setVisible, reset } = state;
+  const squeezed = state.squeezed;
   return (
     <details className="columns-menu">
       <summary>{t('columns')}</summary>
@@ -20,7 +20,7 @@ export function ColumnsMenu() {
               type="checkbox"
               name={`column-${c.id}`}
               checked={!hidden.includes(c.id)}
-              onChange={() => toggle(c.id)}
+              onChange={(e) => setVisible(c.id, e.target.checked)}
             />
             {t(c.label)}
             {squeezed.includes(c.id) && <span className="column-no-room">{t('noRoom')}</span>}

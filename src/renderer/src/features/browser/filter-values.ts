@@ -8,6 +8,8 @@ export interface FilterValues {
   model: string;
   /** The agent (tasks.agent); '' = any. */
   agent: string;
+  /** The host holding the task; '' = any. */
+  host: string;
   /** yyyy-mm-dd from the date inputs, '' when unset. */
   from: string;
   to: string;
@@ -20,6 +22,7 @@ export const NO_FILTERS: FilterValues = {
   user: '',
   model: '',
   agent: '',
+  host: '',
   from: '',
   to: '',
 };

@@ -128,6 +128,19 @@ export const TASK_COLUMNS: readonly TaskColumn[] = [
     cell: (r) => textCell(r.user),
   },
   {
+    // Shows by default once tasks come from more than one host (column-store.ts).
+    id: 'host',
+    label: 'colHost',
+    sort: 'host',
+    // Narrow at least: with it the default columns still fit 1400 px.
+    width: 'minmax(88px, 0.8fr)',
+    cell: (r) => (
+      <span className="muted" title={r.host ?? undefined}>
+        {r.host || dash}
+      </span>
+    ),
+  },
+  {
     id: 'model',
     label: 'colModel',
     sort: 'model',

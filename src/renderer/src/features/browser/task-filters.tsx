@@ -106,6 +106,13 @@ export const TaskFilters = forwardRef<HTMLInputElement, Props>(function TaskFilt
         options={facets?.models ?? []}
         onChange={(model) => set({ model })}
       />
+      <FacetSelect
+        label={t('allHosts')}
+        name="host"
+        value={values.host}
+        options={facets?.hosts ?? []}
+        onChange={(host) => set({ host })}
+      />
       <DateRangeFilter from={values.from} to={values.to} onChange={(days) => set(days)} />
       {dirty && (
         <button type="button" className="link-button" onClick={() => onChange(NO_FILTERS)}>

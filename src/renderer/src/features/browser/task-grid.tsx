@@ -17,7 +17,7 @@ import { useFormat } from '../../i18n/use-format';
 import { useBrowserStore } from './browser-store';
 import { browserStrings } from './strings';
 import { gridLayout, TASK_COLUMNS, type TaskColumn } from './task-columns';
-import { DEFAULT_HIDDEN, useColumnStore } from './column-store';
+import { DEFAULT_HIDDEN, columnData, hiddenColumns, useColumnStore } from './column-store';
 import { fitColumns } from './column-fit';
 
 export const ROW_HEIGHT = 44;
@@ -43,10 +43,12 @@ export function TaskGrid({ data, total, sort, order, onSort, onActive, focusOnSh
   const t = useT(browserStrings);
   const f = useFormat();
   const scroller = useRef<HTMLDivElement>(null);
-  const hidden = useColumnStore((s) => s.hidden);
+  const chosen = useColumnStore((s) => s.hidden);
+  const auto = useColumnStore((s) => s.auto);
   const widths = useColumnStore((s) => s.widths);
   const setSqueezed = useColumnStore((s) => s.setSqueezed);
   const room = useWidth(scroller);
+  const hidden = hiddenColumns({ hidden: chosen, auto }, columnData(data));
   const { columns, squeezed } = fitColumns(
     TASK_COLUMNS.filter((c) => !hidden.includes(c.id)),
     widths,

@@ -20,6 +20,7 @@ export function toQuery(f: FilterValues, sort: TaskSortColumn, order: 'asc' | 'd
     ...(f.user && { user: f.user }),
     ...(f.model && { model: f.model }),
     ...(f.agent && { agent: f.agent === OWN_AGENT ? '' : f.agent }),
+    ...(f.host && { host: f.host }),
     // The days are local calendar days; the store compares UTC instants.
     ...(from && { createdFrom: from }),
     ...(to && { createdTo: to }),

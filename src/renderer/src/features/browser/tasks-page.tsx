@@ -15,6 +15,7 @@ import { typingOrDialog } from '../../components/keys-overlay';
 import { formatUsd } from '../../../../shared/format-cost';
 import { ColumnsMenu } from './columns-menu';
 import { focusDateRange } from './date-range-filter';
+import { columnData } from './column-store';
 
 /** Text columns read best A→Z first; dates and counts newest/largest first. */
 const ASCENDING_FIRST: ReadonlySet<TaskSortColumn> = new Set([
@@ -25,6 +26,7 @@ const ASCENDING_FIRST: ReadonlySet<TaskSortColumn> = new Set([
   'user',
   'model',
   'agent',
+  'host',
   'status',
 ]);
 
@@ -131,7 +133,7 @@ export function TasksPage() {
           <span className="key-hint-long">{t('keys')}</span>
           <span className="key-hint-short">{t('keysHelp')}</span>
         </span>
-        <ColumnsMenu />
+        <ColumnsMenu data={columnData(data)} />
         <button
           type="button"
           name="export"
