@@ -8,6 +8,7 @@ import { gridLayout, type TaskColumn } from './task-columns';
 export const SQUEEZE_ORDER: readonly string[] = [
   'type',
   'user',
+  'host',
   'duration',
   'compactions',
   'tools',
