@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_HIDDEN } from './column-store';
+import { AUTO_COLUMNS, DEFAULT_HIDDEN } from './column-store';
 import { fitColumns } from './column-fit';
 import { gridLayout, TASK_COLUMNS } from './task-columns';
 
-const shown = TASK_COLUMNS.filter((c) => !DEFAULT_HIDDEN.includes(c.id));
+// What a one-host list shows by default: the auto Host column shows only for several hosts.
+const byDefault = (id: string): boolean =>
+  !DEFAULT_HIDDEN.includes(id) && !AUTO_COLUMNS.includes(id);
+const shown = TASK_COLUMNS.filter((c) => byDefault(c.id));
 const ids = (cs: readonly { id: string }[]) => cs.map((c) => c.id);
 
 describe('fitColumns', () => {
@@ -24,9 +27,7 @@ describe('fitColumns', () => {
   });
 
   it('gives up a column the user turned on last', () => {
-    const withDuration = TASK_COLUMNS.filter(
-      (c) => !DEFAULT_HIDDEN.includes(c.id) || c.id === 'duration',
-    );
+    const withDuration = TASK_COLUMNS.filter((c) => byDefault(c.id) || c.id === 'duration');
     const { minWidth } = gridLayout(withDuration, {});
     const fit = fitColumns(withDuration, {}, minWidth - 10, ['duration']);
     expect(fit.squeezed).toEqual(['compactions']);
