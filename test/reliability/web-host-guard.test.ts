@@ -6,7 +6,6 @@
  * if every one of them is right, and a refused one never reaches a handler; (2) the same
  * refusals from a real `cwb serve` process, as a browser on another site would meet them.
  */
-import http from 'node:http';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,38 +17,17 @@ import { startWebHost, type WebHost } from '../../src/core/web/web-host';
 import { ContextStore } from '../../src/core/store/context-store';
 import { startServe } from '../support/serve-process';
 import { useTempDir } from '../support/temp-dir';
+import { rawRequest, type RawReply } from '../support/raw-http';
 import fs from 'node:fs';
 import os from 'node:os';
 
 const tempDir = useTempDir('cwb-web-guard-');
 
-function send(
+/** A raw request with exactly the given headers (Host among them); no body: an empty one. */
+const send = (
   port: number,
   options: { method: string; path: string; headers: Record<string, string>; body?: string },
-): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const body = Buffer.from(options.body ?? '');
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        method: options.method,
-        path: options.path,
-        agent: false,
-        headers: { 'Content-Length': String(body.length), ...options.headers },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+): Promise<RawReply> => rawRequest(port, { ...options, body: options.body ?? '' });
 
 interface Attempt {
   host: { value: string; ok: boolean };
