@@ -9,7 +9,7 @@ import { build as viteBuild } from 'vite';
  *
  *   src/main/index.ts    -> out/main/index.js    Electron main process (ESM)
  *   src/cli/index.ts     -> out/main/cli.js      the `cwb` CLI (ESM; bin/cwb.js imports it)
- *   src/worker/index.ts  -> out/main/worker.js   task process entry (ESM; forked by a host),
+ *   src/worker/index.ts  -> out/main/worker.cjs  task process entry (CommonJS; forked by a host),
  *                           a bundle of its own: see taskProcessBundle below
  *   src/preload/index.ts -> out/preload/index.cjs  CommonJS: sandboxed preloads cannot be ESM
  *   src/renderer/        -> out/renderer/        React UI
@@ -61,7 +61,7 @@ function devCsp(): Plugin {
 const TASK_PROCESS_EXTERNAL = ['better-sqlite3', 'pg'];
 
 /**
- * The task process (out/main/worker.js) is built on its own, after main and the CLI, into
+ * The task process (out/main/worker.cjs) is built on its own, after main and the CLI, into
  * one file plus the chunks it loads only when needed (out/main/worker-chunks/). A task
  * process keeps nothing of its context in memory, so what it loads is most of its peak
  * (docs/benchmarks.md, group 1), and every host starts one per task:
@@ -106,9 +106,13 @@ function taskProcessBundle(): Plugin {
             // (the tasks API's, next to a type it imports) is left out instead of built.
             treeshake: { manualPureFunctions: ['z', 'operation'] },
             output: {
-              format: 'es',
-              entryFileNames: '[name].js',
-              chunkFileNames: 'worker-chunks/[name]-[hash].js',
+              // CommonJS (.cjs, the package being "type": "module"): a process started on an
+              // ES module also loads Node's ES module loader, ~2 MiB of RSS (issue #17).
+              // Chunks loaded later are require()d, not import()ed, for the same reason.
+              format: 'cjs',
+              dynamicImportInCjs: false,
+              entryFileNames: '[name].cjs',
+              chunkFileNames: 'worker-chunks/[name]-[hash].cjs',
               charset: 'ascii',
               comments: false,
             },
@@ -127,7 +131,7 @@ function taskProcessBundle(): Plugin {
 export default defineConfig({
   main: {
     build: {
-      // main runs on Electron's Node (22.x), but worker.js and cli.js also run on the system
+      // main runs on Electron's Node (22.x), but worker.cjs and cli.js also run on the system
       // Node (package.json engines: >=20.19), so target the lowest of the two.
       target: 'node20.19',
       externalizeDeps: true,

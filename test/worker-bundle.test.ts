@@ -6,26 +6,29 @@ import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from './support/run-ts';
 
 /**
- * The task process (out/main/worker.js) is a bundle of its own (electron.vite.config.ts):
+ * The task process (out/main/worker.cjs) is a bundle of its own (electron.vite.config.ts):
  * what it loads is most of its peak memory (docs/benchmarks.md, group 1), and every host
  * starts one per task. These checks hold the build and the process to that.
  */
 const MAIN = path.join(REPO_ROOT, 'out', 'main');
-const WORKER = path.join(MAIN, 'worker.js');
+const WORKER = path.join(MAIN, 'worker.cjs');
 
-/** What a bundled module imports as it loads: its `import … from "x"` statements. */
+/**
+ * What a bundled module loads as it loads: its top-level `let x = require("x")` (the bundle
+ * is CommonJS) and `import … from "x"` statements.
+ */
 function staticImportsOf(text: string): string[] {
   const found = [
+    ...text.matchAll(/^(?:let|const|var)\s+\w+\s*=\s*require\("([^"]+)"\);?$/gm),
     ...text.matchAll(/^(?:import|export)\b[^;"]*?\bfrom\s*"([^"]+)";?$/gm),
-    ...text.matchAll(/^import\s*"([^"]+)";?$/gm),
   ].map((m) => m[1]!);
   return [...new Set(found)];
 }
 
-/** Everything a bundled module can import: its `import("x")` of other files included. */
+/** Everything a bundled module can load: every `require("x")` and `import("x")` in it. */
 function importsOf(text: string): string[] {
-  const dynamic = [...text.matchAll(/\bimport\(\s*"([^"]+)"\s*\)/g)].map((m) => m[1]!);
-  return [...new Set([...staticImportsOf(text), ...dynamic])];
+  const anywhere = [...text.matchAll(/\b(?:require|import)\(\s*"([^"]+)"\s*\)/g)].map((m) => m[1]!);
+  return [...new Set([...staticImportsOf(text), ...anywhere])];
 }
 
 /** The worker entry and every chunk it can load, as [name, text]. */
@@ -34,17 +37,19 @@ function workerFiles(): [string, string][] {
   const names = fs.existsSync(chunks)
     ? fs.readdirSync(chunks).map((n) => path.join('worker-chunks', n))
     : [];
-  return ['worker.js', ...names].map((n) => [n, fs.readFileSync(path.join(MAIN, n), 'utf8')]);
+  return ['worker.cjs', ...names].map((n) => [n, fs.readFileSync(path.join(MAIN, n), 'utf8')]);
 }
 
 describe('the task process bundle', () => {
   it('loads nothing from node_modules but the native SQLite binding and pg, and no CLI chunk', () => {
     const allowed = (spec: string): boolean =>
       spec.startsWith('node:') ||
+      // The bundler's stand-in for import.meta.url in CommonJS (pg-sync-client, fleets only).
+      spec === 'url' ||
       spec === 'better-sqlite3' ||
       spec === 'pg' ||
-      /^\.\/(worker-chunks\/)?[\w.-]+\.js$/.test(spec) ||
-      /^\.\.?\/[\w.-]+\.js$/.test(spec);
+      /^\.\/(worker-chunks\/)?[\w.-]+\.cjs$/.test(spec) ||
+      /^\.\.?\/[\w.-]+\.cjs$/.test(spec);
     for (const [name, text] of workerFiles()) {
       const imports = importsOf(text);
       expect(
@@ -66,16 +71,19 @@ describe('the task process bundle', () => {
     }
   });
 
-  it('starts without loading TLS, worker threads or the compaction strategies', () => {
+  it('starts without loading TLS, worker threads, the ES module loader or the compaction strategies', () => {
     // The process is started with no task: it loads its bundle, says it has no task spec and
-    // exits; the hook lists the built-in modules it loaded by then.
+    // exits; the hook (CommonJS, so it loads no ES module loader itself) lists the built-in
+    // modules it loaded by then.
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cwb-worker-bundle-'));
     try {
       const list = path.join(dir, 'modules.txt');
-      const hook = `data:text/javascript,${encodeURIComponent(
-        `import fs from "node:fs";process.on("exit",()=>fs.writeFileSync(${JSON.stringify(list)},process.moduleLoadList.join("\\n")));`,
-      )}`;
-      const result = spawnSync(process.execPath, ['--import', hook, WORKER], {
+      const hook = path.join(dir, 'hook.cjs');
+      fs.writeFileSync(
+        hook,
+        `const fs = require("node:fs");process.on("exit",()=>fs.writeFileSync(${JSON.stringify(list)},process.moduleLoadList.join("\\n")));`,
+      );
+      const result = spawnSync(process.execPath, ['--require', hook, WORKER], {
         encoding: 'utf8',
         stdio: ['ignore', 'pipe', 'pipe'],
         timeout: 30_000,
@@ -86,7 +94,7 @@ describe('the task process bundle', () => {
       // Sanity: the list is real (the process did load its file system and HTTP modules).
       expect(builtins).toContain('NativeModule fs');
       expect(builtins).toContain('NativeModule http');
-      for (const unwanted of ['https', 'tls', 'worker_threads']) {
+      for (const unwanted of ['https', 'tls', 'worker_threads', 'internal/modules/esm/loader']) {
         expect(builtins, unwanted).not.toContain(`NativeModule ${unwanted}`);
       }
       // The strategies sit in a chunk of their own, loaded when compaction is first considered.

@@ -14,7 +14,7 @@ import { loadCorpora, textOfSize } from '../lib/corpus';
 import { mb, ms, percent, ratio } from '../lib/format';
 import {
   REPO_ROOT,
-  RSS_REPORTER_IMPORT,
+  RSS_REPORTER,
   pollPeakRss,
   reportedPeakRss,
   waitForExit,
@@ -24,7 +24,7 @@ import { median, pairedRatio, rng } from '../lib/stats';
 import { judge, row, type BenchContext, type BenchGroup, type Row } from '../lib/types';
 
 /**
- * Row 1: peak RSS of a real task process (out/main/worker.js under the real supervisor)
+ * Row 1: peak RSS of a real task process (out/main/worker.cjs under the real supervisor)
  * against an in-memory agent, on the same scripted run. The model asks for `calls` parallel
  * read_file calls per step for `steps` steps; each result is ~50 KiB, so current.jsonl ends
  * at about calls × steps × 51 KiB.
@@ -148,7 +148,7 @@ async function runTask(
   let stderrTail = (): string => '';
   const fork = nodeForkWorker({
     file: workerFile,
-    execArgv: [...flags, '--import', RSS_REPORTER_IMPORT],
+    execArgv: [...flags, ...RSS_REPORTER],
   });
   const watched: ForkWorker = (options) => {
     const handle = fork(options);
@@ -215,8 +215,7 @@ async function runBaseline(
   const child = spawn(
     process.execPath,
     [
-      '--import',
-      RSS_REPORTER_IMPORT,
+      ...RSS_REPORTER,
       script,
       llm.url,
       workdir,
@@ -338,7 +337,7 @@ export const memoryGroup: BenchGroup = {
   id: 'memory',
   title: 'Peak memory of a task process vs an in-memory agent',
   about:
-    "A real task process (`out/main/worker.js`, forked by the real `TaskSupervisor` with `nodeForkWorker`) runs a scripted task against a scripted LLM on 127.0.0.1: each step the model asks for hundreds of parallel `read_file` calls on ~64 KiB files of this repo's code, so the context grows by ~51 KiB per call until current.jsonl reaches the target size (config `compaction: { enabled: false }`, `context_length: 2000000000`, so nothing stops it). The baseline (`bench/children/baseline-agent.ts`, run as plain JavaScript) makes the same calls to the same script and runs the same reads, keeping every message in an array; it builds each body either with one `JSON.stringify` of the whole body (\"stringify\", what most agents do) or with one `JSON.stringify` per message written as the socket drains (\"per message\", the leanest an in-memory agent can be). Peak RSS is the kernel's high-water mark of each process's own memory (VmHWM of `/proc/self/status`, written by the process at exit; also polled from outside as a cross-check). getrusage's maxRSS is not used: on Linux a child's starts from its parent's RSS at fork, which would charge the bench's own memory to the measured process. The programs take turns within each run.",
+    "A real task process (`out/main/worker.cjs`, forked by the real `TaskSupervisor` with `nodeForkWorker`) runs a scripted task against a scripted LLM on 127.0.0.1: each step the model asks for hundreds of parallel `read_file` calls on ~64 KiB files of this repo's code, so the context grows by ~51 KiB per call until current.jsonl reaches the target size (config `compaction: { enabled: false }`, `context_length: 2000000000`, so nothing stops it). The baseline (`bench/children/baseline-agent.ts`, run as plain JavaScript) makes the same calls to the same script and runs the same reads, keeping every message in an array; it builds each body either with one `JSON.stringify` of the whole body (\"stringify\", what most agents do) or with one `JSON.stringify` per message written as the socket drains (\"per message\", the leanest an in-memory agent can be). Peak RSS is the kernel's high-water mark of each process's own memory (VmHWM of `/proc/self/status`, written by the process at exit; also polled from outside as a cross-check). getrusage's maxRSS is not used: on Linux a child's starts from its parent's RSS at fork, which would charge the bench's own memory to the measured process. The programs take turns within each run.",
   async run(ctx: BenchContext) {
     const rows: Row[] = [];
     const notes: string[] = [];

@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from './processes';
 
-/** The built task process and CLI (what users run): out/main/worker.js and cli.js. */
-export const BUILT_WORKER = path.join(REPO_ROOT, 'out', 'main', 'worker.js');
+/** The built task process and CLI (what users run): out/main/worker.cjs and cli.js. */
+export const BUILT_WORKER = path.join(REPO_ROOT, 'out', 'main', 'worker.cjs');
 export const BUILT_CLI = path.join(REPO_ROOT, 'out', 'main', 'cli.js');
 export const BUILT_RENDERER = path.join(REPO_ROOT, 'out', 'renderer', 'index.html');
 
@@ -42,7 +42,7 @@ export function ensureBuilt(): string {
             .mtime.toISOString()
             .replace(/\.\d+Z$/, 'Z')
         : 'missing';
-    return `\`electron-vite build\` failed (src/ was being changed while the bench ran); measured the bundles already in out/: worker.js built ${when(BUILT_WORKER)}, renderer ${when(BUILT_RENDERER)}`;
+    return `\`electron-vite build\` failed (src/ was being changed while the bench ran); measured the bundles already in out/: worker.cjs built ${when(BUILT_WORKER)}, renderer ${when(BUILT_RENDERER)}`;
   }
 }
 
@@ -56,7 +56,7 @@ export function snapshotBuild(): { worker: string; remove(): void } {
   fs.rmSync(dir, { recursive: true, force: true });
   fs.cpSync(path.join(REPO_ROOT, 'out', 'main'), path.join(dir, 'main'), { recursive: true });
   return {
-    worker: path.join(dir, 'main', 'worker.js'),
+    worker: path.join(dir, 'main', 'worker.cjs'),
     remove: () => fs.rmSync(dir, { recursive: true, force: true }),
   };
 }

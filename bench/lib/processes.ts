@@ -36,17 +36,19 @@ export function waitForExit(child: ChildProcess): Promise<ExitResult> {
 }
 
 /**
- * A module loaded first (`--import`) into a measured process: at exit it writes its peak
- * RSS to $BENCH_RSS_FILE — VmHWM from /proc/self/status, the high-water mark of the
- * process's own memory. Exact, unlike polling from outside, which can miss a peak in the
- * last milliseconds. Not getrusage's maxRSS: on Linux that starts from the parent's RSS at
- * fork time, so a child of a large parent would report the parent's memory.
+ * A script preloaded into a measured process (`--require`, bench/children/rss-reporter.cjs):
+ * at exit it writes its peak RSS to $BENCH_RSS_FILE — VmHWM from /proc/self/status, the
+ * high-water mark of the process's own memory. Exact, unlike polling from outside, which can
+ * miss a peak in the last milliseconds. Not getrusage's maxRSS: on Linux that starts from
+ * the parent's RSS at fork time, so a child of a large parent would report the parent's
+ * memory.
  */
-export const RSS_REPORTER_IMPORT = `data:text/javascript,${encodeURIComponent(
-  'import{readFileSync,writeFileSync}from"node:fs";process.on("exit",()=>{const f=process.env.BENCH_RSS_FILE;if(!f)return;let b=0;try{const m=/^VmHWM:\\s+(\\d+) kB$/m.exec(readFileSync("/proc/self/status","utf8"));if(m)b=Number(m[1])*1024}catch{}writeFileSync(f,String(b||process.resourceUsage().maxRSS*1024))});',
-)}`;
+export const RSS_REPORTER = [
+  '--require',
+  path.join(REPO_ROOT, 'bench', 'children', 'rss-reporter.cjs'),
+];
 
-/** The peak RSS (bytes) a process reported through RSS_REPORTER_IMPORT, if it did. */
+/** The peak RSS (bytes) a process reported through RSS_REPORTER, if it did. */
 export function reportedPeakRss(file: string): number | undefined {
   try {
     const value = Number(fs.readFileSync(file, 'utf8'));

@@ -33,7 +33,7 @@ export interface BenchContext {
   /** A scratch folder for this group, removed after it. */
   readonly tmp: string;
   readonly repoRoot: string;
-  /** The task process entry: a snapshot of out/main/worker.js taken when the bench started. */
+  /** The task process entry: a snapshot of out/main/worker.cjs taken when the bench started. */
   readonly workerFile: string;
   log(message: string): void;
   /** Bytes free on the file system of the scratch folder. */

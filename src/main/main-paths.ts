@@ -12,6 +12,6 @@ export function mainPaths(base: string = import.meta.url): {
   return {
     preload: fileURLToPath(new URL('../preload/index.cjs', base)),
     rendererFile: fileURLToPath(new URL('../renderer/index.html', base)),
-    worker: fileURLToPath(new URL('./worker.js', base)),
+    worker: fileURLToPath(new URL('./worker.cjs', base)),
   };
 }

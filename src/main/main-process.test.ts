@@ -29,7 +29,7 @@ afterEach(async () => {
 const PATHS = {
   preload: '/app/out/preload/index.cjs',
   rendererFile: '/app/out/renderer/index.html',
-  worker: '/app/out/main/worker.js',
+  worker: '/app/out/main/worker.cjs',
 };
 const APP_URL = pathToFileURL(PATHS.rendererFile).href;
 

@@ -22,11 +22,11 @@ describe('utilityProcessForkWorker', () => {
     const fork = vi.fn(() => child);
     const handle = utilityProcessForkWorker(
       fork as never,
-      '/app/out/main/worker.js',
+      '/app/out/main/worker.cjs',
     )({
       env: { PATH: '/bin', OPENAI_API_KEY: 'k', NODE_OPTIONS: '--require x' },
     });
-    expect(fork).toHaveBeenCalledWith('/app/out/main/worker.js', [], {
+    expect(fork).toHaveBeenCalledWith('/app/out/main/worker.cjs', [], {
       env: { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072', PATH: '/bin' },
       execArgv: ['--optimize-for-size', '--no-sparkplug'],
       stdio: ['ignore', 'ignore', 'pipe'],

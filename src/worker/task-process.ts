@@ -153,7 +153,7 @@ export async function runTaskProcess(
       maxTurns,
       contextWindow,
       emit,
-    });
+    }).finally(() => client.release()); // before the folder moves with the task's end
     await finish(task, outcome, maxTurns, emit);
     return 0;
   } catch (err) {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
-const BUILT = ['out/main/cli.js', 'out/main/worker.js'].map((f) => path.join(ROOT, f));
+const BUILT = ['out/main/cli.js', 'out/main/worker.cjs'].map((f) => path.join(ROOT, f));
 
 /**
  * End-to-end tests run the built `cwb` and task process, as users do (and 5× faster to start

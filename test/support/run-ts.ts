@@ -37,7 +37,7 @@ export function waitForExit(
 /** The built `cwb` (test/support/global-setup.ts keeps it fresh) and the built task process. */
 export const BUILT_CLI = path.join(REPO_ROOT, 'out', 'main', 'cli.js');
 export const BUILT_WORKER = {
-  file: path.join(REPO_ROOT, 'out', 'main', 'worker.js'),
+  file: path.join(REPO_ROOT, 'out', 'main', 'worker.cjs'),
   execArgv: [] as string[],
 };
 

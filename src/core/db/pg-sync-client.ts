@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import type { MessagePort, Worker, receiveMessageOnPort } from 'node:worker_threads';
 import { CwbError } from '../errors';
 
@@ -149,6 +148,8 @@ export class PgSyncClient {
     const { port1, port2 } = new threads.MessageChannel();
     this.port = port1;
     this.timeoutMs = options.timeoutMs ?? 60_000;
+    // node:module too: loading it loads Node's ES module loader (~2 MiB, group 1 again).
+    const { createRequire } = process.getBuiltinModule('node:module');
     const pgPath = createRequire(import.meta.url).resolve('pg');
     this.worker = new threads.Worker(WORKER_SOURCE, {
       eval: true,

@@ -19,3 +19,21 @@ export async function writeAll(handle: fs.promises.FileHandle, data: Buffer): Pr
     written += bytesWritten;
   }
 }
+
+/** Same guarantee, writing at `position` (the file's own offset is left alone). */
+export async function writeAllAt(
+  handle: fs.promises.FileHandle,
+  data: Buffer,
+  position: number,
+): Promise<void> {
+  let written = 0;
+  while (written < data.length) {
+    const { bytesWritten } = await handle.write(
+      data,
+      written,
+      data.length - written,
+      position + written,
+    );
+    written += bytesWritten;
+  }
+}

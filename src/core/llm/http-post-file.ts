@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Transform, pipeline } from 'node:stream';
 import type { Readable } from 'node:stream';
+import { borrowBuffers, giveBack } from './buffer-pool';
 
 /**
  * The HTTP transport of the LLM clients: a request body streamed from a file (request.json
@@ -134,11 +135,9 @@ function send(
   });
 }
 
-/** Bytes per read of the body; two such buffers are all the memory a body of any size takes. */
-const BODY_CHUNK_BYTES = 256 * 1024;
-
 /**
- * Writes `size` bytes of the file as the request body through two buffers that take turns:
+ * Writes `size` bytes of the file as the request body through two pooled buffers that take
+ * turns (buffer-pool.ts; they are all the memory a body of any size takes):
  * one is read into while the other is on its way to the socket, and a buffer is read into
  * again only once the socket is done with it. A read stream would allocate a fresh buffer
  * per chunk, and a gigabyte body would leave a gigabyte of dead buffers for V8 to collect
@@ -152,7 +151,7 @@ async function sendFile(filePath: string, size: number, req: http.ClientRequest)
   );
   closed.catch(() => undefined);
   try {
-    const buffers = [Buffer.allocUnsafe(BODY_CHUNK_BYTES), Buffer.allocUnsafe(BODY_CHUNK_BYTES)];
+    const buffers = borrowBuffers(2);
     let inFlight: Promise<void> = Promise.resolve();
     let position = 0;
     for (let turn = 0; position < size; turn = 1 - turn) {
@@ -177,6 +176,9 @@ async function sendFile(filePath: string, size: number, req: http.ClientRequest)
     }
     await Promise.race([inFlight, closed]);
     req.end();
+    // Only now, every write done: a request torn down mid-body may still hold one (then
+    // they are left to the collector).
+    giveBack(buffers);
   } finally {
     await handle.close();
   }

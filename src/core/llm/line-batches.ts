@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { DEFAULT_MAX_LINE_BYTES, NEWLINE } from '../jsonl/constants';
+import { borrowBuffers, giveBack, POOLED_BUFFER_BYTES } from './buffer-pool';
 
 /** One line as bytes (without its '\n'); `bytes` is valid only until the next batch is read. */
 export interface RawLine {
@@ -7,6 +8,8 @@ export interface RawLine {
   lineNo: number;
   /** The file ended without a '\n' after this line. */
   partial: boolean;
+  /** Where the next line starts: the file offset just past this line's '\n'. */
+  end: number;
 }
 
 /** A line longer than the limit: reported, never held. */
@@ -14,6 +17,13 @@ export interface TooLongLine {
   tooLong: true;
   lineNo: number;
   partial: boolean;
+  end: number;
+}
+
+/** Where to begin reading: the start of a line, and that line's number. */
+export interface LinePosition {
+  offset: number;
+  lineNo: number;
 }
 
 /**
@@ -24,30 +34,33 @@ export interface TooLongLine {
  */
 export async function* readLineBatches(
   path: string,
-  options: { chunkBytes?: number; maxLineBytes?: number } = {},
+  options: { chunkBytes?: number; maxLineBytes?: number; start?: LinePosition } = {},
 ): AsyncGenerator<(RawLine | TooLongLine)[]> {
   // Two of these are alive during every model call: 256 KiB keeps them off the task
   // process's peak (issue #17) and still reads a 100 MiB context in 400 calls.
-  const chunkBytes = options.chunkBytes ?? 256 * 1024;
+  const chunkBytes = options.chunkBytes ?? POOLED_BUFFER_BYTES;
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const handle = await fs.promises.open(path, 'r');
   let pending: Promise<{ bytesRead: number }> | undefined;
+  // Two buffers: the next chunk is read while the consumer works on the current one.
+  const buffers =
+    chunkBytes === POOLED_BUFFER_BYTES
+      ? borrowBuffers(2)
+      : [Buffer.allocUnsafe(chunkBytes), Buffer.allocUnsafe(chunkBytes)];
   try {
     // The size is taken once: lines appended while reading are left for the next request.
     const { size } = await handle.stat();
-    // Two buffers: the next chunk is read while the consumer works on the current one.
-    const buffers = [Buffer.allocUnsafe(chunkBytes), Buffer.allocUnsafe(chunkBytes)];
     let carry: Buffer[] = [];
     let carryBytes = 0;
     let skipping = false;
-    let lineNo = 1;
-    let position = 0;
+    let lineNo = options.start?.lineNo ?? 1;
+    let position = options.start?.offset ?? 0;
     let turn = 0;
     const readInto = (buffer: Buffer, at: number): Promise<{ bytesRead: number }> =>
       at < size
         ? handle.read(buffer, 0, Math.min(chunkBytes, size - at), at)
         : Promise.resolve({ bytesRead: 0 });
-    pending = readInto(buffers[0], 0);
+    pending = readInto(buffers[0], position);
     for (;;) {
       const buffer = buffers[turn];
       const { bytesRead } = await pending;
@@ -55,6 +68,7 @@ export async function* readLineBatches(
       position += bytesRead;
       turn = 1 - turn;
       pending = readInto(buffers[turn], position);
+      const chunkStart = position - bytesRead;
       const chunk = buffer.subarray(0, bytesRead);
       const batch: (RawLine | TooLongLine)[] = [];
       let from = 0;
@@ -64,16 +78,18 @@ export async function* readLineBatches(
         newline = chunk.indexOf(NEWLINE, from)
       ) {
         const piece = chunk.subarray(from, newline);
+        const end = chunkStart + newline + 1;
         if (skipping || carryBytes + piece.length > maxLineBytes) {
-          batch.push({ tooLong: true, lineNo: lineNo++, partial: false });
+          batch.push({ tooLong: true, lineNo: lineNo++, partial: false, end });
         } else if (carryBytes === 0) {
-          batch.push({ bytes: piece, lineNo: lineNo++, partial: false });
+          batch.push({ bytes: piece, lineNo: lineNo++, partial: false, end });
         } else {
           carry.push(piece);
           batch.push({
             bytes: Buffer.concat(carry, carryBytes + piece.length),
             lineNo: lineNo++,
             partial: false,
+            end,
           });
         }
         carry = [];
@@ -94,12 +110,14 @@ export async function* readLineBatches(
       }
       if (batch.length > 0) yield batch;
     }
-    if (skipping) yield [{ tooLong: true, lineNo, partial: true }];
+    if (skipping) yield [{ tooLong: true, lineNo, partial: true, end: position }];
     else if (carryBytes > 0)
-      yield [{ bytes: Buffer.concat(carry, carryBytes), lineNo, partial: true }];
+      yield [{ bytes: Buffer.concat(carry, carryBytes), lineNo, partial: true, end: position }];
   } finally {
     // A consumer that stops early (a malformed line) leaves a read in flight.
     await pending?.catch(() => undefined);
     await handle.close();
+    // Lines handed out are slices of these: the consumer is done with them by now.
+    giveBack(buffers);
   }
 }

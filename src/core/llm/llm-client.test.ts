@@ -9,7 +9,7 @@ import { defaultConfig } from '../config/app-config';
 import type { LlmConfig, LlmProvider } from '../config/app-config';
 import { CwbError } from '../errors';
 import { createLlmClient } from './llm-client';
-import type { LlmClientOptions } from './llm-client';
+import type { LlmClient, LlmClientOptions } from './llm-client';
 import { LlmError } from './llm-error';
 import { toProviderMessage } from './provider-message';
 import { sampleMessage, writeCurrent, writeLargeCurrent } from './test-support/current-file';
@@ -90,6 +90,13 @@ function task(): { dir: string; currentPath: string } {
 
 function requestFiles(dir: string): string[] {
   return fs.readdirSync(dir).filter((name) => name.startsWith('request'));
+}
+
+/** A chat keeps its body for the next call (whatever the answer); release() removes it. */
+async function expectKeptUntilRelease(client: LlmClient, dir: string): Promise<void> {
+  expect(requestFiles(dir)).toEqual(['request.json']);
+  await client.release();
+  expect(requestFiles(dir)).toEqual([]);
 }
 
 async function failure(promise: Promise<unknown>): Promise<LlmError> {
@@ -176,7 +183,7 @@ describe.each([
         tools: TOOLS,
         messages: [...CONVERSATION, ...extra].map((m) => toProviderMessage(provider, m)),
       });
-      expect(requestFiles(dir)).toEqual([]);
+      await expectKeptUntilRelease(client, dir);
     },
   );
 });
@@ -260,7 +267,7 @@ describe('chat requests', () => {
           expect({ line: i + 1, message: messages[i] }).toEqual({ line: i + 1, message: expected });
         }
       }
-      expect(requestFiles(dir)).toEqual([]);
+      await expectKeptUntilRelease(client, dir);
     },
   );
 
@@ -306,7 +313,7 @@ describe('retries', () => {
     expect(llm.chatRequests()).toHaveLength(5);
     // Exponential backoff with the jitter factor at its low end (random() = 0).
     expect(options.delays).toEqual([500, 1000, 2000, 4000]);
-    expect(requestFiles(dir)).toEqual([]);
+    await expectKeptUntilRelease(client, dir);
   });
 
   it('waits as long as Retry-After asks on 429', async () => {
@@ -334,16 +341,15 @@ describe('retries', () => {
     });
     const { dir, currentPath } = task();
     const options = testOptions({ retries: 2 });
-    const error = await failure(
-      createLlmClient(llmConfig('ollama', llm.url), options).chat({ currentPath, workDir: dir }),
-    );
+    const client = createLlmClient(llmConfig('ollama', llm.url), options);
+    const error = await failure(client.chat({ currentPath, workDir: dir }));
     expect(error.kind).toBe('server');
     expect(error.status).toBe(503);
     expect(error.message).toBe(
       `Ollama at ${llm.url} answered 503 Service Unavailable: loading model`,
     );
     expect(llm.chatRequests()).toHaveLength(3);
-    expect(requestFiles(dir)).toEqual([]);
+    await expectKeptUntilRelease(client, dir);
   });
 
   it('does not retry 401 and says which key to check, without the key', async () => {
@@ -368,7 +374,7 @@ describe('retries', () => {
     expect(error.message).not.toContain(KEY);
     expect(error.stack ?? '').not.toContain(KEY);
     expect(llm.chatRequests()).toHaveLength(1);
-    expect(requestFiles(dir)).toEqual([]);
+    await expectKeptUntilRelease(client, dir);
   });
 
   it('says when no key was sent', async () => {
@@ -438,15 +444,14 @@ describe('retries', () => {
     servers.splice(0);
     const { dir, currentPath } = task();
     const options = testOptions({ retries: 1 });
-    const error = await failure(
-      createLlmClient(llmConfig('openai', url), options).chat({ currentPath, workDir: dir }),
-    );
+    const client = createLlmClient(llmConfig('openai', url), options);
+    const error = await failure(client.chat({ currentPath, workDir: dir }));
     expect(error.kind).toBe('network');
     expect(error.message).toBe(
       `OpenAI at ${url} refused the connection (ECONNREFUSED): is the server running?`,
     );
     expect(options.delays).toHaveLength(1);
-    expect(requestFiles(dir)).toEqual([]);
+    await expectKeptUntilRelease(client, dir);
   });
 
   it('keeps URL passwords and configured secrets out of messages', async () => {
@@ -551,7 +556,7 @@ describe('cancellation and timeouts', () => {
     expect(error.kind).toBe('cancelled');
     expect(Date.now() - abortedAt).toBeLessThan(500);
     expect(llm.chatRequests()).toHaveLength(1);
-    expect(requestFiles(dir)).toEqual([]);
+    await expectKeptUntilRelease(client, dir);
   });
 
   it('an abort during the wait before a retry ends the call', async () => {

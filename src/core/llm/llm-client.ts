@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { TokenUsage, CurrentMessage } from '../../shared/task-types';
 import type { LlmConfig, LlmProvider } from '../config/app-config';
 import { badInput } from '../errors';
+import { REQUEST_FILE } from '../store/contexts-layout';
 import { httpGet, postFile } from './http-post-file';
 import { asArray, asObject } from './json-shape';
 import { httpError, toLlmError } from './llm-error';
@@ -15,7 +16,7 @@ import { parseBodyJson } from './llm-response';
 import type { DeltaListener, LlmResponse } from './llm-response';
 import { chatUrl, modelsUrl, providerSettings, resolveApiKey } from './provider-info';
 import type { ProviderSettings } from './provider-info';
-import { writeRequestFile } from './request-file';
+import { writeRequestFile, type KeptRequest } from './request-file';
 import { readAnswer } from './read-answer';
 import { DEFAULT_RETRY_POLICY, parseRetryAfter, withRetries } from './retry';
 import type { RetryPolicy } from './retry';
@@ -48,7 +49,10 @@ export interface LlmClientOptions {
 export interface ChatRequest {
   /** The context to send: the task's current.jsonl. */
   currentPath: string;
-  /** Where request.json is written (the task folder); it is deleted after the call. */
+  /**
+   * Where request.json is written (the task folder). It is kept after the call, so the next
+   * call only adds what current.jsonl gained since; release() deletes it.
+   */
   workDir: string;
   tools?: ToolDefinition[];
   /** Sent after the file's lines without being written to it (e.g. a summary instruction). */
@@ -85,17 +89,26 @@ export interface LlmClient {
   complete(prompt: string, options?: CompleteOptions): Promise<string>;
   /** Lists the server's models (`cwb doctor`); never throws. */
   ping(): Promise<PingResult>;
+  /**
+   * Deletes the request bodies chat() kept for its next call. A task process calls it when
+   * its run ends, before the task folder moves (a crash leaves one behind: the next run
+   * writes it again from the start, and exports leave it out).
+   */
+  release(): Promise<void>;
 }
 
 /** The file name of a chat request inside the task folder (seed 000 §3.7). */
-export const REQUEST_FILE_NAME = 'request.json';
+export const REQUEST_FILE_NAME = REQUEST_FILE;
 
 const DEFAULT_PING_TIMEOUT_MS = 10_000;
 
 /**
  * A client for the configured provider. Every call builds its body as a file from
  * current.jsonl (nothing of the conversation is held in memory), streams the file to the
- * server, parses the answer as it arrives and deletes the file, whatever happened.
+ * server and parses the answer as it arrives. A chat's body is kept for the next chat,
+ * which extends it with the lines appended since (issue #17: re-reading the whole context
+ * at every call was the task process's largest cost); a one-shot prompt's is deleted, and
+ * so is any body whose writing failed.
  */
 export function createLlmClient(config: LlmConfig, options: LlmClientOptions = {}): LlmClient {
   const provider = config.provider;
@@ -138,7 +151,10 @@ export function createLlmClient(config: LlmConfig, options: LlmClientOptions = {
     return model;
   };
 
-  /** Writes the body, posts it (retrying what is worth retrying), always removes the file. */
+  // request path → the body left there by the last chat (see KeptRequest).
+  const kept = new Map<string, KeptRequest>();
+
+  /** Writes the body, posts it (retrying what is worth retrying), removes or keeps the file. */
   const send = async (
     requestPath: string,
     body: {
@@ -152,15 +168,19 @@ export function createLlmClient(config: LlmConfig, options: LlmClientOptions = {
     onDelta: DeltaListener | undefined,
   ): Promise<LlmResponse> => {
     const ctx = context(body.model);
+    const continueFrom = kept.get(requestPath);
+    kept.delete(requestPath);
+    let keep: KeptRequest | undefined;
     try {
-      await writeRequestFile({
+      ({ kept: keep } = await writeRequestFile({
         ...body,
+        continueFrom,
         requestPath,
         provider,
         stream,
         maxOutputTokens: body.maxOutputTokens ?? settings.max_output_tokens,
         contextLength: provider === 'ollama' ? settings.context_length : undefined,
-      });
+      }));
       const toError = (error: unknown): LlmError => toLlmError(ctx, error);
       return await withRetries(policy, signal, toError, (state) =>
         attempt(requestPath, ctx, signal, (text) => {
@@ -170,7 +190,8 @@ export function createLlmClient(config: LlmConfig, options: LlmClientOptions = {
         }),
       );
     } finally {
-      await fs.promises.rm(requestPath, { force: true });
+      if (keep) kept.set(requestPath, keep);
+      else await fs.promises.rm(requestPath, { force: true });
     }
   };
 
@@ -256,6 +277,16 @@ export function createLlmClient(config: LlmConfig, options: LlmClientOptions = {
       } catch (error) {
         return { ok: false, error: toLlmError(ctx, error).message };
       }
+    },
+
+    async release() {
+      const paths = [...kept.keys()];
+      kept.clear();
+      // Never a reason to fail a task: a body left behind is rewritten by the next run and
+      // left out of exports (a read-only disk refuses the delete, for one).
+      await Promise.all(
+        paths.map((file) => fs.promises.rm(file, { force: true }).catch(() => undefined)),
+      );
     },
   };
 }

@@ -3,11 +3,12 @@ import fs from 'node:fs';
 import type { CurrentMessage } from '../../shared/task-types';
 import type { LlmProvider } from '../config/app-config';
 import { badInput } from '../errors';
+import { borrowBuffers, giveBack, POOLED_BUFFER_BYTES } from './buffer-pool';
 import { DEFAULT_MAX_LINE_BYTES } from '../jsonl/constants';
-import { writeAll } from '../jsonl/write-all';
+import { writeAllAt } from '../jsonl/write-all';
 import { toCurrentMessage } from './current-line';
 import { objectMembers, withoutMembers, type JsonMember } from './json-members';
-import { readLineBatches } from './line-batches';
+import { readLineBatches, type LinePosition } from './line-batches';
 import { toProviderMessage } from './provider-message';
 import type { ToolDefinition } from './tool-definition';
 
@@ -30,18 +31,60 @@ export interface RequestFileOptions {
   contextLength?: number;
   /** Appended after the file's lines, e.g. a summary instruction. */
   extraMessages?: CurrentMessage[];
+  /**
+   * The body the previous call left in `requestPath`: when current.jsonl has only grown
+   * since, its lines are kept and only the new ones are projected (see KeptRequest).
+   */
+  continueFrom?: KeptRequest;
 }
 
 export interface RequestFileResult {
+  /** The size of the body (the whole file, kept lines included). */
   bytes: number;
   messages: number;
+  /** Set when the next call may extend this body: see KeptRequest. */
+  kept?: KeptRequest;
 }
+
+/**
+ * What a request file holds, so the next call can extend it instead of writing it again.
+ * A task's context only grows between most calls, and re-reading and checking all of it at
+ * every call made building request.json the task process's largest cost at 1 GB, in time
+ * and in garbage (issue #17). The body is reused only while current.jsonl is provably the
+ * same file grown by appends; a compaction writes a new file, and anything unexpected
+ * means a full rewrite, never a stale body.
+ */
+export interface KeptRequest {
+  readonly requestPath: string;
+  readonly currentPath: string;
+  readonly provider: LlmProvider;
+  readonly model: string;
+  /** current.jsonl when the body was written (rewrites make a new file). */
+  readonly current: FileIdentity;
+  /** The request file as it was left. */
+  readonly request: FileIdentity & { size: number };
+  /** Where the next line of current.jsonl starts: every line before it is in the body. */
+  readonly linesEnd: LinePosition;
+  /** current.jsonl's last bytes before linesEnd: an append leaves them, a rewrite does not. */
+  readonly tail: Buffer;
+  readonly messages: number;
+  /** Where the extra messages and the footer begin: they are written again each call. */
+  readonly prefixBytes: number;
+}
+
+interface FileIdentity {
+  dev: number;
+  ino: number;
+  birthtimeMs: number;
+}
+
+const TAIL_BYTES = 64;
 
 /**
  * Bytes gathered before one write: large enough to keep syscalls few (400 per 100 MiB), small
  * enough that the two buffers are not a visible share of a task process's peak (issue #17).
  */
-const BATCH_BYTES = 256 * 1024;
+const BATCH_BYTES = POOLED_BUFFER_BYTES;
 
 // A malformed multi-megabyte line must not turn into a multi-megabyte error message.
 const MAX_REASON_CHARS = 200;
@@ -54,28 +97,36 @@ const MAX_REASON_CHARS = 200;
  * members) is copied as the bytes it was, so most of a context goes through without being
  * decoded as UTF-8 or re-serialized.
  * A malformed line is an error naming the file and line, and leaves no request file behind.
+ * Given the body the last call kept (`continueFrom`), only the lines appended since are
+ * read: the kept lines stay, the extra messages and footer are written again after them.
  */
 export async function writeRequestFile(options: RequestFileOptions): Promise<RequestFileResult> {
   const { provider } = options;
-  const handle = await fs.promises.open(options.requestPath, 'w', 0o600);
-  const out = new BatchWriter(handle);
-  let messages = 0;
+  const resume = options.continueFrom && (await stillExtends(options.continueFrom, options));
+  const handle = await fs.promises.open(options.requestPath, resume ? 'r+' : 'w', 0o600);
+  const out = new BatchWriter(handle, resume ? resume.prefixBytes : 0);
+  let messages = resume ? resume.messages : 0;
+  let linesEnd: LinePosition = resume ? resume.linesEnd : { offset: 0, lineNo: 1 };
+  let torn = false;
   let ok = false;
   const separator = async (): Promise<void> => {
     if (messages++ > 0) await out.text(',');
   };
   try {
-    await out.text(`{"model":${JSON.stringify(options.model)},"messages":[`);
+    if (!resume) await out.text(`{"model":${JSON.stringify(options.model)},"messages":[`);
     if (options.currentPath !== null) {
       const label = options.currentPath;
-      for await (const batch of readLineBatches(label)) {
+      for await (const batch of readLineBatches(label, { start: linesEnd })) {
         for (const line of batch) {
           const where = `${label} line ${line.lineNo}`;
-          const torn = line.partial ? ' (incomplete last line, no trailing newline)' : '';
+          const tornNote = line.partial ? ' (incomplete last line, no trailing newline)' : '';
           if ('tooLong' in line) {
-            throw badInput(`${where}: line longer than ${DEFAULT_MAX_LINE_BYTES} bytes${torn}`);
+            throw badInput(`${where}: line longer than ${DEFAULT_MAX_LINE_BYTES} bytes${tornNote}`);
           }
-          const projected = projectLine(line.bytes, provider, where, torn);
+          // An unterminated last line may still be written to: the body is not kept.
+          if (line.partial) torn = true;
+          else linesEnd = { offset: line.end, lineNo: line.lineNo + 1 };
+          const projected = projectLine(line.bytes, provider, where, tornNote);
           if (projected === BLANK) continue;
           await separator();
           if (projected === UNCHANGED) await out.bytes(line.bytes);
@@ -84,6 +135,8 @@ export async function writeRequestFile(options: RequestFileOptions): Promise<Req
         }
       }
     }
+    const prefixBytes = out.position;
+    const lineMessages = messages;
     for (const message of options.extraMessages ?? []) {
       await separator();
       await out.text(
@@ -93,13 +146,99 @@ export async function writeRequestFile(options: RequestFileOptions): Promise<Req
     if (messages === 0) throw badInput(`${options.currentPath ?? 'request'}: no messages to send`);
     await out.text(footer(options));
     await out.finish();
+    // A longer body kept from the last call (its extra messages) must not trail this one.
+    if (resume) await handle.truncate(out.position);
+    const kept =
+      options.currentPath !== null && !torn
+        ? await keep(options, options.currentPath, handle, {
+            linesEnd,
+            messages: lineMessages,
+            prefixBytes,
+          })
+        : undefined;
     ok = true;
-    return { bytes: out.written, messages };
+    return { bytes: out.position, messages, ...(kept && { kept }) };
   } finally {
     await out.settle();
     await handle.close();
     if (!ok) await fs.promises.rm(options.requestPath, { force: true });
   }
+}
+
+/**
+ * The kept body when it still holds the start of this call's body: same file, provider and
+ * model, current.jsonl the same file (not rewritten) and at least as long, with the bytes it
+ * ended with still in place, and the request file as it was left. Anything else: undefined,
+ * and the body is written from the start.
+ */
+async function stillExtends(
+  kept: KeptRequest,
+  options: RequestFileOptions,
+): Promise<KeptRequest | undefined> {
+  if (
+    kept.requestPath !== options.requestPath ||
+    kept.currentPath !== options.currentPath ||
+    kept.provider !== options.provider ||
+    kept.model !== options.model
+  ) {
+    return undefined;
+  }
+  try {
+    const request = await fs.promises.stat(kept.requestPath);
+    if (!sameFile(request, kept.request) || request.size !== kept.request.size) return undefined;
+    const handle = await fs.promises.open(kept.currentPath, 'r');
+    try {
+      const current = await handle.stat();
+      if (!sameFile(current, kept.current) || current.size < kept.linesEnd.offset) return undefined;
+      const tail = Buffer.alloc(kept.tail.length);
+      const at = kept.linesEnd.offset - tail.length;
+      const { bytesRead } = await handle.read(tail, 0, tail.length, at);
+      return bytesRead === tail.length && tail.equals(kept.tail) ? kept : undefined;
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    return undefined; // gone or unreadable: written again, which reports a real problem
+  }
+}
+
+async function keep(
+  options: RequestFileOptions,
+  currentPath: string,
+  request: fs.promises.FileHandle,
+  body: { linesEnd: LinePosition; messages: number; prefixBytes: number },
+): Promise<KeptRequest | undefined> {
+  const handle = await fs.promises.open(currentPath, 'r');
+  try {
+    const current = await handle.stat();
+    const tail = Buffer.alloc(Math.min(TAIL_BYTES, body.linesEnd.offset));
+    const at = body.linesEnd.offset - tail.length;
+    const { bytesRead } = await handle.read(tail, 0, tail.length, at);
+    if (bytesRead !== tail.length) return undefined;
+    const written = await request.stat();
+    return {
+      requestPath: options.requestPath,
+      currentPath,
+      provider: options.provider,
+      model: options.model,
+      current: identity(current),
+      request: { ...identity(written), size: written.size },
+      tail,
+      ...body,
+    };
+  } finally {
+    await handle.close();
+  }
+}
+
+function identity(stats: fs.Stats): FileIdentity {
+  return { dev: stats.dev, ino: stats.ino, birthtimeMs: stats.birthtimeMs };
+}
+
+function sameFile(stats: fs.Stats, known: FileIdentity): boolean {
+  return (
+    stats.dev === known.dev && stats.ino === known.ino && stats.birthtimeMs === known.birthtimeMs
+  );
 }
 
 /**
@@ -277,13 +416,24 @@ function reason(error: unknown): string {
  * filled while the other is being written; counts the bytes written.
  */
 class BatchWriter {
-  private readonly buffers = [Buffer.allocUnsafe(BATCH_BYTES), Buffer.allocUnsafe(BATCH_BYTES)];
+  private readonly buffers = borrowBuffers(2);
   private turn = 0;
   private used = 0;
   private inFlight: Promise<void> = Promise.resolve();
-  written = 0;
+  /** Where the next buffer goes in the file. */
+  private next: number;
 
-  constructor(private readonly handle: fs.promises.FileHandle) {}
+  constructor(
+    private readonly handle: fs.promises.FileHandle,
+    start: number,
+  ) {
+    this.next = start;
+  }
+
+  /** The file offset just past everything given so far (written or still buffered). */
+  get position(): number {
+    return this.next + this.used;
+  }
 
   async text(text: string): Promise<void> {
     // Short texts (separators, headers) are encoded straight into the buffer.
@@ -299,7 +449,7 @@ class BatchWriter {
     if (data.length >= BATCH_BYTES) {
       // Larger than a buffer: written on its own, after what came before it.
       await this.inFlight;
-      await this.writeOut(data);
+      await this.writeOut(data, this.claim(data.length));
       return;
     }
     data.copy(this.buffers[this.turn], this.used);
@@ -311,7 +461,7 @@ class BatchWriter {
     if (this.used === 0) return;
     const data = this.buffers[this.turn].subarray(0, this.used);
     await this.inFlight; // the other buffer is free again
-    this.inFlight = this.writeOut(data);
+    this.inFlight = this.writeOut(data, this.claim(data.length));
     // Keep an unobserved failure from being reported as unhandled; it surfaces in finish().
     this.inFlight.catch(() => undefined);
     this.turn = 1 - this.turn;
@@ -324,13 +474,23 @@ class BatchWriter {
     await this.inFlight;
   }
 
-  /** Waits for a write in flight before the file is closed (on success or failure). */
+  /**
+   * Waits for a write in flight before the file is closed (on success or failure), then
+   * gives the buffers back: the writer is done.
+   */
   async settle(): Promise<void> {
     await this.inFlight.catch(() => undefined);
+    giveBack(this.buffers);
   }
 
-  private async writeOut(data: Buffer): Promise<void> {
-    await writeAll(this.handle, data);
-    this.written += data.length;
+  /** The offset of `bytes` about to be written; what comes after goes past them. */
+  private claim(bytes: number): number {
+    const at = this.next;
+    this.next += bytes;
+    return at;
+  }
+
+  private writeOut(data: Buffer, at: number): Promise<void> {
+    return writeAllAt(this.handle, data, at);
   }
 }

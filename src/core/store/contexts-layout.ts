@@ -73,6 +73,13 @@ export const TASK_FILES = {
   toolOutputs: 'tool_outputs',
 } as const;
 
+/**
+ * Not a task file (never exported): the body of the next model call (seed 000 §3.7), kept
+ * while the task process runs so each call only adds what the context gained (issue #17).
+ * A process killed mid-run leaves it behind.
+ */
+export const REQUEST_FILE = 'request.json';
+
 /** JSONL files whose torn tails are recovered when a task is opened. */
 export const JSONL_FILES = [
   TASK_FILES.messages,

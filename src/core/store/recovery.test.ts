@@ -3,7 +3,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { ContextStore } from './context-store';
-import { TASK_FILES } from './contexts-layout';
+import { REQUEST_FILE, TASK_FILES } from './contexts-layout';
 import { useTempDir } from '../../../test/support/temp-dir';
 
 const tempDir = useTempDir();
@@ -33,6 +33,11 @@ describe('recovery when a store is opened', () => {
       path.join(root, 'running', task.uuid, TASK_FILES.messages),
       '{"seq":4,"role":"us',
     );
+    // And left its request body, as large as the context, which no one will send now.
+    fs.writeFileSync(
+      path.join(root, 'running', task.uuid, REQUEST_FILE),
+      '{"model":"m","messages":[',
+    );
     store.close();
 
     const reopened = ContextStore.open(root);
@@ -46,6 +51,7 @@ describe('recovery when a store is opened', () => {
     expect(row).toMatchObject({ status: 'failed', total_messages: 3 });
     expect(row.error_message).toMatch(/^interrupted/);
     expect(fs.existsSync(path.join(root, 'completed', task.uuid))).toBe(true);
+    expect(fs.readdirSync(path.join(root, 'completed', task.uuid))).not.toContain(REQUEST_FILE);
 
     const resumed = reopened.resumeTask(task.uuid);
     expect(resumed.addMessage({ role: 'assistant', content: 'back' }).seq).toBe(4);

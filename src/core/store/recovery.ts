@@ -4,7 +4,14 @@ import path from 'node:path';
 import type { StatusFolder, TaskStatus } from '../../shared/task-types';
 import { isTaskUuid } from '../../shared/uuid';
 import { recoverTornTail } from '../jsonl/torn-tail';
-import { JSONL_FILES, STATUS_FOLDERS, TASK_FILES, statusFolder, taskDir } from './contexts-layout';
+import {
+  JSONL_FILES,
+  REQUEST_FILE,
+  STATUS_FOLDERS,
+  TASK_FILES,
+  statusFolder,
+  taskDir,
+} from './contexts-layout';
 import { readMetadata } from './task-metadata';
 import { countLines } from './count-lines';
 import type { ContextStore } from './context-store';
@@ -111,6 +118,8 @@ export function reconcile(store: ContextStore): RecoveryReport {
 function markInterrupted(store: ContextStore, uuid: string, report: RecoveryReport): void {
   const dir = store.move({ uuid, status: 'running' }, 'failed');
   report.tornLines.push(...recoverTaskFiles(dir));
+  // The dead process's request body, as large as its context: a resumed run writes a new one.
+  fs.rmSync(path.join(dir, REQUEST_FILE), { force: true });
   // Counters may have missed the last events before the crash: take them from the files.
   store.repo.setFinalStats(uuid, statisticsFromFiles(dir));
   store.repo.setStatus(uuid, 'failed', {

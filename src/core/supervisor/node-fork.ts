@@ -12,14 +12,14 @@ export interface WorkerEntry {
 }
 
 /**
- * The built bundle sits beside the CLI (`out/main/worker.js`); from the source tree (tests,
+ * The built bundle sits beside the CLI (`out/main/worker.cjs`); from the source tree (tests,
  * `tsx`), the TypeScript entry runs through tsx's loader.
  */
 export function resolveWorkerEntry(fromUrl: string = import.meta.url): WorkerEntry {
   const here = path.dirname(fileURLToPath(fromUrl));
   // Bundled, this code sits in out/main/ (or in a shared chunk in out/main/chunks/).
   for (const dir of [here, path.dirname(here)]) {
-    const built = path.join(dir, 'worker.js');
+    const built = path.join(dir, 'worker.cjs');
     if (fs.existsSync(built) && !fromUrl.endsWith('.ts')) return { file: built, execArgv: [] };
   }
   let dir = here;

@@ -42,9 +42,9 @@ export interface FittedOutput {
  */
 export function fitOutput(raw: string, ctx: ToolContext, prefix: string): FittedOutput {
   const text = scrubToolText(raw, ctx);
-  const bytes = Buffer.from(text, 'utf8');
-  if (bytes.length <= MAX_INLINE_BYTES) return { text };
-  const view = headTailView(bytes);
+  // Measured before encoding: most outputs fit, and a buffer per output was garbage (#17).
+  if (Buffer.byteLength(text, 'utf8') <= MAX_INLINE_BYTES) return { text };
+  const view = headTailView(Buffer.from(text, 'utf8'));
   const lineEnd = view.endsWith('\n') ? '' : '\n';
   try {
     const { ref } = ctx.toolOutputs.save(text, prefix);

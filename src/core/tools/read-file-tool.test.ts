@@ -31,6 +31,21 @@ describe('read_file', () => {
     });
   });
 
+  it('shows each file as it is, whatever a read before it held (its buffer is reused)', async () => {
+    const { call, write } = fixture();
+    write('big.txt', numbered(3000, 'a long line that fills the buffer'));
+    write('small.txt', 'one\ntwo');
+    write('binary.bin', 'text\u0000more');
+    await call('read_file', { path: 'big.txt' });
+    expect((await call('read_file', { path: 'small.txt' })).content).toBe(
+      '     1\tone\n     2\ttwo',
+    );
+    expect((await call('read_file', { path: 'binary.bin' })).status).toBe('error');
+    expect((await call('read_file', { path: 'small.txt', offset: 3 })).content).toBe(
+      'Error: offset 3 is past the end of "small.txt", which has 2 lines',
+    );
+  });
+
   it('returns the window [offset, offset + limit) and says how many lines are left', async () => {
     const { call, write } = fixture();
     write('n.txt', numbered(10));

@@ -85,7 +85,7 @@ export const readFileTool = defineTool({
       failure(`${name} is a binary file (${stat.size} bytes); read_file shows text files only`);
     if (stat.size <= ONE_READ_BYTES) {
       // One read for the probe and the lines.
-      const data = fs.readFileSync(target.real);
+      const data = readSmallFile(target.real, stat.size);
       if (data.subarray(0, BINARY_PROBE_BYTES).includes(0)) return binary();
       return (
         readSmallWindow(data, name, offset, limit) ??
@@ -152,6 +152,35 @@ function readSmallWindow(
   const last = lineNo - 1;
   const rest = `lines ${offset}-${last} of ${last + count} shown; ${count} more line${count === 1 ? '' : 's'}`;
   return success(`${text}\n[${rest}; continue with offset=${last + 1}]`);
+}
+
+let fileScratch: Buffer | undefined;
+
+/**
+ * A file of at most ONE_READ_BYTES, read into a buffer reused by every call (valid until
+ * the next one): a fresh buffer per read was most of a task process's garbage outside V8's
+ * heap, each one alive until a collection got to it (issue #17).
+ */
+function readSmallFile(file: string, size: number): Buffer {
+  // One byte more than the stat said: a file that grew since fills the buffer.
+  const room = size + 1;
+  if (!fileScratch || fileScratch.length < room) {
+    fileScratch = Buffer.allocUnsafe(Math.max(room, 64 * 1024));
+  }
+  const buffer = fileScratch;
+  const fd = fs.openSync(file, 'r');
+  let length = 0;
+  try {
+    while (length < room) {
+      const bytesRead = fs.readSync(fd, buffer, length, room - length, length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+  // Grown since its stat: read as it is now (rare enough for a buffer of its own).
+  return length < room ? buffer.subarray(0, length) : fs.readFileSync(file);
 }
 
 let scratch: Buffer | undefined;
