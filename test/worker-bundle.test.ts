@@ -94,7 +94,13 @@ describe('the task process bundle', () => {
       // Sanity: the list is real (the process did load its file system and HTTP modules).
       expect(builtins).toContain('NativeModule fs');
       expect(builtins).toContain('NativeModule http');
-      for (const unwanted of ['https', 'tls', 'worker_threads', 'internal/modules/esm/loader']) {
+      for (const unwanted of [
+        'https',
+        'tls',
+        'worker_threads',
+        'internal/modules/esm/loader',
+        'crypto',
+      ]) {
         expect(builtins, unwanted).not.toContain(`NativeModule ${unwanted}`);
       }
       // The strategies sit in a chunk of their own, loaded when compaction is first considered.

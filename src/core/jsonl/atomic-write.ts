@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fsyncDirectory } from './fsync-dir';
 import { writeAll, writeAllSync } from './write-all';
+import { randomHex } from '../random-hex';
 
 /**
  * Replaces `target` so that readers, and the disk after a power cut, see either the old
@@ -67,7 +67,7 @@ export async function writeFileAtomicFrom(
 
 /** Same directory as the target, so the rename never crosses file systems. */
 function tempPathFor(target: string): string {
-  const suffix = `${process.pid}-${randomBytes(6).toString('hex')}`;
+  const suffix = `${process.pid}-${randomHex(6)}`;
   return path.join(path.dirname(target), `.${path.basename(target)}.tmp-${suffix}`);
 }
 

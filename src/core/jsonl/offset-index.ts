@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,6 +7,7 @@ import { CHUNK_BYTES, NEWLINE } from './constants';
 import { readLinesSync } from './line-reader';
 import { readFullySync } from './read-fully';
 import { writeAllSync } from './write-all';
+import { randomHex } from '../random-hex';
 
 const ENTRY_BYTES = 8;
 // Entries written per write() while scanning: 64 KiB of index at a time.
@@ -254,10 +254,7 @@ export class OffsetIndex {
 
   /** Readonly repair: copy the trusted prefix to a temp file the caller owns alone. */
   private switchToPrivateCopy(bytes: number): void {
-    const privatePath = path.join(
-      os.tmpdir(),
-      `cwb-offset-index-${process.pid}-${randomBytes(6).toString('hex')}`,
-    );
+    const privatePath = path.join(os.tmpdir(), `cwb-offset-index-${process.pid}-${randomHex(6)}`);
     const copy = fs.openSync(privatePath, 'ax+');
     try {
       const buffer = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, Math.max(bytes, 1)));

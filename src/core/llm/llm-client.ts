@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -22,6 +21,7 @@ import { DEFAULT_RETRY_POLICY, parseRetryAfter, withRetries } from './retry';
 import type { RetryPolicy } from './retry';
 import { readBodyText, readErrorBody } from './stream-lines';
 import type { ToolDefinition } from './tool-definition';
+import { randomHex } from '../random-hex';
 
 export interface LlmClientOptions {
   /** Where OPENAI_API_KEY / LMSTUDIO_API_KEY are read (default process.env). */
@@ -242,7 +242,7 @@ export function createLlmClient(config: LlmConfig, options: LlmClientOptions = {
       if (opts.system !== undefined) messages.push({ role: 'system', content: opts.system });
       messages.push({ role: 'user', content: prompt });
       // A name of its own: a summary may be asked for while a chat's request.json exists.
-      const file = `request-complete-${process.pid}-${randomBytes(4).toString('hex')}.json`;
+      const file = `request-complete-${process.pid}-${randomHex(4)}.json`;
       const response = await send(
         path.join(opts.workDir ?? os.tmpdir(), file),
         {

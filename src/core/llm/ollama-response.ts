@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { ToolCall } from '../../shared/task-types';
 import { asArray, asObject } from './json-shape';
@@ -6,6 +5,7 @@ import { ResponseError, embeddedError, parseBodyJson } from './llm-response';
 import type { DeltaListener, LlmResponse } from './llm-response';
 import { readStreamLines } from './stream-lines';
 import { usageFromOllama } from './token-usage';
+import { randomHex } from '../random-hex';
 
 /**
  * Ollama's native /api/chat answers: NDJSON when streamed (one object per line with a
@@ -42,7 +42,7 @@ class OllamaAnswer {
   private readonly calls: ToolCall[] = [];
   // Ollama gives tool calls no ids (older versions) but current.jsonl pairs results with
   // calls by id: ids are made unique per answer and, through the suffix, across answers.
-  private readonly idSuffix = randomBytes(4).toString('hex');
+  private readonly idSuffix = randomHex(4);
   private final: Record<string, unknown> = {};
   private model: string | undefined;
   done = false;

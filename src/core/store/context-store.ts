@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import crypto from 'node:crypto';
 import type { TaskKey, TaskRow, TaskStatus } from '../../shared/task-types';
 import type { Db } from '../db/open-database';
 import type { FinalStats, TaskIndex, TaskQuery } from '../db/task-index';
@@ -148,7 +147,12 @@ export class ContextStore implements TaskHost {
 
   /** Creates a task: row (running) and folder with metadata.json, together (seed 000 §4.1). */
   createTask(input: CreateTaskInput = {}): TaskContextManager {
-    const uuid = input.uuid === undefined ? crypto.randomUUID() : assertTaskUuid(input.uuid);
+    // node:crypto only when a uuid is made here: a task process gets its own from its host
+    // and never loads it (~1.5 MiB, issue #17).
+    const uuid =
+      input.uuid === undefined
+        ? process.getBuiltinModule('node:crypto').randomUUID()
+        : assertTaskUuid(input.uuid);
     const key: TaskKey = { ...EMPTY_KEY, ...input.key };
     const dir = taskDir(this.root, 'running', uuid);
     const createdAt = new Date().toISOString();

@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fsyncDirectory } from '../jsonl/fsync-dir';
 import type { OffsetIndex } from '../jsonl/offset-index';
 import { writeAllSync } from '../jsonl/write-all';
+import { randomHex } from '../random-hex';
 
 /** How MessageStore ends the line of a history-only message (its last key). */
 const FLAG = Buffer.from(',"history_only":true');
@@ -52,7 +52,7 @@ export function rewriteHistoryOnly(
     if (inserts.length === 0) return false;
     temp = path.join(
       path.dirname(file),
-      `.${path.basename(file)}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`,
+      `.${path.basename(file)}.tmp-${process.pid}-${randomHex(6)}`,
     );
     const out = fs.openSync(temp, 'wx', 0o666);
     try {

@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import crypto from 'node:crypto';
 import { TASK_FILES } from './contexts-layout';
 import { writeFileAtomic } from '../jsonl/atomic-write';
 import { readLinesSync } from '../jsonl/line-reader';
 import { fsyncDirectory } from '../jsonl/fsync-dir';
 import { badInput, notFound } from '../errors';
+import { randomHex } from '../random-hex';
 
 const REF_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -107,7 +107,7 @@ export class ToolOutputStore {
 
   private newRef(prefix: string): string {
     fs.mkdirSync(this.dir, { recursive: true });
-    return `${prefix.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 20) || 'out'}_${crypto.randomBytes(6).toString('hex')}`;
+    return `${prefix.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 20) || 'out'}_${randomHex(6)}`;
   }
 
   private requireFile(ref: string): string {
