@@ -42,8 +42,7 @@ function formatContext(task: TaskContextManager): string {
   for (const entry of readJsonlSync(task.messages.currentPath)) {
     if (!entry.ok) continue;
     const m = entry.value as CurrentMessage;
-    const calls =
-      m.tool_calls?.map((c) => ` → ${c.function.name}(${c.function.arguments})`).join('') ?? '';
+    const calls = callList(m, MAX_PROMPT_CHARS - size);
     const line = `[${m.role}${m.tool_name ? ` ${m.tool_name}` : ''}]: ${m.content ?? ''}${calls}\n`;
     if (size + line.length > MAX_PROMPT_CHARS) {
       parts.push('[… the rest of the context is left out for length]\n');
@@ -53,4 +52,18 @@ function formatContext(task: TaskContextManager): string {
     size += line.length;
   }
   return `Summarize this task.\n\n=== Task context ===\n${parts.join('')}`;
+}
+
+/**
+ * ` → name(arguments)` for each tool call of `m`, built only as far as `budget` characters
+ * (one more call shows it is over): an answer asking for thousands of calls must not become a
+ * string the prompt has no room for (issue #17: the end of a 1 GB task peaked here).
+ */
+function callList(m: CurrentMessage, budget: number): string {
+  let text = '';
+  for (const call of m.tool_calls ?? []) {
+    if (text.length > budget) break;
+    text += ` → ${call.function.name}(${call.function.arguments})`;
+  }
+  return text;
 }

@@ -28,7 +28,7 @@ export function confinePath(workdir: string, given: string): ConfinedPath {
   const root = path.resolve(workdir);
   let realRoot: string;
   try {
-    realRoot = fs.realpathSync(root);
+    realRoot = fs.realpathSync.native(root);
   } catch (_err) {
     throw badInput(`the working directory ${root} does not exist`);
   }
@@ -41,7 +41,7 @@ export function confinePath(workdir: string, given: string): ConfinedPath {
   const { existing, rest } = deepestExisting(target);
   let realExisting: string;
   try {
-    realExisting = fs.realpathSync(existing);
+    realExisting = fs.realpathSync.native(existing);
   } catch (_err) {
     // lstat found it but realpath cannot follow it: a dangling or looping symlink, whose
     // target we cannot check, so writing through it is refused.

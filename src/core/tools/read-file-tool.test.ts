@@ -31,6 +31,15 @@ describe('read_file', () => {
     });
   });
 
+  it('numbers lines past 999,999 as wide as they need, in a file read at once', async () => {
+    const { call, write } = fixture();
+    write('many.txt', `${'\n'.repeat(999_998)}a\nb\nc\n`);
+    const result = await call('read_file', { path: 'many.txt', offset: 999_998, limit: 3 });
+    expect(result.content).toBe(
+      '999998\t\n999999\ta\n1000000\tb\n[lines 999998-1000000 of 1000001 shown; 1 more line; continue with offset=1000001]',
+    );
+  });
+
   it('shows each file as it is, whatever a read before it held (its buffer is reused)', async () => {
     const { call, write } = fixture();
     write('big.txt', numbered(3000, 'a long line that fills the buffer'));

@@ -117,23 +117,40 @@ function readSmallWindow(
   let lineNo = 1;
   let start = 0;
   while (start < data.length) {
-    const newline = data.indexOf(0x0a, start);
-    const end = newline === -1 ? data.length : newline;
-    if (lineNo >= offset) {
-      if (shown >= limit) break;
-      // Bytes bound characters from above: a line this short is never cut.
-      if (end - start > MAX_LINE_CHARS) return undefined;
-      const prefix = `${String(lineNo).padStart(6)}\t`;
-      const bytes = prefix.length + (end - start) + 1;
-      // readWindow counts a newline after every line shown, so far `length + 1` bytes.
-      if (shown > 0 && length + 1 + bytes > OUTPUT_BUDGET_BYTES) break;
-      if (shown > 0) out[length++] = 0x0a;
-      length += out.write(prefix, length, 'latin1');
-      length += data.copy(out, length, start, end);
-      shown++;
+    if (lineNo < offset) {
+      const newline = data.indexOf(0x0a, start);
+      start = newline === -1 ? data.length : newline + 1;
+      lineNo++;
+      continue;
     }
+    if (shown >= limit) break;
+    // Past six digits the number no longer fits its column: readWindow pads it as text.
+    if (lineNo >= 1_000_000) return undefined;
+    // The line is copied while it is scanned for its end, byte by byte: one pass and no
+    // call into C++ per line (indexOf, write and copy per line were most of the tool's time,
+    // issue #17). A line that does not fit is taken back.
+    const before = length;
+    if (shown > 0) out[length++] = 0x0a;
+    writeLineNumber(out, length, lineNo);
+    length += LINE_NUMBER_BYTES;
+    // Bytes bound characters from above: a line this short is never cut, a longer one may
+    // be, and is left to readWindow.
+    const stop = Math.min(data.length, start + MAX_LINE_CHARS + 1);
+    let at = start;
+    for (; at < stop; at++) {
+      const byte = data[at]!;
+      if (byte === 0x0a) break;
+      out[length++] = byte;
+    }
+    if (at - start > MAX_LINE_CHARS) return undefined;
+    // readWindow counts a newline after every line shown.
+    if (shown > 0 && length + 1 > OUTPUT_BUDGET_BYTES) {
+      length = before;
+      break;
+    }
+    shown++;
     lineNo++;
-    start = end + 1;
+    start = at + 1;
   }
   if (shown === 0) {
     const total = lineNo - 1;
@@ -152,6 +169,19 @@ function readSmallWindow(
   const last = lineNo - 1;
   const rest = `lines ${offset}-${last} of ${last + count} shown; ${count} more line${count === 1 ? '' : 's'}`;
   return success(`${text}\n[${rest}; continue with offset=${last + 1}]`);
+}
+
+/** `String(lineNo).padStart(6)` and a tab, as readWindow writes them. */
+const LINE_NUMBER_BYTES = 7;
+
+/** Writes `lineNo` (below 1,000,000) right-aligned in six columns and a tab at `at`. */
+function writeLineNumber(out: Buffer, at: number, lineNo: number): void {
+  let n = lineNo;
+  for (let i = at + 5; i >= at; i--) {
+    out[i] = n > 0 ? 0x30 + (n % 10) : 0x20;
+    n = Math.floor(n / 10);
+  }
+  out[at + 6] = 0x09;
 }
 
 let fileScratch: Buffer | undefined;
