@@ -335,21 +335,25 @@ describe('the task view in Chromium', () => {
       page.evaluate(
         "document.querySelector('.tv-timeline').getBoundingClientRect().bottom - innerHeight",
       );
-    const scrollTo = (end: boolean): Promise<void> =>
+    const scrollToEnd = (): Promise<void> =>
       page.evaluate(
-        `(() => { const el = document.scrollingElement; el.scrollTo(0, ${end ? 'el.scrollHeight' : '0'}); })()`,
+        '(() => { const el = document.scrollingElement; el.scrollTo(0, el.scrollHeight); })()',
       );
     await expect.poll(total, { timeout: 30_000 }).toBeGreaterThanOrEqual(4);
-    await scrollTo(true);
+    await scrollToEnd();
     await expect
       .poll(async () => (await total()) >= 10 && (await fromEnd()) < 48, { timeout: 30_000 })
       .toBe(true);
-    // Scrolled back up, the reader stays where they are as the task finishes.
-    await scrollTo(false);
+    // Scrolled back up by the reader (their wheel: the page moving up by itself, as it does
+    // when the chart or a measured row makes room above, never stops following), the reader
+    // stays where they are as the task finishes.
+    await page.mouse.move(680, 450);
+    await page.mouse.wheel(0, -100_000);
+    await expect.poll(() => page.evaluate('document.scrollingElement.scrollTop')).toBe(0);
     await page.locator('.tv-status[data-status="completed"]').waitFor({ timeout: 60_000 });
     await expect.poll(total).toBe(3 + 2 * TURNS);
     expect(await page.evaluate('document.scrollingElement.scrollTop')).toBe(0);
-    await scrollTo(true);
+    await scrollToEnd();
     await page.getByText('Read it six times.').waitFor({ timeout: 15_000 });
     // system, user, 6 × (assistant call + tool result), the final answer: 15 rows.
     expect(await page.evaluate('window.maxShown')).toBe(2 + 2 * TURNS);

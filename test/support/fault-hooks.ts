@@ -50,10 +50,22 @@ const blockRename = process.env.CWB_FAULT_BLOCK_BEFORE_RENAME;
 const blockAfterRename = process.env.CWB_FAULT_BLOCK_AFTER_RENAME;
 const blockWrite = process.env.CWB_FAULT_BLOCK_AFTER_WRITE;
 
+// The real rename, before it is replaced below: the captures use it.
+const realRenameSync = fs.renameSync.bind(fs);
+
+/**
+ * Copies `from` to `to` through a temp file and a rename: a kill at a random moment may land
+ * in the middle of the copy, and must leave no half capture for the parent to compare.
+ */
+function capture(from: string, to: string): void {
+  fs.copyFileSync(from, `${to}.part`);
+  realRenameSync(`${to}.part`, to);
+}
+
 function beforeRename(from: string, to: string): void {
   if (path.basename(to) === 'current.jsonl' && captureDir) {
-    if (fs.existsSync(to)) fs.copyFileSync(to, path.join(captureDir, 'old.jsonl'));
-    fs.copyFileSync(from, path.join(captureDir, 'new.jsonl'));
+    if (fs.existsSync(to)) capture(to, path.join(captureDir, 'old.jsonl'));
+    capture(from, path.join(captureDir, 'new.jsonl'));
   }
   if (blockRename && path.basename(to) === blockRename) {
     say(`blocked rename ${from}`);

@@ -3,6 +3,7 @@ import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { CompactionRecordInfo } from '../../../../shared/api/compaction-api';
 import { StatePanel } from '../../components/state-panel';
 import { useT } from '../../i18n/use-t';
+import { READER_INPUTS, readerMovedUp } from './follow-end';
 import { MessageRow } from './message-row';
 import { taskStrings } from './strings';
 import { useMessageWindows, WINDOW_SIZE } from './use-message-windows';
@@ -48,9 +49,9 @@ export function Timeline({ uuid, view, target, revision, compactions, onJump }: 
   const first = items[0]?.index ?? 0;
   const last = items.at(-1)?.index ?? 0;
 
-  // Follow a growing task while the reader sits at its end, as a terminal does. Where the
-  // reader is comes from scroll events only: growth (new rows, rows measured taller) does
-  // not move the reader, so it cannot turn following off by itself.
+  // Follow a growing task while the reader sits at its end, as a terminal does. Reaching the
+  // end turns following on; only the reader moving up turns it off (their own wheel, keys,
+  // pointer or touch: follow-end.ts). Growth and layout moving the page never do.
   const wasAtEnd = useRef(true);
   const shownCount = useRef(0);
   const scrollToEnd = (): void => {
@@ -75,17 +76,29 @@ export function Timeline({ uuid, view, target, revision, compactions, onJump }: 
     };
     if (scroller.current) wasAtEnd.current = atEnd(scroller.current);
     let lastY = window.scrollY;
+    let inputAt = -Infinity;
+    const onInput = (): void => {
+      inputAt = performance.now();
+    };
     // A scroll event arrives a frame after the scroll: rows may have grown in between, so
-    // our own scroll to the end can look short of it. Only moving up leaves the end.
+    // our own scroll to the end can look short of it. Only the reader moving up leaves the
+    // end; the page moving up by itself does not (follow-end.ts).
     const onScroll = (): void => {
       const el = scroller.current;
       const y = window.scrollY;
       if (el && atEnd(el)) wasAtEnd.current = true;
-      else if (y < lastY) wasAtEnd.current = false;
+      else if (readerMovedUp(lastY, y, inputAt, performance.now())) wasAtEnd.current = false;
       lastY = y;
     };
+    for (const type of READER_INPUTS) {
+      window.addEventListener(type, onInput, { passive: true, capture: true });
+    }
     window.addEventListener('scroll', onScroll, { passive: true });
-    return () => window.removeEventListener('scroll', onScroll);
+    return () => {
+      window.removeEventListener('scroll', onScroll);
+      for (const type of READER_INPUTS)
+        window.removeEventListener(type, onInput, { capture: true });
+    };
   }, [count > 0]);
   useEffect(() => {
     if (shownCount.current > 0 && count > shownCount.current && wasAtEnd.current) scrollToEnd();
