@@ -50,7 +50,7 @@ const blockRename = process.env.CWB_FAULT_BLOCK_BEFORE_RENAME;
 const blockAfterRename = process.env.CWB_FAULT_BLOCK_AFTER_RENAME;
 const blockWrite = process.env.CWB_FAULT_BLOCK_AFTER_WRITE;
 
-// The real rename, before it is replaced below: the captures use it.
+// The real rename, before it is replaced below: the captures and the replacement use it.
 const realRenameSync = fs.renameSync.bind(fs);
 
 /**
@@ -87,10 +87,9 @@ if (captureDir || blockRename || blockAfterRename) {
     await renameAsync(from, to);
     afterRename(String(to));
   };
-  const renameSync = fs.renameSync.bind(fs);
   fs.renameSync = (from: fs.PathLike, to: fs.PathLike): void => {
     beforeRename(String(from), String(to));
-    renameSync(from, to);
+    realRenameSync(from, to);
     afterRename(String(to));
   };
 }

@@ -11,29 +11,19 @@ export function writeAllSync(fd: number, data: Buffer): void {
   }
 }
 
-/** Same guarantee for a promise-based file handle. */
-export async function writeAll(handle: fs.promises.FileHandle, data: Buffer): Promise<void> {
-  let written = 0;
-  while (written < data.length) {
-    const { bytesWritten } = await handle.write(data, written, data.length - written);
-    written += bytesWritten;
-  }
-}
-
-/** Same guarantee, writing at `position` (the file's own offset is left alone). */
-export async function writeAllAt(
+/**
+ * Same guarantee for a promise-based file handle: at the file's own offset, or from
+ * `position` when given (the file's offset is then left alone).
+ */
+export async function writeAll(
   handle: fs.promises.FileHandle,
   data: Buffer,
-  position: number,
+  position?: number,
 ): Promise<void> {
   let written = 0;
   while (written < data.length) {
-    const { bytesWritten } = await handle.write(
-      data,
-      written,
-      data.length - written,
-      position + written,
-    );
+    const at = position === undefined ? null : position + written;
+    const { bytesWritten } = await handle.write(data, written, data.length - written, at);
     written += bytesWritten;
   }
 }

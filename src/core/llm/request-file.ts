@@ -5,7 +5,7 @@ import type { LlmProvider } from '../config/app-config';
 import { badInput } from '../errors';
 import { borrowBuffers, giveBack, POOLED_BUFFER_BYTES } from './buffer-pool';
 import { DEFAULT_MAX_LINE_BYTES } from '../jsonl/constants';
-import { writeAllAt } from '../jsonl/write-all';
+import { writeAll } from '../jsonl/write-all';
 import { toCurrentMessage } from './current-line';
 import { objectMembers, withoutMembers, type JsonMember } from './json-members';
 import { readLineBatches, type LinePosition } from './line-batches';
@@ -186,17 +186,13 @@ async function stillExtends(
   try {
     const request = await fs.promises.stat(kept.requestPath);
     if (!sameFile(request, kept.request) || request.size !== kept.request.size) return undefined;
-    const handle = await fs.promises.open(kept.currentPath, 'r');
-    try {
-      const current = await handle.stat();
-      if (!sameFile(current, kept.current) || current.size < kept.linesEnd.offset) return undefined;
-      const tail = Buffer.alloc(kept.tail.length);
-      const at = kept.linesEnd.offset - tail.length;
-      const { bytesRead } = await handle.read(tail, 0, tail.length, at);
-      return bytesRead === tail.length && tail.equals(kept.tail) ? kept : undefined;
-    } finally {
-      await handle.close();
-    }
+    const current = await bytesBefore(kept.currentPath, kept.linesEnd.offset, kept.tail.length);
+    return current &&
+      sameFile(current.stats, kept.current) &&
+      current.stats.size >= kept.linesEnd.offset &&
+      current.tail.equals(kept.tail)
+      ? kept
+      : undefined;
   } catch {
     return undefined; // gone or unreadable: written again, which reports a real problem
   }
@@ -208,24 +204,37 @@ async function keep(
   request: fs.promises.FileHandle,
   body: { linesEnd: LinePosition; messages: number; prefixBytes: number },
 ): Promise<KeptRequest | undefined> {
-  const handle = await fs.promises.open(currentPath, 'r');
+  const { offset } = body.linesEnd;
+  const current = await bytesBefore(currentPath, offset, Math.min(TAIL_BYTES, offset));
+  if (!current) return undefined;
+  const written = await request.stat();
+  return {
+    requestPath: options.requestPath,
+    currentPath,
+    provider: options.provider,
+    model: options.model,
+    current: identity(current.stats),
+    request: { ...identity(written), size: written.size },
+    tail: current.tail,
+    ...body,
+  };
+}
+
+/**
+ * A file's stats and its `length` bytes just before `end`, read through one descriptor (so
+ * both describe the same file); undefined when the file holds fewer bytes than that.
+ */
+async function bytesBefore(
+  file: string,
+  end: number,
+  length: number,
+): Promise<{ stats: fs.Stats; tail: Buffer } | undefined> {
+  const handle = await fs.promises.open(file, 'r');
   try {
-    const current = await handle.stat();
-    const tail = Buffer.alloc(Math.min(TAIL_BYTES, body.linesEnd.offset));
-    const at = body.linesEnd.offset - tail.length;
-    const { bytesRead } = await handle.read(tail, 0, tail.length, at);
-    if (bytesRead !== tail.length) return undefined;
-    const written = await request.stat();
-    return {
-      requestPath: options.requestPath,
-      currentPath,
-      provider: options.provider,
-      model: options.model,
-      current: identity(current),
-      request: { ...identity(written), size: written.size },
-      tail,
-      ...body,
-    };
+    const stats = await handle.stat();
+    const tail = Buffer.alloc(length);
+    const { bytesRead } = await handle.read(tail, 0, length, end - length);
+    return bytesRead === length ? { stats, tail } : undefined;
   } finally {
     await handle.close();
   }
@@ -413,7 +422,7 @@ function reason(error: unknown): string {
 
 /**
  * Gathers output in a buffer and writes it when full. Two buffers take turns, so one is
- * filled while the other is being written; counts the bytes written.
+ * filled while the other is being written; writes go at explicit offsets from `start`.
  */
 class BatchWriter {
   private readonly buffers = borrowBuffers(2);
@@ -491,6 +500,6 @@ class BatchWriter {
   }
 
   private writeOut(data: Buffer, at: number): Promise<void> {
-    return writeAllAt(this.handle, data, at);
+    return writeAll(this.handle, data, at);
   }
 }
