@@ -1,4 +1,3 @@
-import crypto from 'node:crypto';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import type {
@@ -30,6 +29,7 @@ import {
 } from './markdown-format';
 import { openAiMessageJson } from './openai-export';
 import { listTaskFiles } from './task-file-list';
+import { randomHex } from '../random-hex';
 
 export interface ExportEstimate {
   /** About how many bytes the export writes in all. */
@@ -179,8 +179,4 @@ function deflateRatio(chunks: Buffer[]): number {
     packed += zlib.deflateRawSync(chunk, { level: ARCHIVE_COMPRESSION_LEVEL }).length;
   }
   return raw === 0 ? 1 : packed / raw;
-}
-
-function randomHex(bytes: number): string {
-  return crypto.randomBytes(bytes).toString('hex');
 }

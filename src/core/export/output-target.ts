@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import crypto from 'node:crypto';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
 import type { Writable } from 'node:stream';
 import { CwbError } from '../errors';
+import { randomHex } from '../random-hex';
 
 /** Text written piece by piece, waiting whenever the destination is full (memory stays flat). */
 export interface TextSink {
@@ -77,7 +77,7 @@ export async function openOutput(
   const finalPath = path.resolve(target);
   const temp = path.join(
     path.dirname(finalPath),
-    `.${path.basename(finalPath)}.tmp-${process.pid}-${crypto.randomBytes(6).toString('hex')}`,
+    `.${path.basename(finalPath)}.tmp-${process.pid}-${randomHex(6)}`,
   );
   const stream = fs.createWriteStream(temp, { flags: 'wx' });
   // Always listened to: a write error with nobody listening would end the process (and a

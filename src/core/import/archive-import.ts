@@ -38,6 +38,7 @@ import { ImportReport } from './import-report';
 import { formatBytes } from './json-document';
 import { isRecord } from './text';
 import type { ImportedTask, ImportOptions } from './types';
+import { randomHex } from '../random-hex';
 
 export const ARCHIVE_LIMITS = {
   maxEntryBytes: 8 * 1024 ** 3,
@@ -71,11 +72,7 @@ export async function importArchive(
   };
   const onConflict: UuidConflict = options.onConflict ?? 'keep-both';
   const zip = await openZip(file);
-  const staging = path.join(
-    store.root,
-    '.staging',
-    `import-${process.pid}-${crypto.randomBytes(6).toString('hex')}`,
-  );
+  const staging = path.join(store.root, '.staging', `import-${process.pid}-${randomHex(6)}`);
   try {
     const listed = await listEntries(zip, base, limits);
     await checkFreeSpace(

@@ -6,6 +6,7 @@ import type { ContextStore, CreateTaskInput } from './context-store';
 import type { TaskContextManager } from './task-context-manager';
 import { statusFolder, taskDir } from './contexts-layout';
 import { CwbError } from '../errors';
+import { randomHex } from '../random-hex';
 
 /** What an importer reports after writing a task's files: the figures tasks.db cannot count from files. */
 export interface ImportedCounters {
@@ -126,11 +127,7 @@ export async function restoreTask(
   fill: (dir: string) => Promise<void>,
   options: { onConflict: UuidConflict },
 ): Promise<string> {
-  const staging = path.join(
-    store.root,
-    '.staging',
-    `${process.pid}-${crypto.randomBytes(6).toString('hex')}`,
-  );
+  const staging = path.join(store.root, '.staging', `${process.pid}-${randomHex(6)}`);
   fs.mkdirSync(staging, { recursive: true });
   try {
     await fill(staging);
