@@ -28,6 +28,7 @@ import {
 } from '../core/agent/run-settings';
 import type { WorkerChannel } from './worker-channel';
 import { TaskControl } from './control-state';
+import { TASK_HEAP_SLACK_BYTES, exposedGc, heapTrimmer } from './heap-trim';
 
 /**
  * The fleet index and host name the host handed over (config-env.ts: through the start
@@ -112,6 +113,8 @@ export async function runTaskProcess(
     secretValues: toolSecrets,
   });
   const tools: ToolSpec[] = builtinToolDefinitions({ allowRunCommand });
+  const gc = exposedGc();
+  const trimHeap = gc ? heapTrimmer({ slackBytes: TASK_HEAP_SLACK_BYTES, gc }) : () => undefined;
   const chat: ChatClient = {
     model,
     chat: (request) => client.chat({ ...request, tools: [...(request.tools ?? [])], model }),
@@ -121,8 +124,9 @@ export async function runTaskProcess(
       task,
       client: chat,
       tools,
-      runTool: (name, args, signal) =>
-        executeTool(name, args, {
+      runTool: (name, args, signal) => {
+        trimHeap();
+        return executeTool(name, args, {
           workdir,
           toolOutputs: task.toolOutputs,
           planning: task.planning,
@@ -131,7 +135,8 @@ export async function runTaskProcess(
           signal,
           secretValues: toolSecrets,
           childEnv,
-        }),
+        });
+      },
       compactor: createCompactor({
         task,
         // The strategies are loaded only once compaction is considered (not at all when off).

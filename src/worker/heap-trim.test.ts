@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { exposedGc, heapTrimmer } from './heap-trim';
+
+/** A heap whose size the test sets; a collection brings it back to what is "alive". */
+function fakeHeap(alive: number) {
+  let used = alive;
+  let collections = 0;
+  return {
+    grow: (bytes: number) => (used += bytes),
+    usedBytes: () => used,
+    gc: () => {
+      collections++;
+      used = alive;
+    },
+    collections: () => collections,
+  };
+}
+
+describe('heapTrimmer', () => {
+  it('collects once the heap has grown the slack past what the last collection left', () => {
+    const heap = fakeHeap(8_000_000);
+    const trim = heapTrimmer({ slackBytes: 2_000_000, gc: heap.gc, usedBytes: heap.usedBytes });
+
+    heap.grow(1_999_999);
+    trim();
+    expect(heap.collections()).toBe(0);
+
+    heap.grow(1);
+    trim();
+    expect(heap.collections()).toBe(1);
+  });
+
+  it('measures the next growth from what the collection left, not from the start', () => {
+    const heap = fakeHeap(8_000_000);
+    const trim = heapTrimmer({ slackBytes: 2_000_000, gc: heap.gc, usedBytes: heap.usedBytes });
+    heap.grow(3_000_000);
+    trim();
+    expect(heap.collections()).toBe(1);
+    // From 8 MB again: 1.5 MB more is within the slack, 2 MB more is not.
+    heap.grow(1_500_000);
+    trim();
+    expect(heap.collections()).toBe(1);
+    heap.grow(500_000);
+    trim();
+    expect(heap.collections()).toBe(2);
+  });
+
+  it('does not collect on every call once the heap is above its slack for good', () => {
+    let used = 10_000_000;
+    let collections = 0;
+    // Everything is alive: a collection frees nothing.
+    const trim = heapTrimmer({
+      slackBytes: 2_000_000,
+      gc: () => collections++,
+      usedBytes: () => used,
+    });
+    used += 2_000_000;
+    trim();
+    trim();
+    trim();
+    expect(collections).toBe(1);
+  });
+});
+
+describe('exposedGc', () => {
+  it('is undefined without --expose-gc and calls the global gc with it', () => {
+    const global = globalThis as { gc?: unknown };
+    const saved = global.gc;
+    try {
+      delete global.gc;
+      expect(exposedGc()).toBeUndefined();
+      let calls = 0;
+      global.gc = () => calls++;
+      exposedGc()?.();
+      expect(calls).toBe(1);
+    } finally {
+      if (saved === undefined) delete global.gc;
+      else global.gc = saved;
+    }
+  });
+});

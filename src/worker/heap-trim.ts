@@ -1,0 +1,43 @@
+import v8 from 'node:v8';
+
+export interface HeapTrimOptions {
+  /** How far the heap may grow past what was alive after the last collection. */
+  slackBytes: number;
+  /** A full collection (the task process's `gc`, exposed by `--expose-gc`). */
+  gc: () => void;
+  /** The heap in use now; V8's figure by default. */
+  usedBytes?: () => number;
+}
+
+/** What a task process lets its heap grow by during a step before it collects. */
+export const TASK_HEAP_SLACK_BYTES = 2 * 1024 * 1024;
+
+/**
+ * Returns a check to run between tool calls: when the heap has grown `slackBytes` past what
+ * the last collection left, collect now.
+ *
+ * Why: V8 starts a full collection when the old generation outgrows a limit it sets at about
+ * twice what was alive, or when the process turns idle. A task process is idle only between
+ * steps (waiting for the model), and in a step of thousands of tool calls the little each
+ * call leaves behind long enough to be promoted piles up to that limit: ~8 MiB on top of
+ * ~8 MiB alive in the bench's 1 GB run (`npm run bench`, memory group). Collecting when the
+ * heap has grown 2 MiB costs a few milliseconds every thousand calls or so.
+ */
+export function heapTrimmer(options: HeapTrimOptions): () => void {
+  const used = options.usedBytes ?? (() => v8.getHeapStatistics().used_heap_size);
+  let base = used();
+  return () => {
+    if (used() - base < options.slackBytes) return;
+    options.gc();
+    base = used();
+  };
+}
+
+/**
+ * The full collection `--expose-gc` puts on the global object (TASK_PROCESS_V8_FLAGS), or
+ * undefined where the process was started without it (tests, tools run in-process).
+ */
+export function exposedGc(): (() => void) | undefined {
+  const gc = (globalThis as { gc?: unknown }).gc;
+  return typeof gc === 'function' ? () => void gc() : undefined;
+}
