@@ -88,6 +88,10 @@ describe('read_file', () => {
       { offset: 3, limit: 5 },
       { offset: 6, limit: 3 },
       { offset: 8 },
+      // Numbers counted up across a new digit, from a first number of each width.
+      { offset: 9, limit: 3 },
+      { offset: 99, limit: 3 },
+      { offset: 998, limit: 4 },
       { offset: 900 },
     ]) {
       const small = await call('read_file', { path: 'small.txt', ...args });
