@@ -6,7 +6,13 @@ function fakeHeap(alive: number) {
   let used = alive;
   let collections = 0;
   return {
+    /** Garbage: gone at the next collection. */
     grow: (bytes: number) => (used += bytes),
+    /** Objects that stay alive (a step's tool calls): a collection keeps them. */
+    keep: (bytes: number) => {
+      alive += bytes;
+      used += bytes;
+    },
     usedBytes: () => used,
     gc: () => {
       collections++;
@@ -33,14 +39,15 @@ describe('heapTrimmer', () => {
   it('measures the next growth from what the collection left, not from the start', () => {
     const heap = fakeHeap(8_000_000);
     const trim = heapTrimmer({ slackBytes: 2_000_000, gc: heap.gc, usedBytes: heap.usedBytes });
-    heap.grow(3_000_000);
+    heap.keep(1_500_000);
+    heap.grow(1_000_000);
     trim();
     expect(heap.collections()).toBe(1);
-    // From 8 MB again: 1.5 MB more is within the slack, 2 MB more is not.
-    heap.grow(1_500_000);
+    // 9.5 MB are alive now: 1.9 MB more is within the slack (from the start it would not be).
+    heap.grow(1_900_000);
     trim();
     expect(heap.collections()).toBe(1);
-    heap.grow(500_000);
+    heap.grow(100_000);
     trim();
     expect(heap.collections()).toBe(2);
   });
