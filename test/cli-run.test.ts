@@ -5,7 +5,7 @@ import { ContextStore } from '../src/core/store/context-store';
 import { spawn } from 'node:child_process';
 import { BUILT_CLI, spawnCwb, waitForExit } from './support/run-ts';
 import { startScriptedLlm, type ScriptedLlm, type ScriptStep } from './support/scripted-llm-server';
-import { makeTaskEnv } from './support/task-env';
+import { deadRunningTask, makeTaskEnv } from './support/task-env';
 import { useTempDir } from './support/temp-dir';
 
 const tempDir = useTempDir();
@@ -40,15 +40,26 @@ async function cwb(
 }
 
 describe('cwb run', () => {
-  it('prints the uuid and ends with the outcome; a pipe gets no progress lines', async () => {
-    const env = await setup([
+  it('recovers the contexts folder, prints the uuid and ends with the outcome; a pipe gets no progress lines', async () => {
+    const steps: ScriptStep[] = [
       {
         tool_calls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }],
         usage: { prompt_tokens: 50, completion_tokens: 5 },
       },
       { content: 'beta is on line 2', usage: { prompt_tokens: 80, completion_tokens: 6 } },
       { content: 'Read notes.txt; beta is on line 2.' },
-    ]);
+    ];
+    // What the dead task's row said while the new task ran its first step.
+    let deadWhileRunning: unknown;
+    const env = await setup((index) => {
+      if (index === 0) {
+        const look = ContextStore.open(env.root, { recover: false });
+        deadWhileRunning = look.requireTask(dead).status;
+        look.close();
+      }
+      return steps[index]!;
+    });
+    const dead = deadRunningTask(env.root);
     const r = await cwb(
       env,
       'run',
@@ -62,6 +73,8 @@ describe('cwb run', () => {
       'ann',
     );
     expect(r.code).toBe(0);
+    // The task process leaves recovery to its host: cwb run ran it before starting it.
+    expect(deadWhileRunning).toBe('failed');
     const lines = r.stdout.trim().split('\n');
     expect(lines[0]).toMatch(/^[0-9a-f-]{36}$/);
     expect(lines.at(-1)).toBe('completed: 2 model calls, 1 tool calls, 141 tokens');

@@ -8,7 +8,7 @@ import { toProviderMessage } from '../src/core/llm';
 import type { WorkerEvent } from '../src/shared/worker-protocol';
 import { startScriptedLlm, type ScriptedLlm, type ScriptStep } from './support/scripted-llm-server';
 import { BUILT_WORKER } from './support/run-ts';
-import { allFiles, makeTaskEnv, readCurrent } from './support/task-env';
+import { allFiles, deadRunningTask, makeTaskEnv, readCurrent } from './support/task-env';
 import { useTempDir } from './support/temp-dir';
 
 const tempDir = useTempDir();
@@ -196,6 +196,31 @@ describe('a task process against a scripted OpenAI-compatible server', () => {
     ).toEqual(['system', 'user', 'assistant', 'tool']);
     store.close();
     expect(events.at(-1)).toMatchObject({ type: 'status', status: 'failed' });
+  });
+});
+
+describe('a task process and recovery', () => {
+  it('leaves recovery to its host: a dead task it does not own stays for the next host to mark', async () => {
+    const base = tempDir();
+    const llm = await startScriptedLlm({
+      flavor: 'openai',
+      script: [{ content: 'Done.' }, { content: 'Said done.' }],
+    });
+    servers.push(llm);
+    const env = makeTaskEnv(base, { provider: 'openai', url: llm.url });
+    const dead = deadRunningTask(env.root);
+    const { supervisor } = supervisorFor(env);
+    const uuid = supervisor.start({ prompt: 'Say done.', workdir: env.workdir });
+    expect(await supervisor.waitForExit(uuid)).toMatchObject({ status: 'completed' });
+    // Recovery reads every row and folder: a task process that ran it would have marked the
+    // dead task, at a cost that grows with the number of tasks (issue #17).
+    const look = ContextStore.open(env.root, { recover: false });
+    expect(look.requireTask(dead).status).toBe('running');
+    look.close();
+    const host = ContextStore.open(env.root);
+    expect(host.recovery?.interrupted).toEqual([dead]);
+    expect(host.requireTask(dead).status).toBe('failed');
+    host.close();
   });
 });
 

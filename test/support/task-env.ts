@@ -1,5 +1,8 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { ContextStore } from '../../src/core/store/context-store';
 import type { CurrentMessage } from '../../src/shared/task-types';
 
 /** A contexts root, a work folder with a file in it, and a config.yaml pointing at a scripted LLM. */
@@ -26,6 +29,23 @@ export function makeTaskEnv(
     `llm:\n  provider: ${llm.provider}\n${section}${llm.extraYaml ?? ''}`,
   );
   return { root, workdir, configFile };
+}
+
+/**
+ * A task whose process died without a word in `root`: its row still says running, owned by
+ * a process of this host that no longer exists. Recovery marks it interrupted. Returns its uuid.
+ */
+export function deadRunningTask(root: string): string {
+  const store = ContextStore.open(root);
+  try {
+    const task = store.createTask({ title: 'died while running' });
+    task.close();
+    const gone = spawnSync(process.execPath, ['-e', '']).pid;
+    store.repo.setStatus(task.uuid, 'running', { process_id: gone, hostname: os.hostname() });
+    return task.uuid;
+  } finally {
+    store.close();
+  }
 }
 
 /** current.jsonl of a task, wherever its folder is now. */

@@ -75,6 +75,8 @@ export function registerRun(program: Command, output: Output): void {
         }),
       });
       prepareRun(spec, process.env); // config, model and limits are checked before any process starts
+      // Recovery runs here, in the host: the task process leaves it to whoever starts it.
+      await withStore(ctx, () => undefined);
       if (opts.detach) {
         await startDetached(spec, ctx.configFile);
         if (opts.json) printJson(output, { uuid: spec.uuid, detached: true });
