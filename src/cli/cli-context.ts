@@ -41,6 +41,15 @@ export function resolveContext(
   };
 }
 
+/**
+ * Runs recovery on the contexts folder (src/core/store/recovery.ts) by opening the store and
+ * closing it: what a command does before it starts a task process, which leaves recovery to
+ * its host.
+ */
+export async function recoverContexts(ctx: CliContext): Promise<void> {
+  await withStore(ctx, () => undefined);
+}
+
 /** Opens the store (with recovery) for the length of `fn`. */
 export async function withStore<T>(
   ctx: CliContext,

@@ -10,7 +10,13 @@ import { nodeForkWorker, resolveWorkerEntry } from '../../core/supervisor/node-f
 import { configEnvFor } from '../../core/supervisor/config-env';
 import { TASK_PROCESS_V8_FLAGS, taskProcessEnv } from '../../core/supervisor/task-process-flags';
 import { CwbError } from '../../core/errors';
-import { resolveContext, withStore, type CliContext, type GlobalOptions } from '../cli-context';
+import {
+  recoverContexts,
+  resolveContext,
+  withStore,
+  type CliContext,
+  type GlobalOptions,
+} from '../cli-context';
 import { followTask } from '../follow-task';
 import { printJson, type Output } from '../output';
 import { parseCount, parseChoice, parseStrategies } from '../parse-args';
@@ -75,8 +81,7 @@ export function registerRun(program: Command, output: Output): void {
         }),
       });
       prepareRun(spec, process.env); // config, model and limits are checked before any process starts
-      // Recovery runs here, in the host: the task process leaves it to whoever starts it.
-      await withStore(ctx, () => undefined);
+      await recoverContexts(ctx);
       if (opts.detach) {
         await startDetached(spec, ctx.configFile);
         if (opts.json) printJson(output, { uuid: spec.uuid, detached: true });
