@@ -82,7 +82,7 @@ export async function runTaskProcess(
   const store = ContextStore.open(spec.contextsRoot, {
     ...fleetIndex(env),
     // Recovery reads every task's row and lists every task folder: with 10,000 tasks that
-    // was ~80 ms and ~8 MiB more at the start of every task process (issue #17). The host
+    // was ~100 ms and ~7 MiB more peak memory in every task process (issue #17). The host
     // that starts a task process has run it already (the app, `cwb serve` and `cwb resume`
     // when they open the store, `cwb run` just before it starts the process), and a
     // supervised process that dies is marked by its supervisor.
