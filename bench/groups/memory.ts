@@ -426,7 +426,7 @@ export const memoryGroup: BenchGroup = {
               : await runBaseline(size, mode, script, workdir, runDir);
           fs.rmSync(runDir, { recursive: true, force: true });
           ctx.log(
-            `  ${size.label} ${mode} run ${i + 1}: peak ${mb(result.peakBytes)}, ${ms(result.ms)}${result.ok ? '' : ` FAILED: ${result.error}`}`,
+            `  ${size.label} ${mode} run ${i + 1}: peak ${(result.peakBytes / 2 ** 20).toFixed(1)} MiB, ${ms(result.ms)}${result.ok ? '' : ` FAILED: ${result.error}`}`,
           );
           results.get(mode)!.push(result);
         }

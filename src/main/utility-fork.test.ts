@@ -28,7 +28,12 @@ describe('utilityProcessForkWorker', () => {
     });
     expect(fork).toHaveBeenCalledWith('/app/out/main/worker.cjs', [], {
       env: { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072', PATH: '/bin' },
-      execArgv: ['--optimize-for-size', '--no-sparkplug', '--expose-gc'],
+      execArgv: [
+        '--optimize-for-size',
+        '--no-sparkplug',
+        '--expose-gc',
+        '--interrupt-budget=800000',
+      ],
       stdio: ['ignore', 'ignore', 'pipe'],
       serviceName: 'Context Workbench task',
     });

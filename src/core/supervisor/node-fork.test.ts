@@ -21,7 +21,13 @@ describe('nodeForkWorker', () => {
     const exited = new Promise((resolve) => handle.onExit(resolve));
     const message = await new Promise<unknown>((resolve) => handle.onMessage(resolve));
     expect(message).toEqual({
-      argv: ['--optimize-for-size', '--no-sparkplug', '--expose-gc', '--no-warnings'],
+      argv: [
+        '--optimize-for-size',
+        '--no-sparkplug',
+        '--expose-gc',
+        '--interrupt-budget=800000',
+        '--no-warnings',
+      ],
       // heap-trim.ts collects through it between tool calls.
       gc: 'function',
       arenas: '4',

@@ -24,11 +24,21 @@ import { allowListedEnv } from './allowed-env';
  * in the bench's 1 GB run (steps of 4,000 calls) the heap grew from ~8 to ~18 MiB before it
  * did (peak 71–74 → 66–68 MiB). Only the task process's own code runs in it; the commands
  * it runs are processes of their own.
+ * `--interrupt-budget=800000` (V8's default: 67,584 bytes of bytecode run) lets a function
+ * run about twelve times longer before V8 considers optimizing it. The loops a task spends
+ * its time in (reading files, encoding lines, scanning request.json) are hot enough either
+ * way; what no longer gets optimized is the code that runs a few hundred times in a step,
+ * whose compilations filled glibc's arenas with the optimizing compiler's freed zones.
+ * Measured on the bench's scripted run (2026-11-26, `--full`, two to three runs each):
+ * 67–69 → 64 MiB at 1 GB, 64–65 → 60–61 MiB at 100 MB, in the same time (100 MB: 1.04–1.14×
+ * the append-once JSONL agent against 1.08–1.17× without it). Twelve times less eager was
+ * the knee: thirty times (2,000,000) saved one MiB more and cost ~15 % of the time.
  */
 export const TASK_PROCESS_V8_FLAGS: readonly string[] = [
   '--optimize-for-size',
   '--no-sparkplug',
   '--expose-gc',
+  '--interrupt-budget=800000',
 ];
 
 /**
