@@ -165,4 +165,20 @@ export default defineConfig(
     },
   },
   ...boundaries,
+  {
+    // What a task process runs stays off ICU's time zone data (src/core/iso-timestamp.ts).
+    name: 'task-process/no-local-time-zone',
+    files: ['src/core/**', 'src/worker/**'],
+    ignores: ['**/*.test.ts', '**/test-support/**'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        {
+          property: 'toISOString',
+          message:
+            'use isoTimestamp() (src/core/iso-timestamp.ts): toISOString makes V8 load ICU time zone data, ~1 MiB in every task process',
+        },
+      ],
+    },
+  },
 );

@@ -5,6 +5,7 @@ import { readFinalSummary } from '../store/final-summary';
 import { lastPlanningEntries } from '../store/planning-store';
 import { TASK_FILES } from '../store/contexts-layout';
 import { estimateTokens } from '../tokens/estimate';
+import { isoTimestamp } from '../iso-timestamp';
 
 /** Planning entries carried over from the previous run (the newest ones). */
 const PLANNING_ENTRIES = 10;
@@ -40,7 +41,7 @@ export function findInheritance(
   now = new Date(),
 ): InheritanceContext | undefined {
   if (!options.enabled || !hasKey(key)) return undefined;
-  const since = new Date(now.getTime() - options.expiry_days * 86_400_000).toISOString();
+  const since = isoTimestamp(new Date(now.getTime() - options.expiry_days * 86_400_000));
   const previous: TaskRow | undefined = store.repo.findPreviousByKey(key, since);
   if (!previous) return undefined;
   const dir = store.taskPath(previous);

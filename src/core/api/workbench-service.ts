@@ -22,6 +22,7 @@ import { taskViewHandlers } from './task-view-handlers';
 import { watchTasksTable } from './tasks-watcher';
 import { toolOutputsHandlers } from './tool-outputs-handlers';
 import { transferHandlers } from './transfer-handlers';
+import { isoTimestamp } from '../iso-timestamp';
 
 export interface WorkbenchServiceOptions {
   contextsRoot: string;
@@ -96,7 +97,7 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
     configFile: options.configFile,
     env,
     exportDir: options.exportDir,
-    startedAt: new Date().toISOString(),
+    startedAt: isoTimestamp(),
     loadConfig: () => loadConfig({ file: options.configFile, env }),
   };
   const handlers: WorkbenchHandlers = {

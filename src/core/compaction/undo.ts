@@ -8,6 +8,7 @@ import { readView } from './read-view';
 import { writeCurrent } from './materialize';
 import { repairToolPairs } from './tool-pairing';
 import { entrySeq, viewTokens } from './view';
+import { isoTimestamp } from '../iso-timestamp';
 
 export interface UndoResult {
   /** Every record undone: the one asked for and those that were built on it. */
@@ -95,7 +96,7 @@ export async function rewindTo(task: TaskContextManager, seq: number): Promise<R
 function markUndone(dir: string, ids: readonly number[], asked: number, reason: string): void {
   const log = new AppendLog(path.join(dir, TASK_FILES.undone));
   try {
-    const now = new Date().toISOString();
+    const now = isoTimestamp();
     for (const id of ids) {
       const entry: UndoEntry = {
         id,

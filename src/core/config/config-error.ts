@@ -1,5 +1,6 @@
 import { CwbError } from '../errors';
 import type { CwbErrorCode } from '../errors';
+import { isoTimestamp } from '../iso-timestamp';
 
 export interface ConfigErrorDetails {
   /** The config file as the user named it, or null for environment variables. */
@@ -46,7 +47,7 @@ export function formatValue(value: unknown): string {
   if (typeof value === 'string') text = JSON.stringify(value);
   else if (value === null || typeof value === 'number' || typeof value === 'boolean')
     text = String(value);
-  else if (value instanceof Date) text = value.toISOString();
+  else if (value instanceof Date) text = isoTimestamp(value);
   else text = JSON.stringify(value) ?? String(value);
   return text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN - 1)}…` : text;
 }

@@ -20,7 +20,6 @@ import {
   type ModelRate,
   CONTROL_ACTIONS,
   INSERTABLE_COLUMNS,
-  nowIso,
   pageOf,
   statIncrements,
   type ControlAction,
@@ -32,6 +31,7 @@ import {
   type TaskOwner,
   type TaskQuery,
 } from './task-index';
+import { isoTimestamp } from '../iso-timestamp';
 import { likePattern } from './task-search';
 
 /**
@@ -147,7 +147,7 @@ export class PgTaskRepository implements TaskIndex {
   }
 
   insert(row: NewTaskRow): void {
-    const now = row.created_at ?? nowIso();
+    const now = row.created_at ?? isoTimestamp();
     const status = row.status ?? 'running';
     this.q(
       `INSERT INTO tasks (uuid, status, title, prompt, workdir, parent_uuid,
@@ -275,7 +275,7 @@ export class PgTaskRepository implements TaskIndex {
         [
           uuid,
           status,
-          nowIso(),
+          isoTimestamp(),
           ended,
           extra.error_message !== undefined,
           extra.error_message ?? null,
@@ -296,7 +296,7 @@ export class PgTaskRepository implements TaskIndex {
         const n = p.add(value);
         return columns.map((c) => `${c} = ${c} + ${n}`);
       });
-      sets.push(`updated_at = ${p.add(nowIso())}`);
+      sets.push(`updated_at = ${p.add(isoTimestamp())}`);
       this.q(`UPDATE tasks SET ${sets.join(', ')} WHERE uuid = ${p.add(uuid)}`, p.values);
     });
   }
@@ -315,7 +315,7 @@ export class PgTaskRepository implements TaskIndex {
           stats.total_tool_calls,
           stats.final_token_count,
           stats.final_message_count,
-          nowIso(),
+          isoTimestamp(),
         ],
       );
     });
@@ -326,7 +326,7 @@ export class PgTaskRepository implements TaskIndex {
       this.q('UPDATE tasks SET metadata = $2, updated_at = $3 WHERE uuid = $1', [
         uuid,
         JSON.stringify(metadata),
-        nowIso(),
+        isoTimestamp(),
       ]);
     });
   }
@@ -390,7 +390,7 @@ export class PgTaskRepository implements TaskIndex {
     const { rowCount } = this.q('UPDATE tasks SET control = $2, updated_at = $3 WHERE uuid = $1', [
       uuid,
       action,
-      nowIso(),
+      isoTimestamp(),
     ]);
     if (rowCount === 0) throw notFound(`no task with id ${uuid}`);
   }
@@ -740,7 +740,7 @@ export class PgTaskRepository implements TaskIndex {
        WHERE tasks.host = h.name AND h.name <> $1 AND h.lease_expires < now()
          AND tasks.status = 'running'
        RETURNING tasks.uuid, tasks.host`,
-      [this.host, nowIso()],
+      [this.host, isoTimestamp()],
     ).rows;
   }
 

@@ -202,10 +202,6 @@ export interface TaskQuery extends TaskFilter {
 export const CONTROL_ACTIONS = ['pause', 'stop', 'compact'] as const;
 export type ControlAction = (typeof CONTROL_ACTIONS)[number];
 
-export function nowIso(): string {
-  return new Date().toISOString();
-}
-
 /** The most rows one page may ask for. */
 export const MAX_QUERY_LIMIT = 10_000;
 

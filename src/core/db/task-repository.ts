@@ -21,7 +21,6 @@ import {
   CONTROL_ACTIONS,
   INSERTABLE_COLUMNS,
   SORTABLE_COLUMNS,
-  nowIso,
   type ControlAction,
   type NewTaskRow,
   type SortColumn,
@@ -30,13 +29,13 @@ import {
   type TaskIndex,
   type TaskQuery,
 } from './task-index';
+import { isoTimestamp } from '../iso-timestamp';
 import { notFound } from '../errors';
 
 // The shared types lived here before the PostgreSQL index; importers keep working.
 export {
   CONTROL_ACTIONS,
   SORTABLE_COLUMNS,
-  nowIso,
   type ControlAction,
   type FinalStats,
   type NewTaskRow,
@@ -86,7 +85,7 @@ export class TaskRepository implements TaskIndex {
   }
 
   insert(row: NewTaskRow): void {
-    const now = row.created_at ?? nowIso();
+    const now = row.created_at ?? isoTimestamp();
     this.write(() =>
       this.db
         .prepare(
@@ -162,7 +161,7 @@ export class TaskRepository implements TaskIndex {
       hostname?: string | null;
     } = {},
   ): void {
-    const now = nowIso();
+    const now = isoTimestamp();
     const ended = status === 'completed' || status === 'failed';
     const info = this.write(() =>
       this.db
@@ -221,7 +220,7 @@ export class TaskRepository implements TaskIndex {
       );
       this.addStatsStatements.set(key, statement);
     }
-    const params: Record<string, unknown> = { uuid, now: nowIso() };
+    const params: Record<string, unknown> = { uuid, now: isoTimestamp() };
     for (const [name] of changed) params[name] = values[name];
     this.write(() => statement.run(params));
   }
@@ -242,7 +241,7 @@ export class TaskRepository implements TaskIndex {
            final_message_count = @final_message_count, updated_at = @now
          WHERE uuid = @uuid`,
         )
-        .run({ uuid, ...stats, now: nowIso() }),
+        .run({ uuid, ...stats, now: isoTimestamp() }),
     );
   }
 
@@ -251,7 +250,7 @@ export class TaskRepository implements TaskIndex {
     this.write(() =>
       this.db
         .prepare(`UPDATE tasks SET metadata = ?, updated_at = ? WHERE uuid = ?`)
-        .run(JSON.stringify(metadata), nowIso(), uuid),
+        .run(JSON.stringify(metadata), isoTimestamp(), uuid),
     );
   }
 
@@ -313,7 +312,7 @@ export class TaskRepository implements TaskIndex {
     const info = this.write(() =>
       this.db
         .prepare(`UPDATE tasks SET control = ?, updated_at = ? WHERE uuid = ?`)
-        .run(action, nowIso(), uuid),
+        .run(action, isoTimestamp(), uuid),
     );
     if (info.changes === 0) throw notFound(`no task with id ${uuid}`);
   }

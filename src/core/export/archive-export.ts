@@ -15,6 +15,7 @@ import {
   type ManifestFile,
 } from './archive-manifest';
 import { listTaskFiles, type TaskFile } from './task-file-list';
+import { isoTimestamp } from '../iso-timestamp';
 
 export interface ArchivedTask {
   uuid: string;
@@ -62,7 +63,7 @@ export async function writeArchive(
     const manifest: Manifest = {
       format: ARCHIVE_FORMAT,
       version: ARCHIVE_VERSION,
-      created_at: new Date().toISOString(),
+      created_at: isoTimestamp(),
       tasks: [],
     };
     const report: ArchivedTask[] = [];

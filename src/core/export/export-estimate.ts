@@ -30,6 +30,7 @@ import {
 import { openAiMessageJson } from './openai-export';
 import { listTaskFiles } from './task-file-list';
 import { randomHex } from '../random-hex';
+import { isoTimestamp } from '../iso-timestamp';
 
 export interface ExportEstimate {
   /** About how many bytes the export writes in all. */
@@ -68,7 +69,7 @@ export function estimateExport(
     const manifest: Manifest = {
       format: ARCHIVE_FORMAT,
       version: ARCHIVE_VERSION,
-      created_at: new Date().toISOString(),
+      created_at: isoTimestamp(),
       tasks: [],
     };
     let bytes = ZIP_END;

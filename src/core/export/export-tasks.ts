@@ -7,6 +7,7 @@ import { writeArchive, type ArchivedTask } from './archive-export';
 import { writeMarkdown, type TranscriptExport } from './markdown-export';
 import { writeOpenAi } from './openai-export';
 import { cannotWrite, openOutput, sinkOf, type OutputTarget } from './output-target';
+import { isoTimestamp } from '../iso-timestamp';
 
 export const EXPORT_FORMATS = ['archive', 'markdown', 'openai'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -125,6 +126,6 @@ function isDirectory(p: string): boolean {
 
 function defaultArchiveName(uuids: string[]): string {
   if (uuids.length === 1) return `${uuids[0]}.zip`;
-  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  const stamp = isoTimestamp().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
   return `cwb-export-${stamp}.zip`;
 }

@@ -1,3 +1,5 @@
+import { isoTimestamp } from '../iso-timestamp';
+
 /**
  * Small, total helpers for text found in transcripts: every input is untrusted JSON, so
  * each one accepts `unknown` and never throws.
@@ -21,7 +23,7 @@ export function normalizeTimestamp(value: unknown): string | undefined {
   const ms = typeof value === 'number' ? value : Date.parse(value);
   if (!Number.isFinite(ms)) return undefined;
   const date = new Date(ms);
-  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+  return Number.isNaN(date.getTime()) ? undefined : isoTimestamp(date);
 }
 
 /**
@@ -116,5 +118,5 @@ export function fileTimes(stat: { birthtimeMs: number; birthtime: Date; mtime: D
   completed_at: string;
 } {
   const born = stat.birthtimeMs > 0 && stat.birthtime <= stat.mtime ? stat.birthtime : stat.mtime;
-  return { created_at: born.toISOString(), completed_at: stat.mtime.toISOString() };
+  return { created_at: isoTimestamp(born), completed_at: isoTimestamp(stat.mtime) };
 }

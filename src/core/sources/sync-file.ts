@@ -17,6 +17,7 @@ import {
   type ThreadInfo,
 } from './sync-sink';
 import { SyncStateRepository, type SourceFileRow } from './sync-state';
+import { isoTimestamp } from '../iso-timestamp';
 
 /**
  * How long a session file must have been still before a sync takes its last reply as
@@ -187,7 +188,7 @@ export async function syncFile(
         return { ...pending, recovering: false };
       }
       const unit = reading.mode === 'entries' ? reading.source.unit : 'bytes';
-      notice = `${new Date().toISOString()}: the file was replaced or truncated (${size} ${unit}, ${row.offset} read before); read again from the start into new tasks, the earlier ones are kept`;
+      notice = `${isoTimestamp()}: the file was replaced or truncated (${size} ${unit}, ${row.offset} read before); read again from the start into new tasks, the earlier ones are kept`;
       const pending: Pending = { start: 0, end: size, ...(quiet && { final: true }) };
       repo.update(file, {
         generation: row.generation + 1,
@@ -553,7 +554,7 @@ async function readRange(
         state: JSON.stringify(saved),
         held: waiting ? 1 : 0,
         pending: null,
-        synced_at: new Date().toISOString(),
+        synced_at: isoTimestamp(),
         error: null,
       });
       repo.release(file);

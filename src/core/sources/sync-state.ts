@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import type { Db } from '../db/open-database';
 import { writeTx } from '../db/open-database';
+import { isoTimestamp } from '../iso-timestamp';
 
 /** One session file of another agent and how far it has been read (table source_files). */
 export interface SourceFileRow {
@@ -82,7 +83,7 @@ export class SyncStateRepository {
         .prepare(
           'UPDATE source_files SET lease_pid = ?, lease_host = ?, lease_at = ? WHERE path = ?',
         )
-        .run(process.pid, os.hostname(), new Date().toISOString(), path);
+        .run(process.pid, os.hostname(), isoTimestamp(), path);
       const value = prepare(row);
       return { row: this.get(path)!, value };
     });

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ContextStore } from './context-store';
+import { isoTimestamp } from '../iso-timestamp';
 
 export interface CleanupCandidate {
   uuid: string;
@@ -28,7 +29,7 @@ export function cleanupTasks(
   options: { days: number; dryRun?: boolean; now?: Date },
 ): CleanupResult {
   const now = options.now ?? new Date();
-  const cutoff = new Date(now.getTime() - options.days * 86_400_000).toISOString();
+  const cutoff = isoTimestamp(new Date(now.getTime() - options.days * 86_400_000));
   const candidates: CleanupCandidate[] = store.repo.endedBefore(cutoff).map((row) => ({
     uuid: row.uuid,
     status: row.status,

@@ -20,6 +20,7 @@ import { basicFinalSummary } from './basic-final-summary';
 import { TaskReader } from './task-reader';
 import { syncCurrent } from './current-sync';
 import { CwbError, notFound } from '../errors';
+import { isoTimestamp } from '../iso-timestamp';
 
 export interface ContextStoreOptions {
   /** fsync every JSONL append (config storage.durability = 'fsync'). */
@@ -155,7 +156,7 @@ export class ContextStore implements TaskHost {
         : assertTaskUuid(input.uuid);
     const key: TaskKey = { ...EMPTY_KEY, ...input.key };
     const dir = taskDir(this.root, 'running', uuid);
-    const createdAt = new Date().toISOString();
+    const createdAt = isoTimestamp();
     this.repo.write(() => {
       if (this.repo.get(uuid))
         throw new CwbError('conflict', `a task with id ${uuid} exists already`);

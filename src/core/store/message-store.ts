@@ -28,6 +28,7 @@ import { currentLines } from '../compaction/materialize';
 import { writeFileAtomicChunks } from '../jsonl/atomic-write';
 import { lineChunks } from '../jsonl/line-chunks';
 import { rewriteHistoryOnly } from './history-only-rewrite';
+import { isoTimestamp } from '../iso-timestamp';
 
 export interface NewMessage {
   role: MessageRole;
@@ -113,7 +114,7 @@ export class MessageStore {
       tokens += estimateTokens(toolCallsJson);
     }
     const seq = this.index.count + 1;
-    const timestamp = input.timestamp ?? new Date().toISOString();
+    const timestamp = input.timestamp ?? isoTimestamp();
     const record: MessageRecord = {
       seq,
       role: input.role,

@@ -3,6 +3,7 @@ import type { PlanningEntry } from '../../shared/task-types';
 import { RecordLog } from './record-log';
 import { TASK_FILES } from './contexts-layout';
 import { readLastLines } from '../jsonl/tail';
+import { isoTimestamp } from '../iso-timestamp';
 
 /** planning.jsonl (seed 001 §11.5): how the plan changed over the task. */
 export class PlanningStore {
@@ -17,7 +18,7 @@ export class PlanningStore {
       id,
       plan_type: planType,
       plan_content: planContent,
-      created_at: new Date().toISOString(),
+      created_at: isoTimestamp(),
     }));
   }
 

@@ -16,6 +16,7 @@ import { readMetadata } from './task-metadata';
 import { countLines } from './count-lines';
 import type { ContextStore } from './context-store';
 import { MessageStore } from './message-store';
+import { isoTimestamp } from '../iso-timestamp';
 
 export interface TornLine {
   file: string;
@@ -150,7 +151,7 @@ function reindexFolder(
     llm_provider: meta.config?.llm_provider ?? null,
     model: meta.config?.model ?? null,
     context_length: meta.config?.context_length ?? null,
-    created_at: meta.created_at ?? fs.statSync(dir).mtime.toISOString(),
+    created_at: meta.created_at ?? isoTimestamp(fs.statSync(dir).mtime),
   });
   store.repo.setFinalStats(uuid, statisticsFromFiles(dir));
   store.repo.setStatus(

@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { SummaryRecord } from '../../shared/task-types';
 import { RecordLog } from './record-log';
 import { TASK_FILES } from './contexts-layout';
+import { isoTimestamp } from '../iso-timestamp';
 
 export interface NewSummary {
   strategy: string;
@@ -24,7 +25,7 @@ export class SummaryStore {
   }
 
   add(input: NewSummary): SummaryRecord {
-    const now = new Date().toISOString();
+    const now = isoTimestamp();
     return this.log.append((id) => ({
       ...input.extra,
       id,

@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { ToolRecord } from '../../shared/task-types';
 import { RecordLog } from './record-log';
 import { TASK_FILES } from './contexts-layout';
+import { isoTimestamp } from '../iso-timestamp';
 
 export interface NewToolCall {
   tool: string;
@@ -40,7 +41,7 @@ export class ToolStore {
       status: input.status,
       error: input.error ?? null,
       duration_ms: Math.round(input.duration_ms),
-      timestamp: input.timestamp ?? new Date().toISOString(),
+      timestamp: input.timestamp ?? isoTimestamp(),
       ...(input.tool_call_id !== undefined && { tool_call_id: input.tool_call_id }),
     }));
   }
