@@ -64,6 +64,21 @@ describe('the task process bundle', () => {
     }
   });
 
+  it("leaves config.yaml's loader (js-yaml, the config's schemas) to a chunk loaded only when no config was handed over", () => {
+    // What the entry loads as it loads, chunk by chunk.
+    const loaded = new Map<string, string>([['./worker.cjs', fs.readFileSync(WORKER, 'utf8')]]);
+    for (const text of loaded.values()) {
+      for (const spec of staticImportsOf(text).filter((s) => s.startsWith('./'))) {
+        if (!loaded.has(spec)) loaded.set(spec, fs.readFileSync(path.join(MAIN, spec), 'utf8'));
+      }
+    }
+    for (const [name, text] of loaded) expect(text, name).not.toContain('YAMLException');
+    const loaders = workerFiles().filter(([, text]) => text.includes('YAMLException'));
+    expect(loaders.length).toBe(1);
+    const chunk = `./${loaders[0]![0].split(path.sep).join('/')}`;
+    expect(importsOf(loaded.get('./worker.cjs')!)).toContain(chunk);
+  });
+
   it('is ASCII, so V8 keeps its source at one byte per character', () => {
     for (const [name, text] of workerFiles()) {
       const wide = /[^\t\n\r\x20-\x7e]/.exec(text);

@@ -59,6 +59,13 @@ export const hostMessageSchema = z.discriminatedUnion('type', [
      * them in memory only; its environment is allow-listed (src/core/supervisor/config-env.ts).
      */
     configEnv: z.record(z.string(), z.string()).default({}),
+    /**
+     * The task's config as the host loaded it (src/core/supervisor/config-env.ts), so the
+     * task process need not parse config.yaml; absent = the task process loads it. Checked
+     * here as an object only: the host built it through the config's full schema, and
+     * building that schema again in every task process is what handing it over saves.
+     */
+    config: z.record(z.string(), z.unknown()).optional(),
   }),
   /** Finish the current step, then move the task to paused/ and exit. */
   z.object({ type: z.literal('pause') }),

@@ -3,6 +3,7 @@ import { connectToHost, type WorkerChannel } from './worker-channel';
 import { runTaskProcess } from './task-process';
 import { readStartFromStdin } from './stdin-start';
 import { diskFullReason } from '../core/agent/disk-full';
+import type { AppConfig } from '../core/config/app-config';
 
 type Start = Extract<HostMessage, { type: 'start' }>;
 
@@ -30,7 +31,9 @@ async function main(): Promise<number> {
     }
     // In memory only: never copied into process.env, which every child would inherit.
     const env: NodeJS.ProcessEnv = { ...process.env, ...start.configEnv };
-    return await runTaskProcess(start.spec, host, env);
+    // Its host loaded it through the config's full schema (worker-protocol.ts).
+    const config = start.config as AppConfig | undefined;
+    return await runTaskProcess(start.spec, host, env, config);
   } catch (err) {
     // One line, not a stack: this is what a user sees of a task that could not run.
     const message = oneLine(err);

@@ -9,6 +9,8 @@ import { taskSpecSchema, type WorkerEvent } from '../shared/worker-protocol';
 import { startScriptedLlm, type ScriptedLlm } from '../../test/support/scripted-llm-server';
 import { makeTaskEnv } from '../../test/support/task-env';
 import { useTempDir } from '../../test/support/temp-dir';
+import { loadConfig } from '../core/config/load-config';
+import type { AppConfig } from '../core/config/app-config';
 
 /**
  * The task process in this process (its entry is src/worker/index.ts), with a full disk
@@ -178,5 +180,61 @@ describe('the task process after an unexpected error', () => {
     expect(row.error_message).not.toContain(key);
     expect(JSON.stringify(events)).not.toContain(key);
     store.close();
+  });
+});
+
+describe('the config of a task process', () => {
+  async function scriptedEnv(): Promise<ReturnType<typeof makeTaskEnv>> {
+    const llm = await startScriptedLlm({ flavor: 'openai', script: () => ({ content: 'Done.' }) });
+    servers.push(llm);
+    return makeTaskEnv(tempDir(), { provider: 'openai', url: llm.url });
+  }
+
+  async function runWith(
+    env: ReturnType<typeof makeTaskEnv>,
+    config?: AppConfig,
+  ): Promise<{ code: number; events: WorkerEvent[]; uuid: string }> {
+    const events: WorkerEvent[] = [];
+    const host: WorkerChannel = {
+      send: (e) => events.push(e),
+      onMessage: () => undefined,
+      release: () => undefined,
+    };
+    const uuid = crypto.randomUUID();
+    const spec = taskSpecSchema.parse({
+      uuid,
+      mode: 'new',
+      contextsRoot: env.root,
+      configFile: env.configFile,
+      prompt: 'Say done.',
+      workdir: env.workdir,
+    });
+    const vars = { ...process.env, OPENAI_API_KEY: 'sk-x' };
+    return { code: await runTaskProcess(spec, host, vars, config), events, uuid };
+  }
+
+  it('is the one its host handed over: config.yaml is not read again', async () => {
+    const env = await scriptedEnv();
+    const { config } = loadConfig({ file: env.configFile, env: { OPENAI_API_KEY: 'sk-x' } });
+    // Broken since the host loaded it: only a task process that reads it again notices.
+    fs.writeFileSync(env.configFile, 'llm: [never closed\n');
+    const { code, uuid } = await runWith(env, config);
+    expect(code).toBe(0);
+    const store = ContextStore.open(env.root);
+    expect(store.requireTask(uuid)).toMatchObject({ status: 'completed', model: 'gpt-4o' });
+    store.close();
+  });
+
+  it('is loaded from config.yaml when none was handed over, and a broken one is reported', async () => {
+    const env = await scriptedEnv();
+    const good = await runWith(env);
+    expect(good.code).toBe(0);
+    fs.writeFileSync(env.configFile, 'llm: [never closed\n');
+    const broken = await runWith(env);
+    expect(broken.code).toBe(2);
+    expect(broken.events.at(-1)).toMatchObject({
+      type: 'error',
+      message: expect.stringContaining('config.yaml'),
+    });
   });
 });

@@ -27,6 +27,7 @@ import {
   withRunSettings,
 } from '../core/agent/run-settings';
 import type { WorkerChannel } from './worker-channel';
+import type { AppConfig } from '../core/config/app-config';
 import { TaskControl } from './control-state';
 import { TASK_HEAP_SLACK_BYTES, exposedGc, heapTrimmer } from './heap-trim';
 
@@ -51,11 +52,14 @@ const INDEX_OUTAGE_WAIT_MS = 30 * 60_000;
  * when it could not be ended (tasks.db or the folder move failed too, e.g. a full disk).
  * `env` is what config loading and the LLM client read: the process's own environment
  * plus what the host handed over (the API key among it), kept in memory only.
+ * `handedConfig` is the config the host loaded (config-env.ts); without it the task
+ * process loads config.yaml itself.
  */
 export async function runTaskProcess(
   spec: TaskSpec,
   host: WorkerChannel | undefined,
   env: NodeJS.ProcessEnv = process.env,
+  handedConfig?: AppConfig,
 ): Promise<number> {
   const emit = (event: WorkerEvent): void => host?.send(event);
   const control = new TaskControl();
@@ -69,7 +73,7 @@ export async function runTaskProcess(
   let run: TaskSpec;
   try {
     run = spec.mode === 'resume' ? withTaskSettings(spec, env) : spec;
-    prepared = prepareRun(run, env);
+    prepared = prepareRun(run, env, handedConfig ?? (await loadTaskConfig(run, env)));
   } catch (err) {
     emit({ type: 'error', uuid: spec.uuid, message: startError(err) });
     return 2;
@@ -310,6 +314,15 @@ async function finish(
  * A resumed task keeps what it started with — provider, model, base URL and max turns —
  * whatever the config says now; what the resume asks for explicitly wins.
  */
+/**
+ * The task's config when no host handed it over: config.yaml's loader (js-yaml and the
+ * config's schemas, ~2.5 MiB of a task process's memory, issue #17) is loaded only then.
+ */
+async function loadTaskConfig(spec: TaskSpec, env: NodeJS.ProcessEnv): Promise<AppConfig> {
+  const { loadConfig } = await import('../core/config/load-config');
+  return loadConfig({ file: spec.configFile, env }).config;
+}
+
 function withTaskSettings(spec: TaskSpec, env: NodeJS.ProcessEnv): TaskSpec {
   const store = ContextStore.open(spec.contextsRoot, { ...fleetIndex(env), recover: false });
   try {

@@ -5,9 +5,10 @@ import crypto from 'node:crypto';
 import type { Command } from 'commander';
 import { taskSpecSchema, type HostMessage, type TaskSpec } from '../../shared/worker-protocol';
 import { prepareRun } from '../../core/agent/prepare-run';
+import { loadConfig } from '../../core/config/load-config';
 import { TaskSupervisor } from '../../core/supervisor/task-supervisor';
 import { nodeForkWorker, resolveWorkerEntry } from '../../core/supervisor/node-fork';
-import { configEnvFor } from '../../core/supervisor/config-env';
+import { configHandover } from '../../core/supervisor/config-env';
 import { TASK_PROCESS_V8_FLAGS, taskProcessEnv } from '../../core/supervisor/task-process-flags';
 import { CwbError } from '../../core/errors';
 import {
@@ -80,7 +81,8 @@ export function registerRun(program: Command, output: Output): void {
           compaction: parseStrategies('--compaction', opts.compaction),
         }),
       });
-      prepareRun(spec, process.env); // config, model and limits are checked before any process starts
+      // Config, model and limits are checked before any process starts.
+      prepareRun(spec, process.env, loadConfig({ file: spec.configFile }).config);
       await recoverContexts(ctx);
       if (opts.detach) {
         await startDetached(spec, ctx.configFile);
@@ -138,11 +140,7 @@ export async function runAttached(
  */
 async function startDetached(spec: TaskSpec, configFile: string | null): Promise<void> {
   const entry = resolveWorkerEntry();
-  const start: HostMessage = {
-    type: 'start',
-    spec,
-    configEnv: configEnvFor(configFile, process.env),
-  };
+  const start: HostMessage = { type: 'start', spec, ...configHandover(configFile, process.env) };
   const child = spawn(
     process.execPath,
     [...TASK_PROCESS_V8_FLAGS, ...entry.execArgv, entry.file, '--stdin'],

@@ -1,5 +1,4 @@
 import type { TaskSpec } from '../../shared/worker-protocol';
-import { loadConfig } from '../config/load-config';
 import type { AppConfig } from '../config/app-config';
 import { secretValues } from '../config/secrets';
 import { createLlmClient, resolveModelLimits, type LlmClient } from '../llm';
@@ -14,9 +13,13 @@ export interface PreparedRun {
   maxOutputTokens: number;
 }
 
-/** Config, model and limits: everything that can be wrong before a task exists. */
-export function prepareRun(spec: TaskSpec, env: NodeJS.ProcessEnv): PreparedRun {
-  const { config } = loadConfig({ file: spec.configFile, env });
+/**
+ * Model and limits from the task's config (loadConfig's, or the one its host handed over):
+ * with loading the config, everything that can be wrong before a task exists. Takes the
+ * config rather than loading it, so a task process loads config.yaml's loader only when no
+ * host handed the config over (task-process.ts).
+ */
+export function prepareRun(spec: TaskSpec, env: NodeJS.ProcessEnv, config: AppConfig): PreparedRun {
   const provider = spec.provider ?? config.llm.provider;
   const settings = { ...providerSettings(config.llm, provider) };
   if (spec.model) settings.model = spec.model;

@@ -5,6 +5,7 @@ import type { WorkbenchHandlers } from '../../shared/api/workbench-api';
 import type { TaskStatus } from '../../shared/task-types';
 import { taskSpecSchema } from '../../shared/worker-protocol';
 import { prepareRun } from '../agent/prepare-run';
+import { loadConfig } from '../config/load-config';
 import { CwbError, badInput } from '../errors';
 import type { ServiceContext } from './service-context';
 
@@ -43,7 +44,7 @@ export function controlHandlers(
         ...(input.compaction && { compaction: input.compaction }),
       });
       // Config, model and limits are checked here, so a mistake is an answer, not a failed task.
-      prepareRun(spec, ctx.env);
+      prepareRun(spec, ctx.env, loadConfig({ file: spec.configFile, env: ctx.env }).config);
       const { contextsRoot: _root, configFile: _file, mode: _mode, ...start } = spec;
       const uuid = ctx.supervisor.start(start);
       await ctx.supervisor.whenReadable(uuid, START_ANSWER_WAIT_MS);

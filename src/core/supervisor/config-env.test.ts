@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTempDir } from '../../../test/support/temp-dir';
-import { configEnvFor } from './config-env';
+import { loadConfig } from '../config/load-config';
+import { configHandover } from './config-env';
 import { taskProcessEnv } from './task-process-flags';
 
 const tempDir = useTempDir('cwb-config-env-');
@@ -35,7 +36,8 @@ describe('what a host hands a task process', () => {
       HTTPS_PROXY: 'http://proxy:3128',
       GITHUB_TOKEN: 'ghp_unrelated',
     };
-    expect(configEnvFor(file, env)).toEqual({
+    const handover = configHandover(file, env);
+    expect(handover.configEnv).toEqual({
       MY_LLM_KEY: 'sk-test-abc',
       LLM_HOST: '127.0.0.1:9',
       IN_A_COMMENT: 'x',
@@ -43,13 +45,22 @@ describe('what a host hands a task process', () => {
       COMPRESSION_THRESHOLD: '0.5',
       HTTPS_PROXY: 'http://proxy:3128',
     });
+    // The config the task process would have loaded, which survives the trip as JSON (a
+    // forked process's channel serializes messages as JSON).
+    const config = handover.config!;
+    expect(config).toEqual(loadConfig({ file, env }).config);
+    expect(config.llm.openai.api_key).toBe('sk-test-abc');
+    expect(config.storage.compression_threshold).toBe(0.5);
+    expect(JSON.parse(JSON.stringify(config))).toEqual(config);
   });
 
-  it('a config that does not load still hands over its references (the task process reports the error)', () => {
+  it('a config that does not load is not handed over, its references are (the task process reports the error)', () => {
     const file = path.join(tempDir(), 'config.yaml');
     fs.writeFileSync(file, 'llm:\n  openai:\n    api_key: "${K}"\n    context_length: many\n');
-    expect(configEnvFor(file, { K: 'sk-k' })).toEqual({ K: 'sk-k' });
-    expect(configEnvFor(path.join(tempDir(), 'missing.yaml'), { K: 'sk-k' })).toEqual({});
+    expect(configHandover(file, { K: 'sk-k' })).toEqual({ configEnv: { K: 'sk-k' } });
+    expect(configHandover(path.join(tempDir(), 'missing.yaml'), { K: 'sk-k' })).toEqual({
+      configEnv: {},
+    });
   });
 
   it("the task process's own environment holds none of it", () => {

@@ -10,7 +10,7 @@ import type { ForkWorker, WorkerHandle } from './worker-handle';
 import { ContextStore } from '../store/context-store';
 import { assertTaskUuid } from '../store/contexts-layout';
 import { CwbError } from '../errors';
-import { configEnvFor } from './config-env';
+import { configHandover } from './config-env';
 import { taskProcessEnv } from './task-process-flags';
 
 export interface SupervisorOptions {
@@ -132,7 +132,7 @@ export class TaskSupervisor extends EventEmitter<{ event: [WorkerEvent]; exit: [
     if (this.running.has(uuid)) throw new CwbError('conflict', `task ${uuid} is already running`);
     const hostEnv = this.options.env ?? process.env;
     // Read before the process exists: a config.yaml that cannot be read fails the same way there.
-    const configEnv = configEnvFor(this.options.configFile, hostEnv);
+    const handover = configHandover(this.options.configFile, hostEnv);
     const handle = this.options.fork({ env: taskProcessEnv(hostEnv) });
     let resolveExit!: (exit: WorkerExit) => void;
     let resolveHeard!: () => void;
@@ -171,7 +171,7 @@ export class TaskSupervisor extends EventEmitter<{ event: [WorkerEvent]; exit: [
       this.emit('exit', exit);
     });
     // The secrets travel here, over the process's own channel, not in its environment.
-    handle.send({ type: 'start', spec: full, configEnv });
+    handle.send({ type: 'start', spec: full, ...handover });
   }
 
   /** After a process ends: a task it left "running" is failed with how the process ended. */
