@@ -115,7 +115,9 @@ async function callModel(options: AgentLoopOptions): Promise<ChatResponse | unde
 async function runTools(options: AgentLoopOptions, calls: ToolCall[]): Promise<void> {
   const { task, control } = options;
   for (const call of calls) {
-    const started = performance.now();
+    // Not performance.now(): the `performance` global loads node:perf_hooks on first use,
+    // memory a task process has no other use for (issue #17).
+    const started = process.hrtime.bigint();
     const outcome = control.stopSignal.aborted
       ? { content: 'Not run: the task was stopped.', status: 'error' as const, error: 'stopped' }
       : await options.runTool(call.function.name, call.function.arguments, control.stopSignal);
@@ -133,7 +135,7 @@ async function runTools(options: AgentLoopOptions, calls: ToolCall[]): Promise<v
       ...(outcome.status === 'success' && { result_seq: message.seq }),
       status: outcome.status,
       error: outcome.error ?? (outcome.status === 'error' ? outcome.content : null),
-      duration_ms: performance.now() - started,
+      duration_ms: Number(process.hrtime.bigint() - started) / 1e6,
       tool_call_id: call.id,
     });
     options.emit({
