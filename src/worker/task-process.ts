@@ -311,18 +311,18 @@ async function finish(
 }
 
 /**
- * A resumed task keeps what it started with — provider, model, base URL and max turns —
- * whatever the config says now; what the resume asks for explicitly wins.
- */
-/**
  * The task's config when no host handed it over: config.yaml's loader (js-yaml and the
- * config's schemas, ~2.5 MiB of a task process's memory, issue #17) is loaded only then.
+ * config's schemas, ~1.5 MiB of a task process's memory, issue #17) is loaded only then.
  */
 async function loadTaskConfig(spec: TaskSpec, env: NodeJS.ProcessEnv): Promise<AppConfig> {
   const { loadConfig } = await import('../core/config/load-config');
   return loadConfig({ file: spec.configFile, env }).config;
 }
 
+/**
+ * A resumed task keeps what it started with — provider, model, base URL and max turns —
+ * whatever the config says now; what the resume asks for explicitly wins.
+ */
 function withTaskSettings(spec: TaskSpec, env: NodeJS.ProcessEnv): TaskSpec {
   const store = ContextStore.open(spec.contextsRoot, { ...fleetIndex(env), recover: false });
   try {

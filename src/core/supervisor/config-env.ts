@@ -24,7 +24,7 @@ import { API_KEY_ENV } from '../llm/provider-info';
  *
  * With them goes the config itself, loaded here as the task process would load it (the
  * same file, the same variables): a task process that is handed its config never loads
- * js-yaml and never builds the config's schemas, ~2.5 MiB of its memory (issue #17). A
+ * js-yaml and never builds the config's schemas, ~1.5 MiB of its peak (issue #17). A
  * config that does not load is not handed over: the task process then loads it itself
  * and reports the error as it always did.
  */
