@@ -93,26 +93,35 @@ async function setup(apiKey = 'sk-x'): Promise<{
   servers.push(llm);
   const env = makeTaskEnv(tempDir(), { provider: 'openai', url: llm.url });
   const uuid = crypto.randomUUID();
-  const run = async (mode: 'new' | 'resume'): Promise<{ code: number; events: WorkerEvent[] }> => {
+  const run = (mode: 'new' | 'resume'): Promise<{ code: number; events: WorkerEvent[] }> => {
     finishing = mode === 'resume';
-    const events: WorkerEvent[] = [];
-    const host: WorkerChannel = {
-      send: (e) => events.push(e),
-      onMessage: () => undefined,
-      release: () => undefined,
-    };
-    const spec = taskSpecSchema.parse({
-      uuid,
-      mode,
-      contextsRoot: env.root,
-      configFile: env.configFile,
-      prompt: 'Look around.',
-      workdir: env.workdir,
-    });
-    const code = await runTaskProcess(spec, host, { ...process.env, OPENAI_API_KEY: apiKey });
-    return { code, events };
+    return runInProcess(env, { uuid, mode, prompt: 'Look around.', apiKey });
   };
   return { env, run, uuid };
+}
+
+/** Runs a task process in this process, with a host that only records what it is told. */
+async function runInProcess(
+  env: ReturnType<typeof makeTaskEnv>,
+  task: { uuid: string; mode: 'new' | 'resume'; prompt: string; apiKey: string },
+  config?: AppConfig,
+): Promise<{ code: number; events: WorkerEvent[] }> {
+  const events: WorkerEvent[] = [];
+  const host: WorkerChannel = {
+    send: (e) => events.push(e),
+    onMessage: () => undefined,
+    release: () => undefined,
+  };
+  const spec = taskSpecSchema.parse({
+    uuid: task.uuid,
+    mode: task.mode,
+    contextsRoot: env.root,
+    configFile: env.configFile,
+    prompt: task.prompt,
+    workdir: env.workdir,
+  });
+  const vars = { ...process.env, OPENAI_API_KEY: task.apiKey };
+  return { code: await runTaskProcess(spec, host, vars, config), events };
 }
 
 const PAUSED =
@@ -194,23 +203,9 @@ describe('the config of a task process', () => {
     env: ReturnType<typeof makeTaskEnv>,
     config?: AppConfig,
   ): Promise<{ code: number; events: WorkerEvent[]; uuid: string }> {
-    const events: WorkerEvent[] = [];
-    const host: WorkerChannel = {
-      send: (e) => events.push(e),
-      onMessage: () => undefined,
-      release: () => undefined,
-    };
     const uuid = crypto.randomUUID();
-    const spec = taskSpecSchema.parse({
-      uuid,
-      mode: 'new',
-      contextsRoot: env.root,
-      configFile: env.configFile,
-      prompt: 'Say done.',
-      workdir: env.workdir,
-    });
-    const vars = { ...process.env, OPENAI_API_KEY: 'sk-x' };
-    return { code: await runTaskProcess(spec, host, vars, config), events, uuid };
+    const task = { uuid, mode: 'new' as const, prompt: 'Say done.', apiKey: 'sk-x' };
+    return { ...(await runInProcess(env, task, config)), uuid };
   }
 
   it('is the one its host handed over: config.yaml is not read again', async () => {
