@@ -22,9 +22,13 @@ export const TASK_HEAP_SLACK_BYTES = 2 * 1024 * 1024;
  * four full collections in the bench's 1 GB run, each at 15–19 MiB with ~8 MiB alive
  * (`npm run bench`, memory group). Collecting when the heap has grown 2 MiB costs a few
  * milliseconds every thousand calls or so.
+ * It starts with one: what loading the bundle and opening the task left behind would
+ * otherwise count as alive, and the first step's growth would come on top of it (the bench's
+ * 100 MB run peaked there, at ~57 MiB against ~56 later).
  */
 export function heapTrimmer(options: HeapTrimOptions): () => void {
   const used = options.usedBytes ?? (() => v8.getHeapStatistics().used_heap_size);
+  options.gc();
   let base = used();
   return () => {
     if (used() - base < options.slackBytes) return;

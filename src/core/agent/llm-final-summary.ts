@@ -37,7 +37,7 @@ export function llmFinalSummary(model: SummaryModel): FinalSummarizer {
 
 /** `[role]: content` lines of current.jsonl (seed 000 §7.2 step 4), streamed, up to the budget. */
 function formatContext(task: TaskContextManager): string {
-  const parts: string[] = [];
+  const parts = ['Summarize this task.\n\n=== Task context ===\n'];
   let size = 0;
   for (const entry of readJsonlSync(task.messages.currentPath)) {
     if (!entry.ok) continue;
@@ -45,25 +45,27 @@ function formatContext(task: TaskContextManager): string {
     const calls = callList(m, MAX_PROMPT_CHARS - size);
     const line = `[${m.role}${m.tool_name ? ` ${m.tool_name}` : ''}]: ${m.content ?? ''}${calls}\n`;
     if (size + line.length > MAX_PROMPT_CHARS) {
-      parts.push('[… the rest of the context is left out for length]\n');
+      parts.push('[... the rest of the context is left out for length]\n');
       break;
     }
     parts.push(line);
     size += line.length;
   }
-  return `Summarize this task.\n\n=== Task context ===\n${parts.join('')}`;
+  return parts.join('');
 }
 
 /**
- * ` → name(arguments)` for each tool call of `m`, built only as far as `budget` characters
+ * ` -> name(arguments)` for each tool call of `m`, built only as far as `budget` characters
  * (one more call shows it is over): an answer asking for thousands of calls must not become a
- * string the prompt has no room for (issue #17: the end of a 1 GB task peaked here).
+ * string the prompt has no room for (issue #17: the end of a 1 GB task peaked here). ASCII
+ * marks, here and for the cut: one character outside Latin-1 makes V8 store the whole prompt
+ * at two bytes per character.
  */
 function callList(m: CurrentMessage, budget: number): string {
   let text = '';
   for (const call of m.tool_calls ?? []) {
     if (text.length > budget) break;
-    text += ` → ${call.function.name}(${call.function.arguments})`;
+    text += ` -> ${call.function.name}(${call.function.arguments})`;
   }
   return text;
 }

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AppendLog, appendJsonLine } from './append-log';
+import { LINE_PIECE_CHARS } from './write-line';
 import { useTempDir } from './test-support/temp-dir';
 
 const tempDir = useTempDir();
@@ -22,7 +23,8 @@ describe('AppendLog', () => {
     const dir = tempDir();
     const a = new AppendLog(path.join(dir, 'a.jsonl'));
     const b = new AppendLog(path.join(dir, 'b.jsonl'));
-    // Short, multi-byte, past the reused buffer's first size, and past its limit (1 MiB).
+    // Short, multi-byte, past the reused buffer's first size, and past its limit (written in
+    // pieces).
     const lines = [
       'x',
       '日本語🙂',
@@ -46,6 +48,39 @@ describe('AppendLog', () => {
     expect(fs.readFileSync(path.join(dir, 'b.jsonl'), 'utf8')).toBe(
       lines.map((l) => `${l.slice(0, 10)}\n`).join(''),
     );
+  });
+
+  it('keeps a surrogate pair whole where a long line is cut into pieces', () => {
+    const file = path.join(tempDir(), 'log.jsonl');
+    const log = new AppendLog(file);
+    // A pair across the first piece's end, then one starting exactly at the second piece.
+    const line =
+      'a'.repeat(LINE_PIECE_CHARS - 1) +
+      '🙂' +
+      'b'.repeat(LINE_PIECE_CHARS - 2) +
+      '🙂' +
+      'c'.repeat(LINE_PIECE_CHARS * 2);
+    expect(log.append(line).bytes).toBe(Buffer.byteLength(line) + 1);
+    log.close();
+    expect(fs.readFileSync(file, 'utf8')).toBe(`${line}\n`);
+  });
+
+  it('writes a line given in parts as the joined line, short or longer than its buffer', () => {
+    const file = path.join(tempDir(), 'log.jsonl');
+    const log = new AppendLog(file);
+    const short = ['{"content":', JSON.stringify('é'.repeat(10)), ',"n":1', '}'];
+    const long = [
+      '{"calls":"',
+      'y'.repeat(LINE_PIECE_CHARS * 2 + 5),
+      '","z":"',
+      '🙂'.repeat(LINE_PIECE_CHARS),
+      '"}',
+    ];
+    expect(log.append(short)).toEqual({ offset: 0, bytes: Buffer.byteLength(short.join('')) + 1 });
+    expect(log.append(long).bytes).toBe(Buffer.byteLength(long.join('')) + 1);
+    expect(() => log.append(['{"a":', '"x\ny"}'])).toThrow(/raw newline/);
+    log.close();
+    expect(fs.readFileSync(file, 'utf8')).toBe(`${short.join('')}\n${long.join('')}\n`);
   });
 
   it('continues from the existing size', () => {
@@ -113,6 +148,22 @@ describe('AppendLog after a failed write (disk full)', () => {
     expect(log.append('{"n":3}')).toEqual({ offset: 8, bytes: 8 });
     log.close();
     expect(fs.readFileSync(file, 'utf8')).toBe('{"n":1}\n{"n":3}\n');
+  });
+
+  it('cuts a long line that failed between its pieces', () => {
+    const file = path.join(tempDir(), 'log.jsonl');
+    const log = new AppendLog(file);
+    log.append('{"n":1}');
+    const restore = failWrites(LINE_PIECE_CHARS + 10);
+    try {
+      expect(() => log.append('x'.repeat(LINE_PIECE_CHARS * 3))).toThrow(/ENOSPC/);
+    } finally {
+      restore();
+    }
+    expect(fs.statSync(file).size).toBe(8);
+    log.append('{"n":2}');
+    log.close();
+    expect(fs.readFileSync(file, 'utf8')).toBe('{"n":1}\n{"n":2}\n');
   });
 
   it('truncateTo undoes the last append', () => {

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { writeAllSync } from './write-all';
+import { writeLine } from './write-line';
 
 export interface AppendLogOptions {
   /** fdatasync after every append, so an acknowledged line survives power loss. */
@@ -11,31 +11,6 @@ export interface AppendResult {
   offset: number;
   /** Bytes written, including the trailing '\n'. */
   bytes: number;
-}
-
-/**
- * Lines up to this size are encoded into one buffer kept for the process instead of a new
- * one per line. A new Buffer per line is memory outside V8's heap that is only freed when a
- * collection runs, and V8 lets up to 64 MiB of it pile up before it runs one: a task
- * appending 50 KiB tool outputs would carry that much dead memory for nothing.
- */
-const SCRATCH_MAX_BYTES = 1024 * 1024;
-let scratch = Buffer.allocUnsafe(64 * 1024);
-
-/** `line` and its '\n' as UTF-8; valid until the next call (appends are synchronous). */
-function encodeLine(line: string): Buffer {
-  // At most 3 bytes per UTF-16 unit: when that fits, no need to measure the line first.
-  const most = line.length * 3 + 1;
-  if (most > scratch.length) {
-    const bytes = Buffer.byteLength(line, 'utf8') + 1;
-    if (bytes > SCRATCH_MAX_BYTES) return Buffer.from(line + '\n', 'utf8');
-    if (bytes > scratch.length) {
-      scratch = Buffer.allocUnsafe(Math.min(SCRATCH_MAX_BYTES, Math.max(bytes, most)));
-    }
-  }
-  const length = scratch.write(line, 0, 'utf8');
-  scratch[length] = 0x0a;
-  return scratch.subarray(0, length + 1);
 }
 
 /**
@@ -60,17 +35,22 @@ export class AppendLog {
     return this.bytes;
   }
 
-  append(line: string): AppendResult {
+  /**
+   * Appends one line, given whole or as the parts it is made of (written one after the
+   * other, never joined: see write-line.ts).
+   */
+  append(line: string | readonly string[]): AppendResult {
     if (this.fd < 0) throw new Error(`AppendLog ${this.path}: append after close`);
-    if (line.includes('\n')) {
+    const parts = typeof line === 'string' ? [line] : line;
+    if (parts.some((part) => part.includes('\n'))) {
       throw new Error(`AppendLog ${this.path}: a line must not contain a raw newline`);
     }
-    // One buffer, one write loop: the line and its '\n' land together or the tail is torn,
-    // which recoverTornTail repairs; never a '\n' without its line.
-    const data = encodeLine(line);
+    // The line and its '\n' land together or the tail is torn, which recoverTornTail
+    // repairs; never a '\n' without its line.
     const offset = this.bytes;
+    let written: number;
     try {
-      writeAllSync(this.fd, data);
+      written = writeLine(this.fd, parts);
       if (this.fsync) fs.fdatasyncSync(this.fd);
     } catch (error) {
       // A failed write (disk full) may have landed part of the line. Cut it off, so the next
@@ -78,8 +58,8 @@ export class AppendLog {
       this.bytes = truncateBack(this.fd, offset);
       throw error;
     }
-    this.bytes += data.length;
-    return { offset, bytes: data.length };
+    this.bytes += written;
+    return { offset, bytes: written };
   }
 
   /**

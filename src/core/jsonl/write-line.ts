@@ -1,0 +1,74 @@
+import { writeAllSync } from './write-all';
+
+/**
+ * Lines are encoded into one buffer kept for the process instead of a new one per line. A
+ * new Buffer per line is memory outside V8's heap that is only freed when a collection
+ * runs, and V8 lets up to 64 MiB of it pile up before it runs one: a task appending 50 KiB
+ * tool outputs would carry that much dead memory for nothing. The buffer grows with the
+ * lines up to this size; a longer line goes through it in pieces. (It used to grow to
+ * 1 MiB and stay there: one answer asking for 4,000 tool calls, a 460 KB line, left a task
+ * process ~0.5 MiB larger for the rest of its run, issue #17.)
+ */
+const SCRATCH_MAX_BYTES = 256 * 1024;
+/** Characters per piece of a longer line: at most 3 UTF-8 bytes each, so a piece and a '\n' fit. */
+export const LINE_PIECE_CHARS = Math.floor((SCRATCH_MAX_BYTES - 1) / 3);
+let scratch = Buffer.allocUnsafe(64 * 1024);
+
+/**
+ * Writes one line, given as the parts it is made of, and its '\n' as UTF-8 at `fd`'s
+ * position; returns the bytes written. A line that fits the buffer is one write. The parts
+ * are never joined: a message's lines share their big parts (a tool output, an answer's
+ * tool calls), and joining them would copy each one per line.
+ * The '\n' goes out last: a failure part way leaves a line without its '\n' (the caller
+ * cuts it off), never a '\n' without its line.
+ */
+export function writeLine(fd: number, parts: readonly string[]): number {
+  let chars = 0;
+  for (const part of parts) chars += part.length;
+  // At most 3 bytes per UTF-16 unit: when that fits, no need to measure the line first.
+  const most = chars * 3 + 1;
+  if (most > scratch.length) {
+    let bytes = 1;
+    for (const part of parts) bytes += Buffer.byteLength(part, 'utf8');
+    if (bytes > SCRATCH_MAX_BYTES) return writeLongLine(fd, parts);
+    if (bytes > scratch.length) {
+      scratch = Buffer.allocUnsafe(Math.min(SCRATCH_MAX_BYTES, Math.max(bytes, most)));
+    }
+  }
+  let length = 0;
+  for (const part of parts) length += scratch.write(part, length, 'utf8');
+  scratch[length++] = 0x0a;
+  writeAllSync(fd, scratch.subarray(0, length));
+  return length;
+}
+
+/** A line longer than the buffer: through it in pieces, written each time it fills. */
+function writeLongLine(fd: number, parts: readonly string[]): number {
+  if (scratch.length < SCRATCH_MAX_BYTES) scratch = Buffer.allocUnsafe(SCRATCH_MAX_BYTES);
+  let length = 0;
+  let written = 0;
+  const flush = (): void => {
+    writeAllSync(fd, scratch.subarray(0, length));
+    written += length;
+    length = 0;
+  };
+  for (const part of parts) {
+    for (let at = 0; at < part.length;) {
+      let end = Math.min(part.length, at + LINE_PIECE_CHARS);
+      // Not between the halves of a surrogate pair: each half alone would become U+FFFD.
+      if (end < part.length && isHighSurrogate(part.charCodeAt(end - 1))) end--;
+      // Room for the piece at 3 bytes per unit, and for the '\n'.
+      if (length + (end - at) * 3 >= scratch.length) flush();
+      const piece = at === 0 && end === part.length ? part : part.slice(at, end);
+      length += scratch.write(piece, length, 'utf8');
+      at = end;
+    }
+  }
+  scratch[length++] = 0x0a;
+  flush();
+  return written;
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
+}
