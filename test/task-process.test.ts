@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TaskSupervisor } from '../src/core/supervisor/task-supervisor';
 import { nodeForkWorker } from '../src/core/supervisor/node-fork';
+import type { WorkerHandle } from '../src/core/supervisor/worker-handle';
 import { ContextStore } from '../src/core/store/context-store';
 import { toProviderMessage } from '../src/core/llm';
 import type { WorkerEvent } from '../src/shared/worker-protocol';
@@ -372,6 +373,113 @@ describe('pause, resume and inheritance', () => {
     expect(await supervisor.waitForExit(other)).toMatchObject({ status: 'completed' });
     expect(store.requireTask(other).parent_uuid).toBeNull();
     store.close();
+  });
+});
+
+describe('the task index kept by the host', () => {
+  /** A supervisor whose task processes' handles the test can reach (pid, index pipe). */
+  function watchedSupervisor(env: { root: string; configFile: string }) {
+    const handles: WorkerHandle[] = [];
+    const fork = nodeForkWorker(BUILT_WORKER);
+    const supervisor = new TaskSupervisor({
+      fork: (options) => {
+        const handle = fork(options);
+        handles.push(handle);
+        return handle;
+      },
+      contextsRoot: env.root,
+      configFile: env.configFile,
+      env: { ...process.env, OPENAI_API_KEY: API_KEY },
+    });
+    return { supervisor, handles };
+  }
+
+  /** Whether the process has SQLite's library mapped (Linux: /proc/<pid>/maps). */
+  function hasSqlite(pid: number): boolean {
+    return fs.readFileSync(`/proc/${pid}/maps`, 'utf8').includes('better_sqlite3.node');
+  }
+
+  it.runIf(process.platform === 'linux')(
+    'a supervised task process never opens tasks.db: its host records the row, the counters and the folder moves',
+    async () => {
+      const base = tempDir();
+      let sqliteWhileRunning: boolean | undefined;
+      let pid = 0;
+      const llm = await startScriptedLlm({
+        flavor: 'openai',
+        script: (_request, index) => {
+          // The second call comes after a step's appends, counters and control polls.
+          if (index === 1) sqliteWhileRunning = hasSqlite(pid);
+          return [
+            {
+              tool_calls: [{ name: 'list_dir', arguments: { path: '.' } }],
+              usage: { prompt_tokens: 100, completion_tokens: 10 },
+            },
+            { content: 'Done.', usage: { prompt_tokens: 120, completion_tokens: 5 } },
+            { content: 'The agent listed the folder.' },
+          ][index]!;
+        },
+      });
+      servers.push(llm);
+      const env = makeTaskEnv(base, { provider: 'openai', url: llm.url });
+      const { supervisor, handles } = watchedSupervisor(env);
+      const uuid = supervisor.start({ prompt: 'List the folder.', workdir: env.workdir });
+      pid = handles[0]!.pid!;
+      expect(await supervisor.waitForExit(uuid)).toMatchObject({ code: 0, status: 'completed' });
+      expect(sqliteWhileRunning).toBe(false);
+      const store = ContextStore.open(env.root);
+      expect(store.requireTask(uuid)).toMatchObject({
+        status: 'completed',
+        process_id: pid,
+        llm_call_count: 2,
+        tool_call_count: 1,
+        total_messages: 5,
+        input_tokens: 220,
+        output_tokens: 15,
+      });
+      expect(fs.existsSync(path.join(env.root, 'completed', uuid, 'final_summary.txt'))).toBe(true);
+      store.close();
+    },
+  );
+
+  it('a task whose host stops keeping its index goes on with tasks.db of its own and ends as it would have', async () => {
+    const base = tempDir();
+    let handles: WorkerHandle[] = [];
+    let sqliteAfter: boolean | undefined;
+    const llm = await startScriptedLlm({
+      flavor: 'openai',
+      script: (_request, index) => {
+        // The host lets go of the pipe while the process waits for its second answer.
+        if (index === 1) handles[0]!.indexPipe!.destroy();
+        if (index === 2 && process.platform === 'linux') sqliteAfter = hasSqlite(handles[0]!.pid!);
+        return [
+          { tool_calls: [{ name: 'list_dir', arguments: { path: '.' } }] },
+          { tool_calls: [{ name: 'list_dir', arguments: { path: '.' } }] },
+          { content: 'Done.' },
+          { content: 'The agent listed the folder twice.' },
+        ][index]!;
+      },
+    });
+    servers.push(llm);
+    const env = makeTaskEnv(base, { provider: 'openai', url: llm.url });
+    const watched = watchedSupervisor(env);
+    handles = watched.handles;
+    const uuid = watched.supervisor.start({ prompt: 'List it twice.', workdir: env.workdir });
+    expect(await watched.supervisor.waitForExit(uuid)).toMatchObject({
+      code: 0,
+      status: 'completed',
+    });
+    const store = ContextStore.open(env.root);
+    expect(store.requireTask(uuid)).toMatchObject({
+      status: 'completed',
+      llm_call_count: 3,
+      tool_call_count: 2,
+      total_messages: 7,
+    });
+    expect(fs.existsSync(path.join(env.root, 'completed', uuid, 'final_summary.txt'))).toBe(true);
+    store.close();
+    // It did go on by itself: tasks.db was opened in the process once the pipe was gone.
+    if (process.platform === 'linux') expect(sqliteAfter).toBe(true);
   });
 });
 

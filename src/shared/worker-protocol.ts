@@ -66,6 +66,11 @@ export const hostMessageSchema = z.discriminatedUnion('type', [
      * building that schema again in every task process is what handing it over saves.
      */
     config: z.record(z.string(), z.unknown()).optional(),
+    /**
+     * The file descriptor of the pipe over which the host keeps the task's index for it
+     * (src/core/supervisor/task-index-server.ts); absent = the task process opens tasks.db.
+     */
+    indexFd: z.number().int().min(3).optional(),
   }),
   /** Finish the current step, then move the task to paused/ and exit. */
   z.object({ type: z.literal('pause') }),

@@ -33,7 +33,10 @@ async function main(): Promise<number> {
     const env: NodeJS.ProcessEnv = { ...process.env, ...start.configEnv };
     // Its host loaded it through the config's full schema (worker-protocol.ts).
     const config = start.config as AppConfig | undefined;
-    return await runTaskProcess(start.spec, host, env, config);
+    return await runTaskProcess(start.spec, host, env, {
+      ...(config && { config }),
+      ...(start.indexFd !== undefined && { indexFd: start.indexFd }),
+    });
   } catch (err) {
     // One line, not a stack: this is what a user sees of a task that could not run.
     const message = oneLine(err);

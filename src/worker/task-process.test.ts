@@ -121,7 +121,7 @@ async function runInProcess(
     workdir: env.workdir,
   });
   const vars = { ...process.env, OPENAI_API_KEY: task.apiKey };
-  return { code: await runTaskProcess(spec, host, vars, config), events };
+  return { code: await runTaskProcess(spec, host, vars, config ? { config } : {}), events };
 }
 
 const PAUSED =

@@ -7,7 +7,9 @@ import type { TaskKey } from '../shared/task-types';
 import { prepareRun, type PreparedRun as Prepared } from '../core/agent/prepare-run';
 import { processSecrets } from '../core/llm/process-secrets';
 import { scrubSecrets } from '../core/config/secrets';
-import { ContextStore } from '../core/store/context-store';
+import { ContextStore, type ContextStoreOptions } from '../core/store/context-store';
+import { HostTaskIndex } from '../core/store/host-task-index';
+import { DATABASE_FILE } from '../core/store/contexts-layout';
 import type { TaskContextManager } from '../core/store/task-context-manager';
 import { runAgentLoop } from '../core/agent/agent-loop';
 import type { AgentOutcome, ChatClient, ToolSpec } from '../core/agent/agent-types';
@@ -42,6 +44,20 @@ function fleetIndex(env: NodeJS.ProcessEnv): { index?: string; host?: string } {
   };
 }
 
+/**
+ * The task's index kept by the host over the pipe at `fd` (host-task-index.ts); if the host
+ * goes away, tasks.db opened here.
+ */
+function indexThroughHost(
+  root: string,
+  fd: number,
+  fleet: { index?: string; host?: string },
+): HostTaskIndex {
+  return new HostTaskIndex(fd, `${path.join(root, DATABASE_FILE)} (kept by the host)`, () =>
+    ContextStore.open(root, { ...fleet, recover: false }),
+  );
+}
+
 /** How long a task waits for its PostgreSQL index to come back before it fails. */
 const INDEX_OUTAGE_WAIT_MS = 30 * 60_000;
 
@@ -52,16 +68,23 @@ const INDEX_OUTAGE_WAIT_MS = 30 * 60_000;
  * when it could not be ended (tasks.db or the folder move failed too, e.g. a full disk).
  * `env` is what config loading and the LLM client read: the process's own environment
  * plus what the host handed over (the API key among it), kept in memory only.
- * `handedConfig` is the config the host loaded (config-env.ts); without it the task
- * process loads config.yaml itself.
+ * `handover` is what the host did for it: the config it loaded (config-env.ts; without it
+ * the task process loads config.yaml itself) and the pipe over which it keeps the task's
+ * index (host-task-index.ts; without it the task process opens tasks.db itself).
  */
 export async function runTaskProcess(
   spec: TaskSpec,
   host: WorkerChannel | undefined,
   env: NodeJS.ProcessEnv = process.env,
-  handedConfig?: AppConfig,
+  handover: { config?: AppConfig; indexFd?: number } = {},
 ): Promise<number> {
   const emit = (event: WorkerEvent): void => host?.send(event);
+  const storeOptions: ContextStoreOptions = {
+    ...fleetIndex(env),
+    ...(handover.indexFd !== undefined && {
+      hosted: indexThroughHost(spec.contextsRoot, handover.indexFd, fleetIndex(env)),
+    }),
+  };
   const control = new TaskControl();
   host?.onMessage((raw) => {
     const parsed = hostMessageSchema.safeParse(raw);
@@ -72,8 +95,8 @@ export async function runTaskProcess(
   let prepared: Prepared;
   let run: TaskSpec;
   try {
-    run = spec.mode === 'resume' ? withTaskSettings(spec, env) : spec;
-    prepared = prepareRun(run, env, handedConfig ?? (await loadTaskConfig(run, env)));
+    run = spec.mode === 'resume' ? withTaskSettings(spec, storeOptions) : spec;
+    prepared = prepareRun(run, env, handover.config ?? (await loadTaskConfig(run, env)));
   } catch (err) {
     emit({ type: 'error', uuid: spec.uuid, message: startError(err) });
     return 2;
@@ -84,7 +107,7 @@ export async function runTaskProcess(
   // and retry) rather than ending it; tasks.db is unaffected.
   waitForIndexInThisProcess(INDEX_OUTAGE_WAIT_MS);
   const store = ContextStore.open(spec.contextsRoot, {
-    ...fleetIndex(env),
+    ...storeOptions,
     // Recovery reads every task's row and lists every task folder: with 10,000 tasks that
     // was ~100 ms and ~7 MiB more peak memory in every task process (issue #17). The host
     // that starts a task process has run it already (the app, `cwb serve` and `cwb resume`
@@ -323,8 +346,8 @@ async function loadTaskConfig(spec: TaskSpec, env: NodeJS.ProcessEnv): Promise<A
  * A resumed task keeps what it started with — provider, model, base URL and max turns —
  * whatever the config says now; what the resume asks for explicitly wins.
  */
-function withTaskSettings(spec: TaskSpec, env: NodeJS.ProcessEnv): TaskSpec {
-  const store = ContextStore.open(spec.contextsRoot, { ...fleetIndex(env), recover: false });
+function withTaskSettings(spec: TaskSpec, storeOptions: ContextStoreOptions): TaskSpec {
+  const store = ContextStore.open(spec.contextsRoot, { ...storeOptions, recover: false });
   try {
     const row = store.requireTask(spec.uuid);
     const provider =

@@ -34,6 +34,31 @@ export interface ContextStoreOptions {
   host?: string;
   /** How long this host's lease lasts without a heartbeat (PostgreSQL index only). */
   leaseMs?: number;
+  /**
+   * The index and folder moves of a task process whose host does them (host-task-index.ts):
+   * the process then never opens tasks.db itself.
+   */
+  hosted?: TaskIndex & TaskFolders;
+}
+
+/**
+ * The changes that update a task's row and move or create its folder together, in one
+ * write transaction. A store does them itself, or asks its host to (a task process whose
+ * host keeps tasks.db: host-task-index.ts), so the two still change in one process.
+ */
+export interface TaskFolders {
+  /** Row (running, owned by `processId`) and folder with metadata.json; returns the folder. */
+  createTaskFolder(input: CreateTaskInput & { uuid: string }, processId: number): string;
+  /** A paused or failed task's row → running, owned by `processId`; folder → running/. */
+  claimTaskFolder(uuid: string, processId: number): string;
+  /** Status, final statistics and folder move; returns the new folder. */
+  moveTaskFolder(uuid: string, status: EndStatus, extra?: TransitionExtra): string;
+}
+
+export type EndStatus = 'paused' | 'completed' | 'failed';
+export interface TransitionExtra {
+  error_message?: string;
+  stats?: FinalStats;
 }
 
 /** A host that has not renewed its lease for this long is taken for dead (docs/fleet.md). */
@@ -77,6 +102,7 @@ export class ContextStore implements TaskHost {
   /** Tasks of dead hosts this store marked interrupted when it opened (fleet index only). */
   readonly interruptedElsewhere: { uuid: string; host: string }[] = [];
   private heartbeat: NodeJS.Timeout | undefined;
+  private readonly folders: TaskFolders;
   private readonly fsync: boolean;
   private readonly summarizer: FinalSummarizer;
 
@@ -86,11 +112,14 @@ export class ContextStore implements TaskHost {
   ) {
     for (const folder of STATUS_FOLDERS) fs.mkdirSync(path.join(root, folder), { recursive: true });
     this.host = options.host ?? hostName();
-    this.repo = openTaskIndex(root, {
-      url: options.index ?? (process.env[INDEX_URL_ENV] || undefined),
-      host: this.host,
-      databaseFile: DATABASE_FILE,
-    });
+    this.repo =
+      options.hosted ??
+      openTaskIndex(root, {
+        url: options.index ?? (process.env[INDEX_URL_ENV] || undefined),
+        host: this.host,
+        databaseFile: DATABASE_FILE,
+      });
+    this.folders = options.hosted ?? this;
     this.fsync = options.fsync ?? false;
     this.summarizer = options.summarizer ?? basicFinalSummary;
     try {
@@ -154,6 +183,13 @@ export class ContextStore implements TaskHost {
       input.uuid === undefined
         ? process.getBuiltinModule('node:crypto').randomUUID()
         : assertTaskUuid(input.uuid);
+    const dir = this.folders.createTaskFolder({ ...input, uuid }, process.pid);
+    return this.manager(uuid, dir);
+  }
+
+  /** TaskFolders: the row and folder of a new task, owned by process `processId`. */
+  createTaskFolder(input: CreateTaskInput & { uuid: string }, processId: number): string {
+    const uuid = assertTaskUuid(input.uuid);
     const key: TaskKey = { ...EMPTY_KEY, ...input.key };
     const dir = taskDir(this.root, 'running', uuid);
     const createdAt = isoTimestamp();
@@ -170,7 +206,7 @@ export class ContextStore implements TaskHost {
         llm_provider: input.llm_provider ?? null,
         model: input.model ?? null,
         context_length: input.context_length ?? null,
-        process_id: process.pid,
+        process_id: processId,
         hostname: this.host,
         metadata: input.metadata,
         created_at: createdAt,
@@ -183,12 +219,12 @@ export class ContextStore implements TaskHost {
           uuid,
           key,
           created_at: createdAt,
-          process_id: process.pid,
+          process_id: processId,
           hostname: this.host,
         }),
       );
     });
-    return this.manager(uuid, dir);
+    return dir;
   }
 
   /** Opens a running task for writing, in the process that drives it. */
@@ -209,7 +245,14 @@ export class ContextStore implements TaskHost {
 
   /** paused/ (or a failed task's folder) → running/, owned by this process (seed 001 §3.1 is_resumed). */
   resumeTask(uuid: string): TaskContextManager {
-    const dir = this.moveInTransaction(() => {
+    const dir = this.folders.claimTaskFolder(uuid, process.pid);
+    this.prepareForWriting(dir);
+    return this.manager(uuid, dir);
+  }
+
+  /** TaskFolders: a paused or failed task → running/, owned by process `processId`. */
+  claimTaskFolder(uuid: string, processId: number): string {
+    return this.moveInTransaction(() => {
       const row = this.requireTask(uuid);
       this.assertOwnTask(row);
       if (row.status === 'running')
@@ -217,11 +260,9 @@ export class ContextStore implements TaskHost {
       if (row.status === 'completed')
         throw new CwbError('conflict', `task ${uuid} has completed; it cannot be resumed`);
       // Row first, folder second: if the move fails the transaction rolls the row back.
-      this.repo.setStatus(uuid, 'running', { process_id: process.pid, hostname: this.host });
+      this.repo.setStatus(uuid, 'running', { process_id: processId, hostname: this.host });
       return { row, status: 'running' };
     });
-    this.prepareForWriting(dir);
-    return this.manager(uuid, dir);
   }
 
   /**
@@ -294,11 +335,12 @@ export class ContextStore implements TaskHost {
   }
 
   /** TaskHost: status, statistics and folder move in one transaction; returns the new folder. */
-  transition(
-    uuid: string,
-    status: 'paused' | 'completed' | 'failed',
-    extra: { error_message?: string; stats?: FinalStats } = {},
-  ): string {
+  transition(uuid: string, status: EndStatus, extra: TransitionExtra = {}): string {
+    return this.folders.moveTaskFolder(uuid, status, extra);
+  }
+
+  /** TaskFolders: what `transition` does, in this process. */
+  moveTaskFolder(uuid: string, status: EndStatus, extra: TransitionExtra = {}): string {
     return this.moveInTransaction(() => {
       const row = this.requireTask(uuid);
       if (extra.stats) this.repo.setFinalStats(uuid, extra.stats);

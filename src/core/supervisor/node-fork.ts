@@ -2,7 +2,8 @@ import { fork } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fs from 'node:fs';
-import type { ForkWorker, WorkerHandle } from './worker-handle';
+import { INDEX_PIPE_FD, type ForkWorker, type WorkerHandle } from './worker-handle';
+import type { Duplex } from 'node:stream';
 import { TASK_PROCESS_V8_FLAGS, taskProcessEnv } from './task-process-flags';
 
 /** Where the task process entry is, and how Node must be started to run it. */
@@ -34,8 +35,10 @@ export function nodeForkWorker(entry: WorkerEntry = resolveWorkerEntry()): ForkW
     const child = fork(entry.file, [], {
       execArgv: [...TASK_PROCESS_V8_FLAGS, ...entry.execArgv],
       env: taskProcessEnv(env),
-      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      // The pipe after the IPC channel is the task index's (task-index-server.ts).
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc', 'pipe'],
     });
+    const indexPipe = child.stdio[INDEX_PIPE_FD] as Duplex | null;
     // A worker's stderr is kept for crash reports but never echoed: it might repeat input.
     let stderrTail = '';
     child.stderr?.on('data', (d: Buffer) => {
@@ -50,6 +53,7 @@ export function nodeForkWorker(entry: WorkerEntry = resolveWorkerEntry()): ForkW
       onExit: (listener) => child.on('exit', listener),
       kill: (signal) => child.kill(signal),
       stderrTail: () => stderrTail,
+      ...(indexPipe && { indexPipe }),
     };
     return handle;
   };

@@ -6,7 +6,9 @@ import {
   type TaskSpecInput,
   type WorkerEvent,
 } from '../../shared/worker-protocol';
-import type { ForkWorker, WorkerHandle } from './worker-handle';
+import { INDEX_PIPE_FD, type ForkWorker, type WorkerHandle } from './worker-handle';
+import { serveTaskIndex } from './task-index-server';
+import { INDEX_URL_ENV } from '../db/open-task-index';
 import { ContextStore } from '../store/context-store';
 import { assertTaskUuid } from '../store/contexts-layout';
 import { CwbError } from '../errors';
@@ -53,6 +55,8 @@ interface Running {
  */
 export class TaskSupervisor extends EventEmitter<{ event: [WorkerEvent]; exit: [WorkerExit] }> {
   private readonly running = new Map<string, Running>();
+  /** The store that keeps task processes' indexes (serveIndex); closed when none runs. */
+  private indexStore: ContextStore | undefined;
 
   constructor(private readonly options: SupervisorOptions) {
     super();
@@ -153,6 +157,7 @@ export class TaskSupervisor extends EventEmitter<{ event: [WorkerEvent]; exit: [
     });
     handle.onExit((code, signal) => {
       this.running.delete(uuid);
+      if (this.running.size === 0) this.closeIndexStore();
       let exit: WorkerExit;
       try {
         exit = this.settle(uuid, entry, code, signal);
@@ -170,8 +175,36 @@ export class TaskSupervisor extends EventEmitter<{ event: [WorkerEvent]; exit: [
       resolveExit(exit);
       this.emit('exit', exit);
     });
+    const indexFd = this.serveIndex(uuid, handle, handover.configEnv);
     // The secrets travel here, over the process's own channel, not in its environment.
-    handle.send({ type: 'start', spec: full, ...handover });
+    handle.send({
+      type: 'start',
+      spec: full,
+      ...handover,
+      ...(indexFd !== undefined && { indexFd }),
+    });
+  }
+
+  /**
+   * Keeps the task's index for its process over the handle's pipe, when it has one and the
+   * index is tasks.db (a fleet's PostgreSQL index stays the process's own: docs/fleet.md).
+   * Returns the descriptor the process finds the pipe at.
+   */
+  private serveIndex(
+    uuid: string,
+    handle: WorkerHandle,
+    configEnv: Record<string, string>,
+  ): number | undefined {
+    // The host's own store follows process.env; the process's index follows what it is handed.
+    if (!handle.indexPipe || configEnv[INDEX_URL_ENV] || process.env[INDEX_URL_ENV])
+      return undefined;
+    serveTaskIndex(handle.indexPipe, {
+      uuid,
+      processId: handle.pid,
+      store: () =>
+        (this.indexStore ??= ContextStore.open(this.options.contextsRoot, { recover: false })),
+    });
+    return INDEX_PIPE_FD;
   }
 
   /** After a process ends: a task it left "running" is failed with how the process ended. */
@@ -201,6 +234,12 @@ export class TaskSupervisor extends EventEmitter<{ event: [WorkerEvent]; exit: [
     } finally {
       store.close();
     }
+  }
+
+  private closeIndexStore(): void {
+    const store = this.indexStore;
+    this.indexStore = undefined;
+    store?.close();
   }
 
   private request(uuid: string, action: 'pause' | 'stop' | 'compact'): void {
