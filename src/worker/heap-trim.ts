@@ -12,28 +12,38 @@ export interface HeapTrimOptions {
 /** What a task process lets its heap grow by during a step before it collects. */
 export const TASK_HEAP_SLACK_BYTES = 2 * 1024 * 1024;
 
+export interface HeapTrimmer {
+  /** Collects when the heap has grown `slackBytes` past what the last collection left. */
+  check(): void;
+  /** Collects now: at a point where much was just let go (startup, a sent request). */
+  collect(): void;
+}
+
 /**
- * Returns a check to run between tool calls: when the heap has grown `slackBytes` past what
- * the last collection left, collect now.
+ * Collections at points the task process chooses: `check` between tool calls and while a
+ * request body is sent, `collect` once startup is over and once a request is all sent.
  *
  * Why: left to itself, V8 ran its full collections when the process went idle, and a task
  * process is idle only between steps (waiting for the model). In a step of thousands of tool
  * calls, the little each call keeps long enough to be promoted piled up: `--trace-gc` showed
  * four full collections in the bench's 1 GB run, each at 15–19 MiB with ~8 MiB alive
  * (`npm run bench`, memory group). Collecting when the heap has grown 2 MiB costs a few
- * milliseconds every thousand calls or so.
- * It starts with one: what loading the bundle and opening the task left behind would
- * otherwise count as alive, and the first step's growth would come on top of it (the bench's
- * 100 MB run peaked there, at ~57 MiB against ~56 later).
+ * milliseconds every thousand calls or so. Sending a gigabyte body piles up the same way
+ * (thousands of reads and writes, each alive across an await), and what starting up left,
+ * or a sent request's buffers, would otherwise count as alive until the next check.
  */
-export function heapTrimmer(options: HeapTrimOptions): () => void {
+export function heapTrimmer(options: HeapTrimOptions): HeapTrimmer {
   const used = options.usedBytes ?? (() => v8.getHeapStatistics().used_heap_size);
-  options.gc();
   let base = used();
-  return () => {
-    if (used() - base < options.slackBytes) return;
+  const collect = (): void => {
     options.gc();
     base = used();
+  };
+  return {
+    check: () => {
+      if (used() - base >= options.slackBytes) collect();
+    },
+    collect,
   };
 }
 

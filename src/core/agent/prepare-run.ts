@@ -2,6 +2,7 @@ import type { TaskSpec } from '../../shared/worker-protocol';
 import type { AppConfig } from '../config/app-config';
 import { secretValues } from '../config/secrets';
 import { createLlmClient, resolveModelLimits, type LlmClient } from '../llm';
+import type { LlmClientOptions } from '../llm/llm-client';
 import { providerSettings } from '../llm/provider-info';
 import { CwbError } from '../errors';
 
@@ -17,9 +18,15 @@ export interface PreparedRun {
  * Model and limits from the task's config (loadConfig's, or the one its host handed over):
  * with loading the config, everything that can be wrong before a task exists. Takes the
  * config rather than loading it, so a task process loads config.yaml's loader only when no
- * host handed the config over (task-process.ts).
+ * host handed the config over (task-process.ts). `memory`: the LLM client's hooks for the
+ * task process's collections (LlmClientOptions).
  */
-export function prepareRun(spec: TaskSpec, env: NodeJS.ProcessEnv, config: AppConfig): PreparedRun {
+export function prepareRun(
+  spec: TaskSpec,
+  env: NodeJS.ProcessEnv,
+  config: AppConfig,
+  memory?: LlmClientOptions['memory'],
+): PreparedRun {
   const provider = spec.provider ?? config.llm.provider;
   const settings = { ...providerSettings(config.llm, provider) };
   if (spec.model) settings.model = spec.model;
@@ -42,7 +49,11 @@ export function prepareRun(spec: TaskSpec, env: NodeJS.ProcessEnv, config: AppCo
     },
     provider,
   );
-  const client = createLlmClient(llm, { env, secrets: secretValues(config) });
+  const client = createLlmClient(llm, {
+    env,
+    secrets: secretValues(config),
+    ...(memory && { memory }),
+  });
   return {
     config,
     client,

@@ -28,6 +28,8 @@ export interface HttpOptions {
   idleTimeoutMs?: number;
   /** Connection pool (http.Agent or https.Agent to match the URL); false = a fresh connection. */
   agent?: http.Agent | false;
+  /** Called after each piece of the body is handed to the socket (LlmClientOptions.memory). */
+  onBodyPiece?: () => void;
 }
 
 export type TransportFailure = 'timeout' | 'idle_timeout' | 'cancelled';
@@ -127,7 +129,7 @@ function send(
     if (file === null) {
       req.end();
     } else {
-      sendFile(file.path, file.size, req).catch((error: unknown) => {
+      sendFile(file.path, file.size, req, options.onBodyPiece).catch((error: unknown) => {
         // A failed write has already failed the request ('error' on req); a failed read has not.
         if (!req.destroyed) fail(error instanceof Error ? error : new Error(String(error)));
       });
@@ -143,7 +145,12 @@ function send(
  * per chunk, and a gigabyte body would leave a gigabyte of dead buffers for V8 to collect
  * at its own pace (it lets up to 64 MiB of them pile up before it does).
  */
-async function sendFile(filePath: string, size: number, req: http.ClientRequest): Promise<void> {
+async function sendFile(
+  filePath: string,
+  size: number,
+  req: http.ClientRequest,
+  onPiece: (() => void) | undefined,
+): Promise<void> {
   const handle = await fs.promises.open(filePath, 'r');
   // A request torn down mid-body may never call back for a chunk it held: stop waiting then.
   // (Not a race with one `closed` promise: every race would leave a reaction on it until the
@@ -184,6 +191,7 @@ async function sendFile(filePath: string, size: number, req: http.ClientRequest)
       // The other buffer is read into next: its write must be over.
       await settled(inFlight);
       inFlight = written;
+      onPiece?.();
     }
     await settled(inFlight);
     req.end();

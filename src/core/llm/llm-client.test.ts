@@ -212,6 +212,29 @@ describe('chat requests', () => {
     ]);
   });
 
+  it('lets its process look after its memory while a body is sent and once it is all sent', async () => {
+    const llm = await scripted({ flavor: 'openai', script: () => ({ content: 'ok' }) });
+    const dir = tempDir();
+    const currentPath = path.join(dir, 'current.jsonl');
+    writeLargeCurrent(currentPath, 3 * 1024 * 1024, 2000);
+    const calls: string[] = [];
+    const client = createLlmClient(
+      llmConfig('openai', llm.url),
+      testOptions({
+        memory: {
+          whileSending: () => calls.push('piece'),
+          // Called before the answer is read: the server has the whole body by then.
+          answerStarts: () => calls.push(`answer after ${llm.chatRequests().length} request`),
+        },
+      }),
+    );
+    expect((await client.chat({ currentPath, workDir: dir })).content).toBe('ok');
+    // A 3 MiB body goes out in 256 KiB pieces.
+    expect(calls.filter((c) => c === 'piece').length).toBeGreaterThanOrEqual(12);
+    expect(calls.slice(-1)).toEqual(['answer after 1 request']);
+    expect(calls.filter((c) => c !== 'piece')).toHaveLength(1);
+  });
+
   it('passes max output tokens, Ollama num_ctx and a model override', async () => {
     const openai = await scripted({ flavor: 'openai', script: () => ({ content: 'ok' }) });
     const ollama = await scripted({ flavor: 'ollama', script: () => ({ content: 'ok' }) });

@@ -44,6 +44,13 @@ export interface LlmClientOptions {
   stream?: boolean;
   /** More values to keep out of messages, e.g. secretValues(appConfig) for `${VAR}`s. */
   secrets?: readonly string[];
+  /**
+   * Where a long call lets its process look after its memory: `whileSending` after each
+   * piece of a request body handed to the socket (a gigabyte body is thousands of them),
+   * `answerStarts` once the body is all sent and the answer begins. The task process
+   * collects garbage there (src/worker/heap-trim.ts).
+   */
+  memory?: { whileSending(): void; answerStarts(): void };
 }
 
 export interface ChatRequest {
@@ -207,7 +214,9 @@ export function createLlmClient(config: LlmConfig, options: LlmClientOptions = {
       agent,
       responseTimeoutMs: options.fetchTimeoutMs,
       idleTimeoutMs: options.idleTimeoutMs,
+      ...(options.memory && { onBodyPiece: options.memory.whileSending }),
     });
+    options.memory?.answerStarts();
     if (res.status < 200 || res.status >= 300) {
       const text = await readErrorBody(res.body);
       throw httpError(ctx, res.status, res.statusText, text, parseRetryAfter(res.headers));
