@@ -442,6 +442,28 @@ describe('the task index kept by the host', () => {
     },
   );
 
+  it('a pause another process leaves in tasks.db reaches a task whose index its host keeps', async () => {
+    const base = tempDir();
+    const llm = await startScriptedLlm({
+      flavor: 'openai',
+      script: [
+        { tool_calls: [{ name: 'list_dir', arguments: { path: '.' } }], delayMs: 1500 },
+        { content: 'never reached' },
+      ],
+    });
+    servers.push(llm);
+    const env = makeTaskEnv(base, { provider: 'openai', url: llm.url });
+    const { supervisor } = watchedSupervisor(env);
+    const uuid = supervisor.start({ prompt: 'List the folder.', workdir: env.workdir });
+    await waitFor(() => llm.chatRequests().length === 1);
+    // What `cwb pause UUID` in another terminal does.
+    const other = ContextStore.open(env.root, { recover: false });
+    other.repo.requestControl(uuid, 'pause');
+    other.close();
+    expect(await supervisor.waitForExit(uuid)).toMatchObject({ code: 0, status: 'paused' });
+    expect(llm.chatRequests()).toHaveLength(1);
+  });
+
   it('a task whose host stops keeping its index goes on with tasks.db of its own and ends as it would have', async () => {
     const base = tempDir();
     let handles: WorkerHandle[] = [];

@@ -8,7 +8,9 @@ const POLL_MS = 500;
  * Pause, stop and compact requests reach a task process three ways: a host message (the
  * process was started by `cwb run`, `cwb serve` or the app), the `control` column of
  * tasks.db (`cwb pause UUID` from any other process), and SIGTERM/SIGINT (treated as
- * pause, so a shutdown leaves a resumable task).
+ * pause, so a shutdown leaves a resumable task). A host that keeps the task's index reads
+ * the column for it and sends what it finds as a message (TaskSupervisor): the process
+ * then does not poll, which would make it wait on its host twice a second.
  */
 export class TaskControl implements ControlState {
   private pause = false;
@@ -38,11 +40,14 @@ export class TaskControl implements ControlState {
     else this.stop.abort(new Error('stopped'));
   }
 
-  /** Starts watching tasks.db and signals for this task. */
-  watch(repo: TaskIndex, uuid: string): void {
+  /**
+   * Starts watching tasks.db and signals for this task. `polled` says whether this process
+   * reads the column itself now (not while its host does it for it).
+   */
+  watch(repo: TaskIndex, uuid: string, polled: () => boolean = () => true): void {
     this.timer = setInterval(() => {
       try {
-        const action = repo.takeControl(uuid);
+        const action = polled() ? repo.takeControl(uuid) : null;
         if (action) this.request(action);
       } catch {
         // a busy or closed database is tried again on the next tick

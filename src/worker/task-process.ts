@@ -106,11 +106,13 @@ export async function runTaskProcess(
   handover: { config?: AppConfig; indexFd?: number } = {},
 ): Promise<number> {
   const emit = (event: WorkerEvent): void => host?.send(event);
+  const hostIndex =
+    handover.indexFd === undefined
+      ? undefined
+      : indexThroughHost(spec.contextsRoot, handover.indexFd, fleetIndex(env));
   const storeOptions: ContextStoreOptions = {
     ...fleetIndex(env),
-    ...(handover.indexFd !== undefined && {
-      hosted: indexThroughHost(spec.contextsRoot, handover.indexFd, fleetIndex(env)),
-    }),
+    ...(hostIndex && { hosted: hostIndex }),
   };
   const control = new TaskControl();
   host?.onMessage((raw) => {
@@ -162,7 +164,8 @@ export async function runTaskProcess(
     return 2;
   }
   emit({ type: 'status', uuid: task.uuid, status: 'running' });
-  control.watch(store.repo, task.uuid);
+  // A host that keeps the index reads the control column for this task (TaskSupervisor).
+  control.watch(store.repo, task.uuid, () => !hostIndex || hostIndex.onItsOwn);
 
   const workdir = task.row().workdir ?? process.cwd();
   const allowRunCommand = config.tools.run_command;

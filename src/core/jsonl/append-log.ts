@@ -41,8 +41,7 @@ export class AppendLog {
    */
   append(line: string | readonly string[]): AppendResult {
     if (this.fd < 0) throw new Error(`AppendLog ${this.path}: append after close`);
-    const parts = typeof line === 'string' ? [line] : line;
-    if (parts.some((part) => part.includes('\n'))) {
+    if (hasNewline(line)) {
       throw new Error(`AppendLog ${this.path}: a line must not contain a raw newline`);
     }
     // The line and its '\n' land together or the tail is torn, which recoverTornTail
@@ -50,7 +49,7 @@ export class AppendLog {
     const offset = this.bytes;
     let written: number;
     try {
-      written = writeLine(this.fd, parts);
+      written = writeLine(this.fd, line);
       if (this.fsync) fs.fdatasyncSync(this.fd);
     } catch (error) {
       // A failed write (disk full) may have landed part of the line. Cut it off, so the next
@@ -101,6 +100,12 @@ export class AppendLog {
     }
     this.fd = fd;
   }
+}
+
+function hasNewline(line: string | readonly string[]): boolean {
+  if (typeof line === 'string') return line.includes('\n');
+  for (const part of line) if (part.includes('\n')) return true;
+  return false;
 }
 
 /**

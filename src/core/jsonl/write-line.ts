@@ -10,21 +10,29 @@ import { writeAllSync } from './write-all';
  * process ~0.5 MiB larger for the rest of its run, issue #17.)
  */
 const SCRATCH_MAX_BYTES = 256 * 1024;
+/**
+ * A line of fewer characters is joined and encoded in one call: for short lines the calls
+ * cost more than the copy (the append bench, group 3 of docs/benchmarks.md).
+ */
+const JOIN_BELOW_CHARS = 16 * 1024;
 /** Characters per piece of a longer line: at most 3 UTF-8 bytes each, so a piece and a '\n' fit. */
 export const LINE_PIECE_CHARS = Math.floor((SCRATCH_MAX_BYTES - 1) / 3);
 let scratch = Buffer.allocUnsafe(64 * 1024);
 
 /**
- * Writes one line, given as the parts it is made of, and its '\n' as UTF-8 at `fd`'s
- * position; returns the bytes written. A line that fits the buffer is one write. The parts
- * are never joined: a message's lines share their big parts (a tool output, an answer's
- * tool calls), and joining them would copy each one per line.
+ * Writes one line, given whole or as the parts it is made of, and its '\n' as UTF-8 at
+ * `fd`'s position; returns the bytes written. A line that fits the buffer is one write. A
+ * long line's parts are not joined: a message's lines share their big parts (a tool output,
+ * an answer's tool calls), and joining them would copy each one per line.
  * The '\n' goes out last: a failure part way leaves a line without its '\n' (the caller
  * cuts it off), never a '\n' without its line.
  */
-export function writeLine(fd: number, parts: readonly string[]): number {
+export function writeLine(fd: number, line: string | readonly string[]): number {
   let chars = 0;
-  for (const part of parts) chars += part.length;
+  if (typeof line === 'string') chars = line.length;
+  else for (const part of line) chars += part.length;
+  const parts =
+    typeof line === 'string' ? [line] : chars < JOIN_BELOW_CHARS ? [line.join('')] : line;
   // At most 3 bytes per UTF-16 unit: when that fits, no need to measure the line first.
   const most = chars * 3 + 1;
   if (most > scratch.length) {

@@ -15,6 +15,9 @@ import { CwbError } from '../errors';
 import { configHandover } from './config-env';
 import { taskProcessEnv } from './task-process-flags';
 
+/** How often a host reads the control requests of the tasks whose index it keeps. */
+const CONTROL_POLL_MS = 500;
+
 export interface SupervisorOptions {
   fork: ForkWorker;
   contextsRoot: string;
@@ -57,6 +60,9 @@ export class TaskSupervisor extends EventEmitter<{ event: [WorkerEvent]; exit: [
   private readonly running = new Map<string, Running>();
   /** The store that keeps task processes' indexes (serveIndex); closed when none runs. */
   private indexStore: ContextStore | undefined;
+  /** Tasks whose index this host keeps, and so whose control requests it reads. */
+  private readonly hosted = new Set<string>();
+  private controlTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: SupervisorOptions) {
     super();
@@ -157,6 +163,11 @@ export class TaskSupervisor extends EventEmitter<{ event: [WorkerEvent]; exit: [
     });
     handle.onExit((code, signal) => {
       this.running.delete(uuid);
+      this.hosted.delete(uuid);
+      if (this.hosted.size === 0) {
+        clearInterval(this.controlTimer);
+        this.controlTimer = undefined;
+      }
       if (this.running.size === 0) this.closeIndexStore();
       let exit: WorkerExit;
       try {
@@ -201,10 +212,35 @@ export class TaskSupervisor extends EventEmitter<{ event: [WorkerEvent]; exit: [
     serveTaskIndex(handle.indexPipe, {
       uuid,
       processId: handle.pid,
-      store: () =>
-        (this.indexStore ??= ContextStore.open(this.options.contextsRoot, { recover: false })),
+      store: () => this.hostStore(),
     });
+    this.hosted.add(uuid);
+    this.controlTimer ??= setInterval(() => this.forwardControl(), CONTROL_POLL_MS).unref();
     return INDEX_PIPE_FD;
+  }
+
+  private hostStore(): ContextStore {
+    this.indexStore ??= ContextStore.open(this.options.contextsRoot, { recover: false });
+    return this.indexStore;
+  }
+
+  /**
+   * Requests other processes left in tasks.db (`cwb pause UUID`) for the tasks whose index
+   * this host keeps, sent to them as messages: they do not poll tasks.db themselves, which
+   * would make them wait on this host twice a second (control-state.ts).
+   */
+  private forwardControl(): void {
+    for (const uuid of this.hosted) {
+      try {
+        const action = this.hostStore().repo.takeControl(uuid);
+        if (action)
+          this.running
+            .get(uuid)
+            ?.handle.send({ type: action === 'compact' ? 'compact-now' : action });
+      } catch {
+        // A busy or unreadable tasks.db: the next tick tries again.
+      }
+    }
   }
 
   /** After a process ends: a task it left "running" is failed with how the process ended. */
