@@ -28,11 +28,16 @@ let scratch = Buffer.allocUnsafe(64 * 1024);
  * cuts it off), never a '\n' without its line.
  */
 export function writeLine(fd: number, line: string | readonly string[]): number {
-  let chars = 0;
-  if (typeof line === 'string') chars = line.length;
-  else for (const part of line) chars += part.length;
-  const parts =
-    typeof line === 'string' ? [line] : chars < JOIN_BELOW_CHARS ? [line.join('')] : line;
+  if (typeof line !== 'string') {
+    let chars = 0;
+    for (const part of line) chars += part.length;
+    if (chars >= JOIN_BELOW_CHARS) return writeParts(fd, line, chars);
+    line = line.join('');
+  }
+  return writeParts(fd, [line], line.length);
+}
+
+function writeParts(fd: number, parts: readonly string[], chars: number): number {
   // At most 3 bytes per UTF-16 unit: when that fits, no need to measure the line first.
   const most = chars * 3 + 1;
   if (most > scratch.length) {

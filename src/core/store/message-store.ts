@@ -168,18 +168,22 @@ export class MessageStore {
     // Line first, index second: after a crash between the two, opening the index catches up.
     // A crash before the current.jsonl line is caught up when the task is next opened for
     // writing (syncCurrent).
-    const { offset } = this.logs.messages.append([
+    const messageLine = [
       `{"seq":${seq},"role":${role},"content":`,
       contentJson,
       `,"timestamp":${JSON.stringify(timestamp)},"tokens":${tokens},"token_counter":"estimate"`,
-      ...shared,
-      `${own}}`,
-    ]);
+    ];
+    for (const part of shared) messageLine.push(part);
+    messageLine.push(`${own}}`);
+    const { offset } = this.logs.messages.append(messageLine);
     const indexed = this.index.count;
     try {
       this.index.append(offset);
       if (!input.historyOnly) {
-        this.logs.current.append([`{"role":${role},"content":`, contentJson, ...shared, '}']);
+        const currentLine = [`{"role":${role},"content":`, contentJson];
+        for (const part of shared) currentLine.push(part);
+        currentLine.push('}');
+        this.logs.current.append(currentLine);
       }
     } catch (error) {
       // A write failed (disk full): the message was not stored, so it leaves no trace, and
