@@ -43,6 +43,7 @@ export type LocalStore = TaskFolders & { readonly repo: TaskIndex; close(): void
 export class HostTaskIndex implements TaskIndex, TaskFolders {
   readonly kind = 'sqlite' as const;
   private local: LocalStore | undefined;
+  private hostGone = false;
   private readonly buffer = Buffer.allocUnsafe(16 * 1024);
 
   constructor(
@@ -52,9 +53,9 @@ export class HostTaskIndex implements TaskIndex, TaskFolders {
     private readonly openLocal: () => LocalStore,
   ) {}
 
-  /** True once the host went away and tasks.db is open in this process. */
+  /** True once the host went away: from then on this process uses tasks.db itself. */
   get onItsOwn(): boolean {
-    return this.local !== undefined;
+    return this.hostGone;
   }
 
   get(uuid: string): TaskRow | undefined {
@@ -111,7 +112,7 @@ export class HostTaskIndex implements TaskIndex, TaskFolders {
    * changes instead (TaskFolders). Only once on its own does a task process run its own.
    */
   write<T>(fn: () => T): T {
-    if (this.local) return this.local.repo.write(fn);
+    if (this.hostGone) return this.localIndex().repo.write(fn);
     throw new CwbError(
       'usage',
       'a task process whose host keeps the task index cannot open a write transaction of its own',
@@ -174,8 +175,11 @@ export class HostTaskIndex implements TaskIndex, TaskFolders {
     return this.localIndex().repo.stamp();
   }
 
+  /** Closes tasks.db if this process opened it (a later call opens it again). */
   close(): void {
-    this.local?.close();
+    const local = this.local;
+    this.local = undefined;
+    local?.close();
   }
 
   private localIndex(): LocalStore {
@@ -185,13 +189,14 @@ export class HostTaskIndex implements TaskIndex, TaskFolders {
 
   /** One request answered by the host, or by `onItsOwn` once the host has gone away. */
   private ask(request: TaskIndexRequest, onItsOwn: (local: LocalStore) => unknown): unknown {
-    if (this.local) return onItsOwn(this.local);
+    if (this.hostGone) return onItsOwn(this.localIndex());
     let reply: TaskIndexReply;
     try {
       writeAllSync(this.fd, Buffer.from(`${JSON.stringify(request)}\n`, 'utf8'));
       reply = this.readReply();
     } catch (err) {
-      if (!hostGone(err)) throw err;
+      if (!isHostGone(err)) throw err;
+      this.hostGone = true;
       return onItsOwn(this.localIndex());
     }
     if (!reply.ok) throw new CwbError(reply.code as CwbErrorCode, reply.message);
@@ -242,6 +247,6 @@ function parseReply(text: string): TaskIndexReply {
 
 const HOST_GONE_CODES = new Set(['EOF', 'EPIPE', 'ECONNRESET', 'ENOTCONN']);
 
-function hostGone(err: unknown): boolean {
+function isHostGone(err: unknown): boolean {
   return HOST_GONE_CODES.has(String((err as NodeJS.ErrnoException).code));
 }
