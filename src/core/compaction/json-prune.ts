@@ -1,3 +1,5 @@
+import { cutIndex } from '../utf16-cut';
+
 /**
  * Seed 003 "UI data compression", applied to any large JSON tool output: the seed prunes
  * accessibility trees (elementsJson) and DOM dumps (webElements), but the same shape —
@@ -88,10 +90,7 @@ function pruneString(text: string, walk: Walk): string {
   const max = walk.limits.max_text_chars;
   if (text.length <= max) return text;
   walk.pruned = true;
-  const code = text.charCodeAt(max - 1);
-  // never leave half a surrogate pair behind
-  const end = code >= 0xd800 && code <= 0xdbff ? max - 1 : max;
-  return `${text.slice(0, Math.max(0, end))}${TEXT_TRUNCATED_SUFFIX}`;
+  return `${text.slice(0, Math.max(0, cutIndex(text, max)))}${TEXT_TRUNCATED_SUFFIX}`;
 }
 
 /**

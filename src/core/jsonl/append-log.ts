@@ -36,8 +36,8 @@ export class AppendLog {
   }
 
   /**
-   * Appends one line, given whole or as the parts it is made of (written one after the
-   * other, never joined: see write-line.ts).
+   * Appends one line, given whole or as the parts it is made of (a long line's parts are
+   * written one after the other, not joined first: see write-line.ts).
    */
   append(line: string | readonly string[]): AppendResult {
     if (this.fd < 0) throw new Error(`AppendLog ${this.path}: append after close`);

@@ -1,3 +1,4 @@
+import { cutIndex } from '../utf16-cut';
 import { writeAllSync } from './write-all';
 
 /**
@@ -67,9 +68,7 @@ function writeLongLine(fd: number, parts: readonly string[]): number {
   };
   for (const part of parts) {
     for (let at = 0; at < part.length;) {
-      let end = Math.min(part.length, at + LINE_PIECE_CHARS);
-      // Not between the halves of a surrogate pair: each half alone would become U+FFFD.
-      if (end < part.length && isHighSurrogate(part.charCodeAt(end - 1))) end--;
+      const end = cutIndex(part, Math.min(part.length, at + LINE_PIECE_CHARS));
       // Room for the piece at 3 bytes per unit, and for the '\n'.
       if (length + (end - at) * 3 >= scratch.length) flush();
       const piece = at === 0 && end === part.length ? part : part.slice(at, end);
@@ -80,8 +79,4 @@ function writeLongLine(fd: number, parts: readonly string[]): number {
   scratch[length++] = 0x0a;
   flush();
   return written;
-}
-
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
 }

@@ -1,3 +1,4 @@
+import { cutIndex } from '../utf16-cut';
 import { scrubToolText } from './tool-secrets';
 import type { ToolContext } from './tool-types';
 
@@ -23,9 +24,7 @@ export function shortenLine(text: string, max = MAX_LINE_CHARS): string {
 /** The first `max` UTF-16 units of `text`, never splitting a surrogate pair. */
 export function cutToChars(text: string, max: number): string {
   if (text.length <= max) return text;
-  const code = text.charCodeAt(max - 1);
-  // Half an emoji would turn into a replacement character.
-  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
+  return text.slice(0, cutIndex(text, max));
 }
 
 export interface FittedOutput {
