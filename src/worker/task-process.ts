@@ -106,14 +106,12 @@ export async function runTaskProcess(
   handover: { config?: AppConfig; indexFd?: number } = {},
 ): Promise<number> {
   const emit = (event: WorkerEvent): void => host?.send(event);
+  const fleet = fleetIndex(env);
   const hostIndex =
     handover.indexFd === undefined
       ? undefined
-      : indexThroughHost(spec.contextsRoot, handover.indexFd, fleetIndex(env));
-  const storeOptions: ContextStoreOptions = {
-    ...fleetIndex(env),
-    ...(hostIndex && { hosted: hostIndex }),
-  };
+      : indexThroughHost(spec.contextsRoot, handover.indexFd, fleet);
+  const storeOptions: ContextStoreOptions = { ...fleet, ...(hostIndex && { hosted: hostIndex }) };
   const control = new TaskControl();
   host?.onMessage((raw) => {
     const parsed = hostMessageSchema.safeParse(raw);
