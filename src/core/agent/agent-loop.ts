@@ -48,39 +48,55 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentOutc
       await compact(options, 'requested');
     }
     if (turns >= maxTurns) return { kind: 'max-turns', turns };
-
-    const response = await callModel(options);
-    if (response === undefined) return { kind: 'stopped', turns };
+    const ending = await runStep(options, turns);
+    if (ending !== 'next') return ending;
     turns++;
-    const assistant = task.addMessage({
-      role: 'assistant',
-      content: response.content,
-      ...(response.tool_calls?.length && { tool_calls: response.tool_calls }),
-      ...(response.usage && { usage: response.usage }),
-    });
-    task.recordLlmCall(response.usage);
-    options.emit({
-      type: 'message-appended',
-      uuid: task.uuid,
-      seq: assistant.seq,
-      role: 'assistant',
-      tokens: assistant.tokens,
-    });
-    emitStats(options, turns);
-
-    const calls = response.tool_calls ?? [];
-    if (calls.length === 0) {
-      await compact(options, 'after-llm');
-      await compact(options, 'final');
-      return { kind: 'completed', turns };
-    }
-    // With tool calls pending, the check after the call waits until their results are in:
-    // compacting between a call and its results would answer the call twice.
-    await runTools(options, calls);
-    emitStats(options, turns);
-    if (control.stopSignal.aborted) return { kind: 'stopped', turns };
-    await compact(options, 'after-tools');
   }
+}
+
+/**
+ * One step: the model call, its reply recorded, the tools it asked for run and recorded.
+ * A function of its own so that the reply, up to thousands of parsed tool calls, is
+ * garbage once the step ends: a suspended async function keeps its locals alive, and the
+ * loop above waits through the next call (request.json extended and sent, issue #17).
+ */
+async function runStep(
+  options: AgentLoopOptions,
+  turnsBefore: number,
+): Promise<AgentOutcome | 'next'> {
+  const { task, control } = options;
+  const response = await callModel(options);
+  if (response === undefined) return { kind: 'stopped', turns: turnsBefore };
+  const turns = turnsBefore + 1;
+  const assistant = task.addMessage({
+    role: 'assistant',
+    content: response.content,
+    ...(response.tool_calls?.length && { tool_calls: response.tool_calls }),
+    ...(response.usage && { usage: response.usage }),
+  });
+  task.recordLlmCall(response.usage);
+  options.emit({
+    type: 'message-appended',
+    uuid: task.uuid,
+    seq: assistant.seq,
+    role: 'assistant',
+    tokens: assistant.tokens,
+  });
+  emitStats(options, turns);
+
+  const calls = response.tool_calls ?? [];
+  if (calls.length === 0) {
+    await compact(options, 'after-llm');
+    await compact(options, 'final');
+    return { kind: 'completed', turns };
+  }
+  // With tool calls pending, the check after the call waits until their results are in:
+  // compacting between a call and its results would answer the call twice.
+  await runTools(options, calls);
+  emitStats(options, turns);
+  if (control.stopSignal.aborted) return { kind: 'stopped', turns };
+  await compact(options, 'after-tools');
+  return 'next';
 }
 
 /** One model call; a context-length answer gets one forced compaction and one retry. */
