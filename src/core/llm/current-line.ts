@@ -1,6 +1,6 @@
 import type { CurrentMessage, MessageRole, ToolCall } from '../../shared/task-types';
 import { badInput } from '../errors';
-import { isObject } from './json-shape';
+import { isObject, isPlainToolCall } from './json-shape';
 
 const ROLES: ReadonlySet<string> = new Set<MessageRole>(['system', 'user', 'assistant', 'tool']);
 
@@ -33,6 +33,7 @@ export function toCurrentMessage(value: unknown, where: string): CurrentMessage 
 
 function toolCalls(value: unknown, where: string): ToolCall[] {
   if (!Array.isArray(value)) throw badInput(`${where}: tool_calls must be a list`);
+  if (value.every(isPlainToolCall)) return value;
   return value.map((call: unknown, i) => {
     const fn = isObject(call) ? call.function : undefined;
     if (!isObject(call) || !isObject(fn) || typeof fn.name !== 'string') {

@@ -30,46 +30,52 @@ export interface LinePosition {
  * The lines of a file as byte slices, one batch per chunk read. Building request.json must
  * run near the speed of a file copy (DESIGN §7), so this reads 256 KiB at a time and hands
  * out slices of the read buffer instead of a string per line: a line that needs no change
- * is written on as the same bytes. Memory stays at one chunk plus one unfinished line.
+ * is written on as the same bytes.
+ *
+ * Memory is one buffer (issue #17: it is alive during every model call). The unfinished
+ * line at a chunk's end moves to the buffer's front and the next read fills in after it, so
+ * a line split by a read is still a slice. A line longer than the buffer is scanned on to
+ * its end and then read once into a buffer of its own size (a 460 KB answer of 4,000 tool
+ * calls used to be held twice: its pieces, then their concatenation).
  */
 export async function* readLineBatches(
   path: string,
   options: { chunkBytes?: number; maxLineBytes?: number; start?: LinePosition } = {},
 ): AsyncGenerator<(RawLine | TooLongLine)[]> {
-  // Two of these are alive during every model call: 256 KiB keeps them off the task
-  // process's peak (issue #17) and still reads a 100 MiB context in 400 calls.
   const chunkBytes = options.chunkBytes ?? POOLED_BUFFER_BYTES;
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const handle = await fs.promises.open(path, 'r');
-  let pending: Promise<{ bytesRead: number }> | undefined;
-  // Two buffers: the next chunk is read while the consumer works on the current one.
   const buffers =
-    chunkBytes === POOLED_BUFFER_BYTES
-      ? borrowBuffers(2)
-      : [Buffer.allocUnsafe(chunkBytes), Buffer.allocUnsafe(chunkBytes)];
+    chunkBytes === POOLED_BUFFER_BYTES ? borrowBuffers(1) : [Buffer.allocUnsafe(chunkBytes)];
+  const buffer = buffers[0];
   try {
     // The size is taken once: lines appended while reading are left for the next request.
     const { size } = await handle.stat();
-    let carry: Buffer[] = [];
-    let carryBytes = 0;
-    let skipping = false;
+    const file: Source = { handle, size };
     let lineNo = options.start?.lineNo ?? 1;
-    let position = options.start?.offset ?? 0;
-    let turn = 0;
-    const readInto = (buffer: Buffer, at: number): Promise<{ bytesRead: number }> =>
-      at < size
-        ? handle.read(buffer, 0, Math.min(chunkBytes, size - at), at)
-        : Promise.resolve({ bytesRead: 0 });
-    pending = readInto(buffers[0], position);
+    /** The file offset of buffer[0]; buffer[0, filled) holds the file's bytes from there. */
+    let at = options.start?.offset ?? 0;
+    let filled = 0;
     for (;;) {
-      const buffer = buffers[turn];
-      const { bytesRead } = await pending;
-      if (bytesRead === 0) break; // the end, or the file shrank under us
-      position += bytesRead;
-      turn = 1 - turn;
-      pending = readInto(buffers[turn], position);
-      const chunkStart = position - bytesRead;
-      const chunk = buffer.subarray(0, bytesRead);
+      if (filled === buffer.length) {
+        // One line fills the buffer: it is read whole once its end is known.
+        const long = await scanToLineEnd(file, buffer, at);
+        const end = at + long.length + (long.terminated ? 1 : 0);
+        const partial = !long.terminated;
+        yield [
+          long.length > maxLineBytes
+            ? { tooLong: true, lineNo: lineNo++, partial, end }
+            : { bytes: await readRange(file, at, long.length), lineNo: lineNo++, partial, end },
+        ];
+        if (partial) return;
+        at = end;
+        filled = long.rest;
+      } else {
+        const bytesRead = await readInto(file, buffer, filled, at + filled);
+        if (bytesRead === 0) break; // the end, or the file shrank under us
+        filled += bytesRead;
+      }
+      const chunk = buffer.subarray(0, filled);
       const batch: (RawLine | TooLongLine)[] = [];
       let from = 0;
       for (
@@ -77,47 +83,87 @@ export async function* readLineBatches(
         newline !== -1;
         newline = chunk.indexOf(NEWLINE, from)
       ) {
-        const piece = chunk.subarray(from, newline);
-        const end = chunkStart + newline + 1;
-        if (skipping || carryBytes + piece.length > maxLineBytes) {
-          batch.push({ tooLong: true, lineNo: lineNo++, partial: false, end });
-        } else if (carryBytes === 0) {
-          batch.push({ bytes: piece, lineNo: lineNo++, partial: false, end });
-        } else {
-          carry.push(piece);
-          batch.push({
-            bytes: Buffer.concat(carry, carryBytes + piece.length),
-            lineNo: lineNo++,
-            partial: false,
-            end,
-          });
-        }
-        carry = [];
-        carryBytes = 0;
-        skipping = false;
+        const end = at + newline + 1;
+        batch.push(
+          newline - from > maxLineBytes
+            ? { tooLong: true, lineNo: lineNo++, partial: false, end }
+            : { bytes: chunk.subarray(from, newline), lineNo: lineNo++, partial: false, end },
+        );
         from = newline + 1;
       }
-      // The unfinished rest is copied: the buffer is reused by the next read.
-      const rest = chunk.subarray(from);
-      if (rest.length > 0) {
-        carryBytes += rest.length;
-        if (carryBytes > maxLineBytes) {
-          skipping = true;
-          carry = [];
-        } else if (!skipping) {
-          carry.push(Buffer.from(rest));
-        }
-      }
       if (batch.length > 0) yield batch;
+      // The consumer is done with the slices: the unfinished rest moves to the front.
+      if (from > 0) {
+        buffer.copyWithin(0, from, filled);
+        at += from;
+        filled -= from;
+      }
     }
-    if (skipping) yield [{ tooLong: true, lineNo, partial: true, end: position }];
-    else if (carryBytes > 0)
-      yield [{ bytes: Buffer.concat(carry, carryBytes), lineNo, partial: true, end: position }];
+    if (filled > 0) {
+      const end = at + filled;
+      yield [
+        filled > maxLineBytes
+          ? { tooLong: true, lineNo, partial: true, end }
+          : { bytes: buffer.subarray(0, filled), lineNo, partial: true, end },
+      ];
+    }
   } finally {
-    // A consumer that stops early (a malformed line) leaves a read in flight.
-    await pending?.catch(() => undefined);
     await handle.close();
-    // Lines handed out are slices of these: the consumer is done with them by now.
+    // Lines handed out are slices of it: the consumer is done with them by now.
     giveBack(buffers);
   }
+}
+
+interface Source {
+  handle: fs.promises.FileHandle;
+  /** Bytes past this are not read: see readLineBatches. */
+  size: number;
+}
+
+/** Reads file bytes from `position` into buffer[offset...], as many as fit; 0 at the end. */
+async function readInto(
+  file: Source,
+  buffer: Buffer,
+  offset: number,
+  position: number,
+): Promise<number> {
+  const length = Math.min(buffer.length - offset, file.size - position);
+  if (length <= 0) return 0;
+  return (await file.handle.read(buffer, offset, length, position)).bytesRead;
+}
+
+/**
+ * The line starting at `start`, whose first buffer-full holds no '\n': reads on through
+ * `buffer` until one. Returns the line's length, whether a '\n' ended it (not the end of
+ * the file), and how many bytes after that '\n' are left at the buffer's front.
+ */
+async function scanToLineEnd(
+  file: Source,
+  buffer: Buffer,
+  start: number,
+): Promise<{ length: number; terminated: boolean; rest: number }> {
+  let length = buffer.length;
+  for (;;) {
+    const bytesRead = await readInto(file, buffer, 0, start + length);
+    if (bytesRead === 0) return { length, terminated: false, rest: 0 };
+    const newline = buffer.subarray(0, bytesRead).indexOf(NEWLINE);
+    if (newline === -1) {
+      length += bytesRead;
+      continue;
+    }
+    buffer.copyWithin(0, newline + 1, bytesRead);
+    return { length: length + newline, terminated: true, rest: bytesRead - newline - 1 };
+  }
+}
+
+/** `length` bytes from `position`, in a buffer of their own (fewer if the file shrank). */
+async function readRange(file: Source, position: number, length: number): Promise<Buffer> {
+  const bytes = Buffer.allocUnsafe(length);
+  let got = 0;
+  while (got < length) {
+    const { bytesRead } = await file.handle.read(bytes, got, length - got, position + got);
+    if (bytesRead === 0) break;
+    got += bytesRead;
+  }
+  return bytes.subarray(0, got);
 }

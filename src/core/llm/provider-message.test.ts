@@ -27,6 +27,28 @@ describe('toProviderMessage (OpenAI, LM Studio)', () => {
     }
   });
 
+  it('sends plain tool calls as they are and copies the others into the shape OpenAI takes', () => {
+    const plain: CurrentMessage = {
+      role: 'assistant',
+      content: null,
+      tool_calls: [call('{"path":"a"}'), { ...call('{}'), id: 'call_2' }],
+    };
+    // Not copied: a stored answer of thousands of calls is projected at every model call.
+    expect(toProviderMessage('openai', plain).tool_calls).toBe(plain.tool_calls);
+    const imported = {
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        { ...call('{"path":"a"}'), index: 0 },
+        { id: 'call_2', type: 'function', function: { name: 'ls', arguments: '{}', extra: 1 } },
+      ],
+    } as unknown as CurrentMessage;
+    expect(toProviderMessage('openai', imported).tool_calls).toEqual([
+      call('{"path":"a"}'),
+      { id: 'call_2', type: 'function', function: { name: 'ls', arguments: '{}' } },
+    ]);
+  });
+
   it('keeps null content only on an assistant message with tool calls', () => {
     const withCalls: CurrentMessage = {
       role: 'assistant',

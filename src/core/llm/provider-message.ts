@@ -1,6 +1,6 @@
 import type { CurrentMessage, MessageRole, ToolCall } from '../../shared/task-types';
 import type { LlmProvider } from '../config/app-config';
-import { isObject } from './json-shape';
+import { isObject, isPlainToolCall } from './json-shape';
 
 /**
  * How one current.jsonl line (OpenAI-compatible) is sent to each provider. Pure and
@@ -57,7 +57,10 @@ function toOpenAi(msg: CurrentMessage): OpenAiMessage {
   const content = msg.content === null && !(msg.role === 'assistant' && calls) ? '' : msg.content;
   const out: OpenAiMessage = { role: msg.role, content };
   // An empty tool_calls array is rejected by OpenAI ("[] is too short").
-  if (calls) out.tool_calls = calls.map(normalizeToolCall);
+  if (calls)
+    out.tool_calls = calls.every((call) => isPlainToolCall(call))
+      ? calls
+      : calls.map(normalizeToolCall);
   if (msg.tool_call_id !== undefined) out.tool_call_id = msg.tool_call_id;
   if (msg.name !== undefined) out.name = msg.name;
   // tool_name is our (seed 000) field, not OpenAI's: the API would reject it.
