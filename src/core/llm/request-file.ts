@@ -159,7 +159,7 @@ export async function writeRequestFile(options: RequestFileOptions): Promise<Req
     ok = true;
     return { bytes: out.position, messages, ...(kept && { kept }) };
   } finally {
-    await out.settle();
+    out.settle();
     await handle.close();
     if (!ok) await fs.promises.rm(options.requestPath, { force: true });
   }
@@ -421,14 +421,15 @@ function reason(error: unknown): string {
 }
 
 /**
- * Gathers output in a buffer and writes it when full. Two buffers take turns, so one is
- * filled while the other is being written; writes go at explicit offsets from `start`.
+ * Gathers output in a buffer and writes it when full, at explicit offsets from `start`.
+ * One buffer: a write to the page cache takes a fraction of the time the lines it holds
+ * took to project, so a second buffer filling meanwhile gained nothing measurable and was
+ * 256 KiB more of a task process's peak while request.json is extended (issue #17).
  */
 class BatchWriter {
-  private readonly buffers = borrowBuffers(2);
-  private turn = 0;
+  private readonly buffers = borrowBuffers(1);
+  private readonly buffer = this.buffers[0];
   private used = 0;
-  private inFlight: Promise<void> = Promise.resolve();
   /** Where the next buffer goes in the file. */
   private next: number;
 
@@ -447,7 +448,7 @@ class BatchWriter {
   async text(text: string): Promise<void> {
     // Short texts (separators, headers) are encoded straight into the buffer.
     if (text.length * 3 <= BATCH_BYTES - this.used) {
-      this.used += this.buffers[this.turn].write(text, this.used);
+      this.used += this.buffer.write(text, this.used);
       return;
     }
     await this.bytes(Buffer.from(text));
@@ -456,50 +457,35 @@ class BatchWriter {
   async bytes(data: Buffer): Promise<void> {
     if (data.length > BATCH_BYTES - this.used) await this.flush();
     if (data.length >= BATCH_BYTES) {
-      // Larger than a buffer: written on its own, after what came before it.
-      await this.inFlight;
-      await this.writeOut(data, this.claim(data.length));
+      // Larger than the buffer: written on its own, after what came before it.
+      await this.writeOut(data);
       return;
     }
-    data.copy(this.buffers[this.turn], this.used);
+    data.copy(this.buffer, this.used);
     this.used += data.length;
   }
 
-  /** Starts writing the current buffer; waits only for the write before it. */
+  /** Writes what the buffer holds. */
   async flush(): Promise<void> {
     if (this.used === 0) return;
-    const data = this.buffers[this.turn].subarray(0, this.used);
-    await this.inFlight; // the other buffer is free again
-    this.inFlight = this.writeOut(data, this.claim(data.length));
-    // Keep an unobserved failure from being reported as unhandled; it surfaces in finish().
-    this.inFlight.catch(() => undefined);
-    this.turn = 1 - this.turn;
+    const data = this.buffer.subarray(0, this.used);
     this.used = 0;
+    await this.writeOut(data);
   }
 
-  /** Writes what is left and waits for every write. */
+  /** Writes what is left. */
   async finish(): Promise<void> {
     await this.flush();
-    await this.inFlight;
   }
 
-  /**
-   * Waits for a write in flight before the file is closed (on success or failure), then
-   * gives the buffers back: the writer is done.
-   */
-  async settle(): Promise<void> {
-    await this.inFlight.catch(() => undefined);
+  /** Gives the buffer back once the file is done with (on success or failure). */
+  settle(): void {
     giveBack(this.buffers);
   }
 
-  /** The offset of `bytes` about to be written; what comes after goes past them. */
-  private claim(bytes: number): number {
+  private async writeOut(data: Buffer): Promise<void> {
     const at = this.next;
-    this.next += bytes;
-    return at;
-  }
-
-  private writeOut(data: Buffer, at: number): Promise<void> {
-    return writeAll(this.handle, data, at);
+    this.next += data.length;
+    await writeAll(this.handle, data, at);
   }
 }
