@@ -1,14 +1,16 @@
 import fs from 'node:fs';
-import http from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Socket } from 'node:net';
 import { Transform, pipeline } from 'node:stream';
 import type { Readable } from 'node:stream';
 import { borrowBuffers, giveBack } from './buffer-pool';
+import { startRequest } from './http1-request';
 
 /**
  * The HTTP transport of the LLM clients: a request body streamed from a file (request.json
  * can be as large as the context, so it is never read into memory) and a response body
- * handed back as a stream (an SSE answer is parsed as it arrives). Node built-ins only.
+ * handed back as a stream (an SSE answer is parsed as it arrives). HTTP/1.1 on a connection
+ * per request (http1-request.ts), not node:http.
  */
 
 export interface HttpResponse {
@@ -26,8 +28,6 @@ export interface HttpOptions {
   responseTimeoutMs?: number;
   /** Longest silence between two chunks of the response body (default 5 minutes). */
   idleTimeoutMs?: number;
-  /** Connection pool (http.Agent or https.Agent to match the URL); false = a fresh connection. */
-  agent?: http.Agent | false;
   /** Called after each piece of the body is handed to the socket (LlmClientOptions.memory). */
   onBodyPiece?: () => void;
 }
@@ -83,14 +83,14 @@ function send(
       reject(cancelled());
       return;
     }
-    const target = new URL(url);
-    // node:https (and TLS with it) only when asked for: a local model never needs it.
-    const transport = target.protocol === 'https:' ? process.getBuiltinModule('node:https') : http;
-    const req = transport.request(target, {
-      method,
-      headers: options.headers,
-      ...(options.agent !== undefined && { agent: options.agent }),
-    });
+    let request: ReturnType<typeof startRequest>;
+    try {
+      request = startRequest(new URL(url), method, options.headers ?? {});
+    } catch (error) {
+      reject(error instanceof Error ? error : new Error(String(error)));
+      return;
+    }
+    const { socket } = request;
     let settled = false;
     let body: Transform | undefined;
 
@@ -102,7 +102,7 @@ function send(
       }
       // The body first, so its reader sees our reason rather than a bare "aborted".
       body?.destroy(error);
-      req.destroy(error);
+      socket.destroy(error);
     };
     const onAbort = (): void => fail(cancelled());
     const responseTimer = setTimeout(
@@ -111,27 +111,28 @@ function send(
     );
     signal?.addEventListener('abort', onAbort, { once: true });
 
-    req.on('error', fail);
-    req.on('response', (response) => {
+    request.response.then((response) => {
       clearTimeout(responseTimer);
+      if (settled) {
+        response.body.destroy();
+        return;
+      }
       body = idleGuard(idleTimeoutMs);
-      // pipeline carries an error of either side to the other and frees the socket.
-      pipeline(response, body, () => signal?.removeEventListener('abort', onAbort));
+      // pipeline carries an error of either side to the other and closes the connection.
+      pipeline(response.body, body, () => signal?.removeEventListener('abort', onAbort));
       settled = true;
       resolve({
-        status: response.statusCode ?? 0,
-        statusText: response.statusMessage ?? '',
+        status: response.status,
+        statusText: response.statusText,
         headers: response.headers,
         body,
       });
-    });
+    }, fail);
 
-    if (file === null) {
-      req.end();
-    } else {
-      sendFile(file.path, file.size, req, options.onBodyPiece).catch((error: unknown) => {
-        // A failed write has already failed the request ('error' on req); a failed read has not.
-        if (!req.destroyed) fail(error instanceof Error ? error : new Error(String(error)));
+    if (file !== null) {
+      sendFile(file.path, file.size, socket, options.onBodyPiece).catch((error: unknown) => {
+        // A failed write has already failed the request (the socket's error); a failed read has not.
+        if (!socket.destroyed) fail(error instanceof Error ? error : new Error(String(error)));
       });
     }
   });
@@ -148,7 +149,7 @@ function send(
 async function sendFile(
   filePath: string,
   size: number,
-  req: http.ClientRequest,
+  socket: Socket,
   onPiece: (() => void) | undefined,
 ): Promise<void> {
   const handle = await fs.promises.open(filePath, 'r');
@@ -157,7 +158,7 @@ async function sendFile(
   // request ends, 4,000 of them for a gigabyte body.)
   let closed: Error | undefined;
   let stopWaiting: ((error: Error) => void) | undefined;
-  req.once('close', () => {
+  socket.once('close', () => {
     closed = new Error('the request was closed while its body was sent');
     stopWaiting?.(closed);
   });
@@ -183,18 +184,19 @@ async function sendFile(
       if (bytesRead === 0) throw new Error(`${filePath} ended at byte ${position} of ${size}`);
       position += bytesRead;
       const written = new Promise<void>((resolve, reject) => {
-        req.write(buffer.subarray(0, bytesRead), (error) => (error ? reject(error) : resolve()));
+        socket.write(buffer.subarray(0, bytesRead), (error) => (error ? reject(error) : resolve()));
       });
       // Keep an unobserved failure from being reported as unhandled; it is awaited below.
       written.catch(() => undefined);
-      if (req.destroyed) throw new Error('the request was closed while its body was sent');
+      if (socket.destroyed) throw new Error('the request was closed while its body was sent');
       // The other buffer is read into next: its write must be over.
       await settled(inFlight);
       inFlight = written;
       onPiece?.();
     }
     await settled(inFlight);
-    req.end();
+    // Not ended: the head gave the body's length, and a half-closed connection makes some
+    // servers drop the request.
     // Only now, every write done: a request torn down mid-body may still hold one (then
     // they are left to the collector).
     giveBack(buffers);

@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import type { TokenUsage, CurrentMessage } from '../../shared/task-types';
@@ -131,12 +130,6 @@ export function createLlmClient(config: LlmConfig, options: LlmClientOptions = {
     sleep: options.sleep ?? DEFAULT_RETRY_POLICY.sleep,
     random: options.random ?? DEFAULT_RETRY_POLICY.random,
   };
-  // A pool of its own: keep-alive connections are reused between the calls of one task,
-  // and a socket another client left behind (a restarted server) is never picked up.
-  // node:https (and TLS with it) is loaded only for an https URL: ~1 MiB a local model never needs.
-  const agent = settings.base_url.startsWith('https:')
-    ? new (process.getBuiltinModule('node:https').Agent)({ keepAlive: true })
-    : new http.Agent({ keepAlive: true });
   const headers: Record<string, string> = { Accept: 'application/json, text/event-stream' };
   if (apiKey && provider !== 'ollama') headers.Authorization = `Bearer ${apiKey}`;
 
@@ -211,7 +204,6 @@ export function createLlmClient(config: LlmConfig, options: LlmClientOptions = {
     const res = await postFile(chatUrl(provider, settings.base_url), requestPath, {
       headers,
       signal,
-      agent,
       responseTimeoutMs: options.fetchTimeoutMs,
       idleTimeoutMs: options.idleTimeoutMs,
       ...(options.memory && { onBodyPiece: options.memory.whileSending }),
@@ -272,8 +264,6 @@ export function createLlmClient(config: LlmConfig, options: LlmClientOptions = {
       try {
         const res = await httpGet(modelsUrl(provider, settings.base_url), {
           headers,
-          // A diagnosis must not be fooled by a pooled connection the server has dropped.
-          agent: false,
           responseTimeoutMs: options.pingTimeoutMs ?? DEFAULT_PING_TIMEOUT_MS,
           idleTimeoutMs: options.pingTimeoutMs ?? DEFAULT_PING_TIMEOUT_MS,
         });
