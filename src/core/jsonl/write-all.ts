@@ -2,12 +2,14 @@ import fs from 'node:fs';
 
 /**
  * fs.writeSync may write fewer bytes than asked (signals, quotas, pipes), so every caller
- * that must not lose bytes goes through this loop.
+ * that must not lose bytes goes through this loop. At the file's own offset, or from
+ * `position` when given.
  */
-export function writeAllSync(fd: number, data: Buffer): void {
+export function writeAllSync(fd: number, data: Buffer, position?: number): void {
   let written = 0;
   while (written < data.length) {
-    written += fs.writeSync(fd, data, written, data.length - written);
+    const at = position === undefined ? null : position + written;
+    written += fs.writeSync(fd, data, written, data.length - written, at);
   }
 }
 

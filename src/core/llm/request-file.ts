@@ -5,7 +5,7 @@ import type { LlmProvider } from '../config/app-config';
 import { badInput } from '../errors';
 import { borrowBuffers, giveBack, POOLED_BUFFER_BYTES } from './buffer-pool';
 import { DEFAULT_MAX_LINE_BYTES } from '../jsonl/constants';
-import { writeAll } from '../jsonl/write-all';
+import { writeAllSync } from '../jsonl/write-all';
 import { toCurrentMessage } from './current-line';
 import { objectMembers, withoutMembers, type JsonMember } from './json-members';
 import { readLineBatches, type LinePosition } from './line-batches';
@@ -109,11 +109,11 @@ export async function writeRequestFile(options: RequestFileOptions): Promise<Req
   let linesEnd: LinePosition = resume ? resume.linesEnd : { offset: 0, lineNo: 1 };
   let torn = false;
   let ok = false;
-  const separator = async (): Promise<void> => {
-    if (messages++ > 0) await out.text(',');
+  const separator = (): void => {
+    if (messages++ > 0) out.text(',');
   };
   try {
-    if (!resume) await out.text(`{"model":${JSON.stringify(options.model)},"messages":[`);
+    if (!resume) out.text(`{"model":${JSON.stringify(options.model)},"messages":[`);
     if (options.currentPath !== null) {
       const label = options.currentPath;
       for await (const batch of readLineBatches(label, { start: linesEnd })) {
@@ -128,24 +128,24 @@ export async function writeRequestFile(options: RequestFileOptions): Promise<Req
           else linesEnd = { offset: line.end, lineNo: line.lineNo + 1 };
           const projected = projectLine(line.bytes, provider, where, tornNote);
           if (projected === BLANK) continue;
-          await separator();
-          if (projected === UNCHANGED) await out.bytes(line.bytes);
-          else if (typeof projected === 'string') await out.text(projected);
-          else for (const piece of projected) await out.bytes(piece);
+          separator();
+          if (projected === UNCHANGED) out.bytes(line.bytes);
+          else if (typeof projected === 'string') out.text(projected);
+          else for (const piece of projected) out.bytes(piece);
         }
       }
     }
     const prefixBytes = out.position;
     const lineMessages = messages;
     for (const message of options.extraMessages ?? []) {
-      await separator();
-      await out.text(
+      separator();
+      out.text(
         JSON.stringify(toProviderMessage(provider, toCurrentMessage(message, 'extra message'))),
       );
     }
     if (messages === 0) throw badInput(`${options.currentPath ?? 'request'}: no messages to send`);
-    await out.text(footer(options));
-    await out.finish();
+    out.text(footer(options));
+    out.flush();
     // A longer body kept from the last call (its extra messages) must not trail this one.
     if (resume) await handle.truncate(out.position);
     const kept =
@@ -159,7 +159,7 @@ export async function writeRequestFile(options: RequestFileOptions): Promise<Req
     ok = true;
     return { bytes: out.position, messages, ...(kept && { kept }) };
   } finally {
-    out.settle();
+    out.release();
     await handle.close();
     if (!ok) await fs.promises.rm(options.requestPath, { force: true });
   }
@@ -422,9 +422,10 @@ function reason(error: unknown): string {
 
 /**
  * Gathers output in a buffer and writes it when full, at explicit offsets from `start`.
- * One buffer: a write to the page cache takes a fraction of the time the lines it holds
- * took to project, so a second buffer filling meanwhile gained nothing measurable and was
- * 256 KiB more of a task process's peak while request.json is extended (issue #17).
+ * One buffer, written synchronously: a write to the page cache takes tens of microseconds,
+ * less than a round trip through libuv's thread pool, and a second buffer filling while
+ * the first was written was 256 KiB more of a task process's peak while request.json is
+ * extended (issue #17). The reader gives the event loop its turns (line-batches.ts).
  */
 class BatchWriter {
   private readonly buffers = borrowBuffers(1);
@@ -445,20 +446,20 @@ class BatchWriter {
     return this.next + this.used;
   }
 
-  async text(text: string): Promise<void> {
+  text(text: string): void {
     // Short texts (separators, headers) are encoded straight into the buffer.
     if (text.length * 3 <= BATCH_BYTES - this.used) {
       this.used += this.buffer.write(text, this.used);
       return;
     }
-    await this.bytes(Buffer.from(text));
+    this.bytes(Buffer.from(text));
   }
 
-  async bytes(data: Buffer): Promise<void> {
-    if (data.length > BATCH_BYTES - this.used) await this.flush();
+  bytes(data: Buffer): void {
+    if (data.length > BATCH_BYTES - this.used) this.flush();
     if (data.length >= BATCH_BYTES) {
       // Larger than the buffer: written on its own, after what came before it.
-      await this.writeOut(data);
+      this.writeOut(data);
       return;
     }
     data.copy(this.buffer, this.used);
@@ -466,26 +467,21 @@ class BatchWriter {
   }
 
   /** Writes what the buffer holds. */
-  async flush(): Promise<void> {
+  flush(): void {
     if (this.used === 0) return;
     const data = this.buffer.subarray(0, this.used);
     this.used = 0;
-    await this.writeOut(data);
-  }
-
-  /** Writes what is left. */
-  async finish(): Promise<void> {
-    await this.flush();
+    this.writeOut(data);
   }
 
   /** Gives the buffer back once the file is done with (on success or failure). */
-  settle(): void {
+  release(): void {
     giveBack(this.buffers);
   }
 
-  private async writeOut(data: Buffer): Promise<void> {
+  private writeOut(data: Buffer): void {
     const at = this.next;
     this.next += data.length;
-    await writeAll(this.handle, data, at);
+    writeAllSync(this.handle.fd, data, at);
   }
 }
