@@ -175,7 +175,10 @@ async function sendFile(
     let position = 0;
     for (let turn = 0; position < size; turn = 1 - turn) {
       const buffer = buffers[turn];
-      const { bytesRead } = await handle.read(
+      // Synchronous: the file was just written and sits in the page cache, where a read
+      // takes less than a round trip through libuv's thread pool (as in request-file.ts).
+      const bytesRead = fs.readSync(
+        handle.fd,
         buffer,
         0,
         Math.min(buffer.length, size - position),

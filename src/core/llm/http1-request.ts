@@ -48,6 +48,9 @@ export function startRequest(
         ALPNProtocols: ['http/1.1'],
       })
     : net.connect({ host, port });
+  // No Nagle delay, as node:http sets: the body's last small segment would otherwise wait
+  // for the server's acknowledgement of the one before it.
+  socket.setNoDelay(true);
   socket.write(head, 'latin1');
   return { socket, response: readResponse(socket) };
 }
