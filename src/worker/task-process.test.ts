@@ -35,34 +35,46 @@ function enospc(syscall: string): NodeJS.ErrnoException {
   return err;
 }
 
-/** From the `nth` request.json on, its writes fail with ENOSPC (the file is opened, as on a real disk). */
-function failRequestWritesFrom(nth: number): void {
+/**
+ * From the `nth` request.json opened on, its writes fail with `error()`. request.json is
+ * written synchronously through its handle's descriptor (request-file.ts), so the writes
+ * to those descriptors fail, for as long as the handle is open.
+ */
+function failRequestWrites(nth: number, error: () => Error): void {
   const realOpen = fs.promises.open;
+  const realWriteSync = fs.writeSync;
+  const failing = new Set<number>();
   let opened = 0;
   fs.promises.open = (async (...args: Parameters<typeof realOpen>) => {
     const handle = await realOpen(...args);
     if (path.basename(String(args[0])) !== 'request.json' || ++opened < nth) return handle;
-    (handle as unknown as { write: unknown }).write = () => Promise.reject(enospc('write'));
+    const { fd } = handle;
+    failing.add(fd);
+    const realClose = handle.close.bind(handle);
+    handle.close = () => {
+      failing.delete(fd);
+      return realClose();
+    };
     return handle;
   }) as typeof realOpen;
+  fs.writeSync = ((fd: number, ...rest: unknown[]) => {
+    if (failing.has(fd)) throw error();
+    return (realWriteSync as (...a: unknown[]) => number)(fd, ...rest);
+  }) as typeof fs.writeSync;
   restores.push(() => {
     fs.promises.open = realOpen;
+    fs.writeSync = realWriteSync;
   });
+}
+
+/** From the `nth` request.json on, its writes fail with ENOSPC (the file is opened, as on a real disk). */
+function failRequestWritesFrom(nth: number): void {
+  failRequestWrites(nth, () => enospc('write'));
 }
 
 /** From the `nth` request.json on, its writes fail with an unexpected error saying `text`. */
 function failRequestWritesWith(nth: number, text: string): void {
-  const realOpen = fs.promises.open;
-  let opened = 0;
-  fs.promises.open = (async (...args: Parameters<typeof realOpen>) => {
-    const handle = await realOpen(...args);
-    if (path.basename(String(args[0])) !== 'request.json' || ++opened < nth) return handle;
-    (handle as unknown as { write: unknown }).write = () => Promise.reject(new Error(text));
-    return handle;
-  }) as typeof realOpen;
-  restores.push(() => {
-    fs.promises.open = realOpen;
-  });
+  failRequestWrites(nth, () => new Error(text));
 }
 
 /** Folder moves out of running/ fail with ENOSPC (what a full disk does to the move's journal). */
