@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { DEFAULT_MAX_LINE_BYTES, NEWLINE } from '../jsonl/constants';
+import { readFullySync } from '../jsonl/read-fully';
 import { borrowBuffers, giveBack, POOLED_BUFFER_BYTES } from './buffer-pool';
 
 /** One line as bytes (without its '\n'); `bytes` is valid only until the next batch is read. */
@@ -171,14 +172,12 @@ async function scanToLineEnd(
   }
 }
 
-/** `length` bytes from `position`, in a buffer of their own (fewer if the file shrank). */
+/**
+ * `length` bytes from `position`, in a buffer of their own. The scan has just read them, so
+ * a file that no longer holds them was rewritten underneath: readFullySync says so.
+ */
 function readRange(file: Source, position: number, length: number): Buffer {
   const bytes = Buffer.allocUnsafe(length);
-  let got = 0;
-  while (got < length) {
-    const bytesRead = fs.readSync(file.handle.fd, bytes, got, length - got, position + got);
-    if (bytesRead === 0) break;
-    got += bytesRead;
-  }
-  return bytes.subarray(0, got);
+  readFullySync(file.handle.fd, bytes, position);
+  return bytes;
 }
