@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AppendLog, appendJsonLine } from './append-log';
-import { LINE_PIECE_CHARS } from './write-line';
+import { encodeLinePair, LINE_PIECE_CHARS } from './write-line';
 import { useTempDir } from './test-support/temp-dir';
 
 const tempDir = useTempDir();
@@ -81,6 +81,54 @@ describe('AppendLog', () => {
     expect(() => log.append(['{"a":', '"x\ny"}'])).toThrow(/raw newline/);
     log.close();
     expect(fs.readFileSync(file, 'utf8')).toBe(`${short.join('')}\n${long.join('')}\n`);
+  });
+
+  it('writes a pair of lines encoded once, the second reusing parts of the first', () => {
+    const dir = tempDir();
+    const messages = new AppendLog(path.join(dir, 'messages.jsonl'));
+    const current = new AppendLog(path.join(dir, 'current.jsonl'));
+    const expected = { messages: '', current: '' };
+    // Multi-byte parts, and a pair past the buffer's first size (it grows).
+    for (const content of ['héllo 日本語🙂', '語'.repeat(30_000), 'x']) {
+      const first = [
+        '{"seq":1,"content":',
+        JSON.stringify(content),
+        ',"tokens":3',
+        ',"name":"n"',
+        '}',
+      ];
+      const second = ['{"content":', 1, 3, '}'] as const;
+      const pair = encodeLinePair(first, second);
+      expect(pair).toBeDefined();
+      const [a, b] = pair!;
+      expect(messages.appendEncoded(a).bytes).toBe(a.length);
+      expect(current.appendEncoded(b).bytes).toBe(b.length);
+      expected.messages += `${first.join('')}\n`;
+      expected.current += `{"content":${JSON.stringify(content)},"name":"n"}\n`;
+    }
+    messages.close();
+    current.close();
+    expect(fs.readFileSync(path.join(dir, 'messages.jsonl'), 'utf8')).toBe(expected.messages);
+    expect(fs.readFileSync(path.join(dir, 'current.jsonl'), 'utf8')).toBe(expected.current);
+  });
+
+  it('leaves a pair too long for the buffer to line-by-line writes', () => {
+    expect(encodeLinePair(['x'.repeat(200_000)], [0])).toBeUndefined();
+    // Fits in characters only once measured in bytes: 3 per unit would not.
+    expect(encodeLinePair(['a'.repeat(100_000)], ['b'])).toBeDefined();
+  });
+
+  it('refuses an encoded line that is not exactly one line and writes nothing', () => {
+    const file = path.join(tempDir(), 'log.jsonl');
+    const log = new AppendLog(file);
+    for (const bad of ['no newline', 'two\nlines\n', '\n\n', '']) {
+      expect(() => log.appendEncoded(Buffer.from(bad)), JSON.stringify(bad)).toThrow(
+        /only newline/,
+      );
+    }
+    expect(log.appendEncoded(Buffer.from('{"n":1}\n'))).toEqual({ offset: 0, bytes: 8 });
+    log.close();
+    expect(fs.readFileSync(file, 'utf8')).toBe('{"n":1}\n');
   });
 
   it('continues from the existing size', () => {
@@ -164,6 +212,21 @@ describe('AppendLog after a failed write (disk full)', () => {
     log.append('{"n":2}');
     log.close();
     expect(fs.readFileSync(file, 'utf8')).toBe('{"n":1}\n{"n":2}\n');
+  });
+
+  it('cuts an encoded line that landed in part', () => {
+    const file = path.join(tempDir(), 'log.jsonl');
+    const log = new AppendLog(file);
+    log.append('{"n":1}');
+    const restore = failWrites(3);
+    try {
+      expect(() => log.appendEncoded(Buffer.from('{"n":2,"more":true}\n'))).toThrow(/ENOSPC/);
+    } finally {
+      restore();
+    }
+    expect(log.appendEncoded(Buffer.from('{"n":3}\n'))).toEqual({ offset: 8, bytes: 8 });
+    log.close();
+    expect(fs.readFileSync(file, 'utf8')).toBe('{"n":1}\n{"n":3}\n');
   });
 
   it('truncateTo undoes the last append', () => {

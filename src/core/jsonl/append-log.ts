@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { writeAllSync } from './write-all';
 import { writeLine } from './write-line';
 
 export interface AppendLogOptions {
@@ -44,12 +45,33 @@ export class AppendLog {
     if (hasNewline(line)) {
       throw new Error(`AppendLog ${this.path}: a line must not contain a raw newline`);
     }
+    return this.write(line);
+  }
+
+  /**
+   * Appends one line already encoded as UTF-8 with its '\n' (encodeLinePair in
+   * write-line.ts), with the same guarantees as append().
+   */
+  appendEncoded(line: Buffer): AppendResult {
+    if (this.fd < 0) throw new Error(`AppendLog ${this.path}: append after close`);
+    if (line.length === 0 || line.indexOf(0x0a) !== line.length - 1) {
+      throw new Error(`AppendLog ${this.path}: an encoded line must end with its only newline`);
+    }
+    return this.write(line);
+  }
+
+  private write(line: string | readonly string[] | Buffer): AppendResult {
     // The line and its '\n' land together or the tail is torn, which recoverTornTail
     // repairs; never a '\n' without its line.
     const offset = this.bytes;
     let written: number;
     try {
-      written = writeLine(this.fd, line);
+      if (Buffer.isBuffer(line)) {
+        writeAllSync(this.fd, line);
+        written = line.length;
+      } else {
+        written = writeLine(this.fd, line);
+      }
       if (this.fsync) fs.fdatasyncSync(this.fd);
     } catch (error) {
       // A failed write (disk full) may have landed part of the line. Cut it off, so the next

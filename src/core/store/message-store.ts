@@ -8,6 +8,7 @@ import type {
   MessageRole,
 } from '../../shared/task-types';
 import { AppendLog } from '../jsonl/append-log';
+import { encodeLinePair } from '../jsonl/write-line';
 import { OffsetIndex } from '../jsonl/offset-index';
 import { readLinesSync } from '../jsonl/line-reader';
 import { countCompleteLines } from '../jsonl/count-lines';
@@ -175,15 +176,26 @@ export class MessageStore {
     ];
     for (const part of shared) messageLine.push(part);
     messageLine.push(`${own}}`);
-    const { offset } = this.logs.messages.append(messageLine);
+    // current.jsonl's line refers to the parts it shares with messages.jsonl's by index
+    // (content is part 1, the shared fields start at 3): their bytes are encoded once.
+    let currentLine: (string | number)[] | undefined;
+    if (!input.historyOnly) {
+      currentLine = [`{"role":${role},"content":`, 1];
+      for (let i = 0; i < shared.length; i++) currentLine.push(3 + i);
+      currentLine.push('}');
+    }
+    const encoded = currentLine ? encodeLinePair(messageLine, currentLine) : undefined;
+    const { offset } = encoded
+      ? this.logs.messages.appendEncoded(encoded[0])
+      : this.logs.messages.append(messageLine);
     const indexed = this.index.count;
     try {
       this.index.append(offset);
-      if (!input.historyOnly) {
-        const currentLine = [`{"role":${role},"content":`, contentJson];
-        for (const part of shared) currentLine.push(part);
-        currentLine.push('}');
-        this.logs.current.append(currentLine);
+      if (encoded) this.logs.current.appendEncoded(encoded[1]);
+      else if (currentLine) {
+        this.logs.current.append(
+          currentLine.map((part) => (typeof part === 'number' ? messageLine[part]! : part)),
+        );
       }
     } catch (error) {
       // A write failed (disk full): the message was not stored, so it leaves no trace, and

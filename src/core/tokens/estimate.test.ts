@@ -45,6 +45,37 @@ describe('estimateTokens', () => {
     expect(countCharacters('\ud800a').characters).toBe(2);
   });
 
+  it('agrees with a code-point count wherever the first Japanese or astral character sits', () => {
+    // Python's len and a plain range check over code points: what the seed's figure means.
+    const reference = (text: string) => {
+      const points = Array.from(text);
+      const japanese = points.filter((ch) => {
+        const c = ch.codePointAt(0)!;
+        return (
+          (c >= 0x3000 && c <= 0x30ff) ||
+          (c >= 0x31f0 && c <= 0x31ff) ||
+          (c >= 0x3400 && c <= 0x4dbf) ||
+          (c >= 0x4e00 && c <= 0x9fff) ||
+          (c >= 0xff00 && c <= 0xffef)
+        );
+      }).length;
+      return { characters: points.length, japanese };
+    };
+    const pieces = ['a', 'é', '─', '→', 'あ', '漢', 'ｱ', '😀', '\ud800', '\udc00', ' ', '㆐', '〿'];
+    let seed = 1;
+    const next = () => (seed = (seed * 48271) % 2147483647);
+    for (let n = 0; n < 500; n++) {
+      let text = '';
+      const length = next() % 40;
+      for (let i = 0; i < length; i++) text += pieces[next() % pieces.length];
+      expect(countCharacters(text), JSON.stringify(text)).toEqual(reference(text));
+    }
+    // Non-Japanese non-ASCII before the first special unit is counted unit by unit.
+    expect(countCharacters('é─→ あ😀')).toEqual({ characters: 6, japanese: 1 });
+    // U+3190 (kanbun) lies between the listed ranges and is not Japanese here.
+    expect(countCharacters('㆐').japanese).toBe(0);
+  });
+
   it('handles multi-megabyte strings quickly', () => {
     const text = 'あいうえおかきくけこ hello '.repeat(200_000); // 3.4 M characters, 59 % Japanese
     const started = performance.now();
