@@ -121,6 +121,46 @@ describe('writeRequestFile', () => {
     expect(readRequest(requestPath)).not.toHaveProperty('tools');
   });
 
+  it('writes the model and tool definitions in ASCII, and the messages as they are', async () => {
+    const dir = tempDir();
+    const requestPath = path.join(dir, 'request.json');
+    const tools: ToolDefinition[] = [
+      {
+        type: 'function',
+        function: {
+          name: 'read_context',
+          description: 'Shows tool calls as "→ name(args)", in 日本語 too 🙂',
+          parameters: { type: 'object', properties: {} },
+        },
+      },
+    ];
+    await writeRequestFile({
+      currentPath: writeCurrent(dir, [{ role: 'user', content: 'plain ASCII question' }]),
+      requestPath,
+      provider: 'openai',
+      model: 'modèle',
+      tools,
+      stream: false,
+    });
+    const raw = fs.readFileSync(requestPath);
+    // One character past Latin-1 would make a V8 or CPython server hold the whole body at
+    // two bytes per character.
+    expect(raw.toString('latin1')).toMatch(/^[\x20-\x7e]*$/);
+    const body = readRequest(requestPath);
+    expect(body.model).toBe('modèle');
+    expect(body.tools).toEqual(tools);
+    // A message's own characters are not escaped: they are the user's bytes.
+    await writeRequestFile({
+      currentPath: writeCurrent(dir, CONVERSATION),
+      requestPath,
+      provider: 'openai',
+      model: 'm',
+      tools,
+      stream: false,
+    });
+    expect(fs.readFileSync(requestPath, 'utf8')).toContain('直しました 👍');
+  });
+
   it('sends only the extra messages when there is no context file', async () => {
     const dir = tempDir();
     const requestPath = path.join(dir, 'request.json');

@@ -10,6 +10,7 @@ import { toCurrentMessage } from './current-line';
 import { objectMembers, withoutMembers, type JsonMember } from './json-members';
 import { readLineBatches, type LinePosition } from './line-batches';
 import { toProviderMessage } from './provider-message';
+import { asciiJson } from './ascii-json';
 import type { ToolDefinition } from './tool-definition';
 
 export { toProviderMessage } from './provider-message';
@@ -113,7 +114,7 @@ export async function writeRequestFile(options: RequestFileOptions): Promise<Req
     if (messages++ > 0) out.text(',');
   };
   try {
-    if (!resume) out.text(`{"model":${JSON.stringify(options.model)},"messages":[`);
+    if (!resume) out.text(`{"model":${asciiJson(JSON.stringify(options.model))},"messages":[`);
     if (options.currentPath !== null) {
       const label = options.currentPath;
       for await (const batch of readLineBatches(label, { start: linesEnd })) {
@@ -363,7 +364,7 @@ function footer(options: RequestFileOptions): string {
     }
   }
   // `{"stream":true}` → `],"stream":true}`: the object's braces become the footer's ends.
-  return `],${JSON.stringify(tail).slice(1)}`;
+  return `],${asciiJson(JSON.stringify(tail)).slice(1)}`;
 }
 
 /**
