@@ -37,32 +37,31 @@ function enospc(syscall: string): NodeJS.ErrnoException {
 
 /**
  * From the `nth` request.json opened on, its writes fail with `error()`. request.json is
- * written synchronously through its handle's descriptor (request-file.ts), so the writes
- * to those descriptors fail, for as long as the handle is open.
+ * opened and written synchronously through its descriptor (request-file.ts), so the writes
+ * to those descriptors fail, until they are closed.
  */
 function failRequestWrites(nth: number, error: () => Error): void {
-  const realOpen = fs.promises.open;
+  const realOpen = fs.openSync;
+  const realClose = fs.closeSync;
   const realWriteSync = fs.writeSync;
   const failing = new Set<number>();
   let opened = 0;
-  fs.promises.open = (async (...args: Parameters<typeof realOpen>) => {
-    const handle = await realOpen(...args);
-    if (path.basename(String(args[0])) !== 'request.json' || ++opened < nth) return handle;
-    const { fd } = handle;
-    failing.add(fd);
-    const realClose = handle.close.bind(handle);
-    handle.close = () => {
-      failing.delete(fd);
-      return realClose();
-    };
-    return handle;
+  fs.openSync = ((...args: Parameters<typeof realOpen>) => {
+    const fd = realOpen(...args);
+    if (path.basename(String(args[0])) === 'request.json' && ++opened >= nth) failing.add(fd);
+    return fd;
   }) as typeof realOpen;
+  fs.closeSync = ((fd: number) => {
+    failing.delete(fd);
+    realClose(fd);
+  }) as typeof realClose;
   fs.writeSync = ((fd: number, ...rest: unknown[]) => {
     if (failing.has(fd)) throw error();
     return (realWriteSync as (...a: unknown[]) => number)(fd, ...rest);
   }) as typeof fs.writeSync;
   restores.push(() => {
-    fs.promises.open = realOpen;
+    fs.openSync = realOpen;
+    fs.closeSync = realClose;
     fs.writeSync = realWriteSync;
   });
 }

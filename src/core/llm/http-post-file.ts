@@ -55,7 +55,7 @@ export async function postFile(
   filePath: string,
   options: HttpOptions = {},
 ): Promise<HttpResponse> {
-  const { size } = await fs.promises.stat(filePath);
+  const { size } = fs.statSync(filePath);
   const headers = {
     'Content-Type': 'application/json',
     ...options.headers,
@@ -152,7 +152,7 @@ async function sendFile(
   socket: Socket,
   onPiece: (() => void) | undefined,
 ): Promise<void> {
-  const handle = await fs.promises.open(filePath, 'r');
+  const fd = fs.openSync(filePath, 'r');
   // A request torn down mid-body may never call back for a chunk it held: stop waiting then.
   // (Not a race with one `closed` promise: every race would leave a reaction on it until the
   // request ends, 4,000 of them for a gigabyte body.)
@@ -178,7 +178,7 @@ async function sendFile(
       // Synchronous: the file was just written and sits in the page cache, where a read
       // takes less than a round trip through libuv's thread pool (as in request-file.ts).
       const bytesRead = fs.readSync(
-        handle.fd,
+        fd,
         buffer,
         0,
         Math.min(buffer.length, size - position),
@@ -204,7 +204,7 @@ async function sendFile(
     // they are left to the collector).
     giveBack(buffers);
   } finally {
-    await handle.close();
+    fs.closeSync(fd);
   }
 }
 

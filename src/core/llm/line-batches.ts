@@ -45,14 +45,14 @@ export async function* readLineBatches(
 ): AsyncGenerator<(RawLine | TooLongLine)[]> {
   const chunkBytes = options.chunkBytes ?? POOLED_BUFFER_BYTES;
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
-  const handle = await fs.promises.open(path, 'r');
+  const fd = fs.openSync(path, 'r');
   const buffers =
     chunkBytes === POOLED_BUFFER_BYTES ? borrowBuffers(1) : [Buffer.allocUnsafe(chunkBytes)];
   const buffer = buffers[0];
   try {
     // The size is taken once: lines appended while reading are left for the next request.
-    const { size } = await handle.stat();
-    const file: Source = { handle, size, reads: 0 };
+    const { size } = fs.fstatSync(fd);
+    const file: Source = { fd, size, reads: 0 };
     let lineNo = options.start?.lineNo ?? 1;
     /** The file offset of buffer[0]; buffer[0, filled) holds the file's bytes from there. */
     let at = options.start?.offset ?? 0;
@@ -109,14 +109,14 @@ export async function* readLineBatches(
       ];
     }
   } finally {
-    await handle.close();
+    fs.closeSync(fd);
     // Lines handed out are slices of it: the consumer is done with them by now.
     giveBack(buffers);
   }
 }
 
 interface Source {
-  handle: fs.promises.FileHandle;
+  fd: number;
   /** Bytes past this are not read: see readLineBatches. */
   size: number;
   /** Reads since the event loop last had a turn. */
@@ -145,7 +145,7 @@ async function readInto(
     file.reads = 0;
     await new Promise((resolve) => setImmediate(resolve));
   }
-  return fs.readSync(file.handle.fd, buffer, offset, length, position);
+  return fs.readSync(file.fd, buffer, offset, length, position);
 }
 
 /**
@@ -178,6 +178,6 @@ async function scanToLineEnd(
  */
 function readRange(file: Source, position: number, length: number): Buffer {
   const bytes = Buffer.allocUnsafe(length);
-  readFullySync(file.handle.fd, bytes, position);
+  readFullySync(file.fd, bytes, position);
   return bytes;
 }

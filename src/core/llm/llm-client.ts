@@ -191,7 +191,7 @@ export function createLlmClient(config: LlmConfig, options: LlmClientOptions = {
       );
     } finally {
       if (keep) kept.set(requestPath, keep);
-      else await fs.promises.rm(requestPath, { force: true });
+      else fs.rmSync(requestPath, { force: true });
     }
   };
 
@@ -283,9 +283,13 @@ export function createLlmClient(config: LlmConfig, options: LlmClientOptions = {
       kept.clear();
       // Never a reason to fail a task: a body left behind is rewritten by the next run and
       // left out of exports (a read-only disk refuses the delete, for one).
-      await Promise.all(
-        paths.map((file) => fs.promises.rm(file, { force: true }).catch(() => undefined)),
-      );
+      for (const file of paths) {
+        try {
+          fs.rmSync(file, { force: true });
+        } catch {
+          // left for the next run
+        }
+      }
     },
   };
 }

@@ -103,9 +103,9 @@ const MAX_REASON_CHARS = 200;
  */
 export async function writeRequestFile(options: RequestFileOptions): Promise<RequestFileResult> {
   const { provider } = options;
-  const resume = options.continueFrom && (await stillExtends(options.continueFrom, options));
-  const handle = await fs.promises.open(options.requestPath, resume ? 'r+' : 'w', 0o600);
-  const out = new BatchWriter(handle, resume ? resume.prefixBytes : 0);
+  const resume = options.continueFrom && stillExtends(options.continueFrom, options);
+  const fd = fs.openSync(options.requestPath, resume ? 'r+' : 'w', 0o600);
+  const out = new BatchWriter(fd, resume ? resume.prefixBytes : 0);
   let messages = resume ? resume.messages : 0;
   let linesEnd: LinePosition = resume ? resume.linesEnd : { offset: 0, lineNo: 1 };
   let torn = false;
@@ -148,10 +148,10 @@ export async function writeRequestFile(options: RequestFileOptions): Promise<Req
     out.text(footer(options));
     out.flush();
     // A longer body kept from the last call (its extra messages) must not trail this one.
-    if (resume) await handle.truncate(out.position);
+    if (resume) fs.ftruncateSync(fd, out.position);
     const kept =
       options.currentPath !== null && !torn
-        ? await keep(options, options.currentPath, handle, {
+        ? keep(options, options.currentPath, fd, {
             linesEnd,
             messages: lineMessages,
             prefixBytes,
@@ -161,8 +161,8 @@ export async function writeRequestFile(options: RequestFileOptions): Promise<Req
     return { bytes: out.position, messages, ...(kept && { kept }) };
   } finally {
     out.release();
-    await handle.close();
-    if (!ok) await fs.promises.rm(options.requestPath, { force: true });
+    fs.closeSync(fd);
+    if (!ok) fs.rmSync(options.requestPath, { force: true });
   }
 }
 
@@ -172,10 +172,7 @@ export async function writeRequestFile(options: RequestFileOptions): Promise<Req
  * ended with still in place, and the request file as it was left. Anything else: undefined,
  * and the body is written from the start.
  */
-async function stillExtends(
-  kept: KeptRequest,
-  options: RequestFileOptions,
-): Promise<KeptRequest | undefined> {
+function stillExtends(kept: KeptRequest, options: RequestFileOptions): KeptRequest | undefined {
   if (
     kept.requestPath !== options.requestPath ||
     kept.currentPath !== options.currentPath ||
@@ -185,9 +182,9 @@ async function stillExtends(
     return undefined;
   }
   try {
-    const request = await fs.promises.stat(kept.requestPath);
+    const request = fs.statSync(kept.requestPath);
     if (!sameFile(request, kept.request) || request.size !== kept.request.size) return undefined;
-    const current = await bytesBefore(kept.currentPath, kept.linesEnd.offset, kept.tail.length);
+    const current = bytesBefore(kept.currentPath, kept.linesEnd.offset, kept.tail.length);
     return current &&
       sameFile(current.stats, kept.current) &&
       current.stats.size >= kept.linesEnd.offset &&
@@ -199,16 +196,16 @@ async function stillExtends(
   }
 }
 
-async function keep(
+function keep(
   options: RequestFileOptions,
   currentPath: string,
-  request: fs.promises.FileHandle,
+  requestFd: number,
   body: { linesEnd: LinePosition; messages: number; prefixBytes: number },
-): Promise<KeptRequest | undefined> {
+): KeptRequest | undefined {
   const { offset } = body.linesEnd;
-  const current = await bytesBefore(currentPath, offset, Math.min(TAIL_BYTES, offset));
+  const current = bytesBefore(currentPath, offset, Math.min(TAIL_BYTES, offset));
   if (!current) return undefined;
-  const written = await request.stat();
+  const written = fs.fstatSync(requestFd);
   return {
     requestPath: options.requestPath,
     currentPath,
@@ -225,19 +222,19 @@ async function keep(
  * A file's stats and its `length` bytes just before `end`, read through one descriptor (so
  * both describe the same file); undefined when the file holds fewer bytes than that.
  */
-async function bytesBefore(
+function bytesBefore(
   file: string,
   end: number,
   length: number,
-): Promise<{ stats: fs.Stats; tail: Buffer } | undefined> {
-  const handle = await fs.promises.open(file, 'r');
+): { stats: fs.Stats; tail: Buffer } | undefined {
+  const fd = fs.openSync(file, 'r');
   try {
-    const stats = await handle.stat();
+    const stats = fs.fstatSync(fd);
     const tail = Buffer.alloc(length);
-    const { bytesRead } = await handle.read(tail, 0, length, end - length);
+    const bytesRead = fs.readSync(fd, tail, 0, length, end - length);
     return bytesRead === length ? { stats, tail } : undefined;
   } finally {
-    await handle.close();
+    fs.closeSync(fd);
   }
 }
 
@@ -436,7 +433,7 @@ class BatchWriter {
   private next: number;
 
   constructor(
-    private readonly handle: fs.promises.FileHandle,
+    private readonly fd: number,
     start: number,
   ) {
     this.next = start;
@@ -483,6 +480,6 @@ class BatchWriter {
   private writeOut(data: Buffer): void {
     const at = this.next;
     this.next += data.length;
-    writeAllSync(this.handle.fd, data, at);
+    writeAllSync(this.fd, data, at);
   }
 }
