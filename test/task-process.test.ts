@@ -160,6 +160,48 @@ describe('a task process against a scripted OpenAI-compatible server', () => {
     expect(fs.existsSync(path.join(env.root, 'completed', uuid, 'request.json'))).toBe(false);
   });
 
+  it('makes its model calls without loading node:http or node:fs/promises', async () => {
+    // Each would be memory every task process carries (docs/benchmarks.md, group 1): the
+    // calls go over src/core/llm/http1-request.ts, and request.json is read and written
+    // through synchronous descriptors.
+    const base = tempDir();
+    const llm = await startScriptedLlm({
+      flavor: 'openai',
+      script: [
+        { tool_calls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }] },
+        { stream: false, tool_calls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }] },
+        { content: 'Read it.' },
+        { content: 'The agent read notes.txt.' },
+      ],
+    });
+    servers.push(llm);
+    const env = makeTaskEnv(base, { provider: 'openai', url: llm.url });
+    const list = path.join(base, 'modules.txt');
+    const hook = path.join(base, 'hook.cjs');
+    fs.writeFileSync(
+      hook,
+      `const fs = require("node:fs");process.on("exit",()=>fs.writeFileSync(${JSON.stringify(list)},process.moduleLoadList.join("\\n")));`,
+    );
+    const supervisor = new TaskSupervisor({
+      fork: nodeForkWorker({ file: BUILT_WORKER.file, execArgv: ['--require', hook] }),
+      contextsRoot: env.root,
+      configFile: env.configFile,
+      env: { ...process.env, OPENAI_API_KEY: API_KEY },
+    });
+    const uuid = supervisor.start({ prompt: 'Read notes.txt twice.', workdir: env.workdir });
+    expect(await supervisor.waitForExit(uuid)).toMatchObject({ status: 'completed' });
+    // Four calls: two answers with a tool call (streamed and not), the last answer, the summary.
+    expect(llm.chatRequests()).toHaveLength(4);
+    const builtins = fs
+      .readFileSync(list, 'utf8')
+      .split('\n')
+      .filter((m) => m.startsWith('NativeModule '));
+    expect(builtins).toContain('NativeModule net');
+    for (const unwanted of ['http', 'https', 'internal/fs/promises']) {
+      expect(builtins, unwanted).not.toContain(`NativeModule ${unwanted}`);
+    }
+  });
+
   it('a worker killed mid-task is marked failed with its signal and keeps every file', async () => {
     const base = tempDir();
     const llm = await startScriptedLlm({
