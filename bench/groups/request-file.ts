@@ -36,18 +36,75 @@ async function once(way: Way, src: string, dst: string, provider: LlmProvider): 
 
 /** The body must be what the provider gets: one JSON object with every line of current.jsonl. */
 async function check(src: string, dst: string, provider: LlmProvider): Promise<void> {
-  await writeRequestFile({
+  await writeBody(src, dst, provider);
+  const lines = fs.readFileSync(src, 'utf8').split('\n').filter(Boolean).length;
+  const body = JSON.parse(fs.readFileSync(dst, 'utf8')) as { messages: unknown[] };
+  fs.rmSync(dst, { force: true });
+  if (body.messages.length !== lines) {
+    throw new Error(`request.json holds ${body.messages.length} messages for ${lines} lines`);
+  }
+}
+
+/**
+ * A body past V8's string limit (512 MiB) cannot be parsed back. The 1 GB context is the
+ * checked one `times` over, so its body must be the checked body with its messages `times`
+ * over: compared byte for byte as it is read.
+ */
+async function checkRepeated(
+  checked: string,
+  times: number,
+  src: string,
+  dst: string,
+  provider: LlmProvider,
+): Promise<void> {
+  await writeBody(checked, dst, provider);
+  const small = fs.readFileSync(dst);
+  const head = Buffer.from('{"model":"gpt-4o","messages":[');
+  // The footer holds no array, so the last `],"` is where the messages end.
+  const end = small.lastIndexOf('],"');
+  if (!small.subarray(0, head.length).equals(head) || end < head.length) {
+    throw new Error(`request.json for ${checked} does not have the expected head and foot`);
+  }
+  const messages = small.subarray(head.length, end);
+  const expected = [head, messages];
+  for (let i = 1; i < times; i++) expected.push(Buffer.from(','), messages);
+  expected.push(small.subarray(end));
+  await writeBody(src, dst, provider);
+  const at = sameBytes(dst, expected);
+  fs.rmSync(dst, { force: true });
+  if (at !== undefined) throw new Error(`request.json for ${src} differs at byte ${at}`);
+}
+
+function writeBody(src: string, dst: string, provider: LlmProvider): Promise<unknown> {
+  return writeRequestFile({
     currentPath: src,
     requestPath: dst,
     provider,
     model: 'gpt-4o',
     stream: true,
   });
-  const lines = fs.readFileSync(src, 'utf8').split('\n').filter(Boolean).length;
-  const body = JSON.parse(fs.readFileSync(dst, 'utf8')) as { messages: unknown[] };
-  fs.rmSync(dst, { force: true });
-  if (body.messages.length !== lines) {
-    throw new Error(`request.json holds ${body.messages.length} messages for ${lines} lines`);
+}
+
+/** Where `file` first differs from `pieces` joined (undefined when it does not), read 1 MiB at a time. */
+function sameBytes(file: string, pieces: Buffer[]): number | undefined {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const buffer = Buffer.allocUnsafe(1024 * 1024);
+    let position = 0;
+    for (const piece of pieces) {
+      for (let done = 0; done < piece.length;) {
+        const want = Math.min(buffer.length, piece.length - done);
+        const got = fs.readSync(fd, buffer, 0, want, position);
+        if (got === 0 || !buffer.subarray(0, got).equals(piece.subarray(done, done + got))) {
+          return position;
+        }
+        done += got;
+        position += got;
+      }
+    }
+    return fs.readSync(fd, buffer, 0, 1, position) === 0 ? undefined : position;
+  } finally {
+    fs.closeSync(fd);
   }
 }
 
@@ -60,7 +117,7 @@ export const requestFileGroup: BenchGroup = {
     const rows: Row[] = [];
     const notes: string[] = [];
     const task = await sharedBigTask(ctx);
-    const sources: { label: string; file: string }[] = [
+    const sources: { label: string; file: string; repeats?: { of: string; times: number } }[] = [
       {
         label: `${mb(task.currentBytes)} current.jsonl`,
         file: path.join(task.dir, 'current.jsonl'),
@@ -71,7 +128,11 @@ export const requestFileGroup: BenchGroup = {
         // 1 GB: the 100 MB context ten times over (valid lines; ids repeat, which the builder ignores).
         const big = path.join(ctx.tmp, 'current-1gb.jsonl');
         for (let i = 0; i < 10; i++) fs.appendFileSync(big, fs.readFileSync(sources[0]!.file));
-        sources.push({ label: `${mb(fs.statSync(big).size)} current.jsonl`, file: big });
+        sources.push({
+          label: `${mb(fs.statSync(big).size)} current.jsonl`,
+          file: big,
+          repeats: { of: sources[0]!.file, times: 10 },
+        });
       } else {
         notes.push(
           `The 1 GB case was skipped: ${mb(ctx.freeBytes())} free on the scratch disk, it needs ~3.5 GB.`,
@@ -82,7 +143,11 @@ export const requestFileGroup: BenchGroup = {
     for (const source of sources) {
       const bytes = fs.statSync(source.file).size;
       for (const provider of ['openai', 'ollama'] as const) {
-        await check(source.file, dst, provider);
+        if (source.repeats) {
+          await checkRepeated(source.repeats.of, source.repeats.times, source.file, dst, provider);
+        } else {
+          await check(source.file, dst, provider);
+        }
         const times: Record<Way, number[]> = { request: [], copyFile: [], stream: [] };
         for (let i = 0; i < ctx.runs; i++) {
           const order: Way[] =
@@ -127,7 +192,7 @@ export const requestFileGroup: BenchGroup = {
     notes.push(
       `How lines are checked and projected: each line's content string is checked with one scan of JSON's string grammar and the rest of the line parsed with a placeholder in its place, so a large content is never decoded; a line the provider takes as it is goes out as its bytes, and one that only loses members (\`tool_name\` on tool results for OpenAI, seed 000's field: ${percent(toolNameBytes / allBytes)} of the bytes here) goes out as its bytes minus those members. Only Ollama's assistant lines with tool calls are re-serialized (their arguments become objects), with the content still copied as bytes.`,
       'The goal is judged against the stream copy: like request building, it reads the file into user space and writes it back out, so the ratio measures what building adds (checking and projecting each line). `fs.copyFile` uses `copy_file_range` on Linux, a copy inside the kernel that never crosses into user space (and on copy-on-write file systems can share blocks without copying at all) — a floor no program that must look at the bytes can reach, reported for completeness.',
-      'Every body was also parsed back once per provider (outside the timings) to check it is one valid JSON object with one message per line of current.jsonl.',
+      "Every body was also checked once per provider (outside the timings): parsed back to see it is one valid JSON object with one message per line of current.jsonl, and at 1 GB (past V8's 512 MiB string limit, so not parsed) compared byte for byte with the 100 MB body with its messages ten times over, as the 1 GB context is the 100 MB one ten times over.",
     );
     return { rows, notes };
   },
