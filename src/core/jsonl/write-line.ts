@@ -41,19 +41,32 @@ export function writeLine(fd: number, line: string | readonly string[]): number 
 function writeParts(fd: number, parts: readonly string[], chars: number): number {
   // At most 3 bytes per UTF-16 unit: when that fits, no need to measure the line first.
   const most = chars * 3 + 1;
-  if (most > scratch.length) {
-    let bytes = 1;
-    for (const part of parts) bytes += Buffer.byteLength(part, 'utf8');
-    if (bytes > SCRATCH_MAX_BYTES) return writeLongLine(fd, parts);
-    if (bytes > scratch.length) {
-      scratch = Buffer.allocUnsafe(Math.min(SCRATCH_MAX_BYTES, Math.max(bytes, most)));
-    }
+  if (most > scratch.length && !growScratch(most, 1 + utf8Bytes(parts))) {
+    return writeLongLine(fd, parts);
   }
   let length = 0;
   for (const part of parts) length += scratch.write(part, length, 'utf8');
   scratch[length++] = 0x0a;
   writeAllSync(fd, scratch.subarray(0, length));
   return length;
+}
+
+/**
+ * Grows the line buffer, too small for `most` bytes (3 per UTF-16 unit), for the `bytes`
+ * the text really takes; false when they are past what the buffer may grow to.
+ */
+function growScratch(most: number, bytes: number): boolean {
+  if (bytes > SCRATCH_MAX_BYTES) return false;
+  if (bytes > scratch.length) {
+    scratch = Buffer.allocUnsafe(Math.min(SCRATCH_MAX_BYTES, Math.max(bytes, most)));
+  }
+  return true;
+}
+
+function utf8Bytes(parts: readonly string[]): number {
+  let bytes = 0;
+  for (const part of parts) bytes += Buffer.byteLength(part, 'utf8');
+  return bytes;
 }
 
 /** A line longer than the buffer: through it in pieces, written each time it fills. */
@@ -99,19 +112,13 @@ export function encodeLinePair(
 ): [Buffer, Buffer] | undefined {
   let chars = 0;
   for (const part of first) chars += part.length;
-  for (const part of second) chars += typeof part === 'string' ? part.length : first[part]!.length;
-  // At most 3 bytes per UTF-16 unit, and the two '\n'.
+  for (const part of second) chars += partText(first, part).length;
+  // Both lines and their two '\n', at most 3 bytes per UTF-16 unit.
   const most = chars * 3 + 2;
   if (most > scratch.length) {
-    let bytes = 2;
-    for (const part of first) bytes += Buffer.byteLength(part, 'utf8');
-    for (const part of second) {
-      bytes += Buffer.byteLength(typeof part === 'string' ? part : first[part]!, 'utf8');
-    }
-    if (bytes > SCRATCH_MAX_BYTES) return undefined;
-    if (bytes > scratch.length) {
-      scratch = Buffer.allocUnsafe(Math.min(SCRATCH_MAX_BYTES, Math.max(bytes, most)));
-    }
+    let bytes = 2 + utf8Bytes(first);
+    for (const part of second) bytes += Buffer.byteLength(partText(first, part), 'utf8');
+    if (!growScratch(most, bytes)) return undefined;
   }
   partStarts.length = 0;
   let length = 0;
@@ -131,4 +138,9 @@ export function encodeLinePair(
   }
   scratch[length++] = 0x0a;
   return [scratch.subarray(0, secondStart), scratch.subarray(secondStart, length)];
+}
+
+/** A part of a pair's second line: its text, or the text of the first line's part it names. */
+export function partText(first: readonly string[], part: string | number): string {
+  return typeof part === 'string' ? part : first[part]!;
 }

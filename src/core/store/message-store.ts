@@ -8,7 +8,7 @@ import type {
   MessageRole,
 } from '../../shared/task-types';
 import { AppendLog } from '../jsonl/append-log';
-import { encodeLinePair } from '../jsonl/write-line';
+import { encodeLinePair, partText } from '../jsonl/write-line';
 import { OffsetIndex } from '../jsonl/offset-index';
 import { readLinesSync } from '../jsonl/line-reader';
 import { countCompleteLines } from '../jsonl/count-lines';
@@ -193,9 +193,7 @@ export class MessageStore {
       this.index.append(offset);
       if (encoded) this.logs.current.appendEncoded(encoded[1]);
       else if (currentLine) {
-        this.logs.current.append(
-          currentLine.map((part) => (typeof part === 'number' ? messageLine[part]! : part)),
-        );
+        this.logs.current.append(currentLine.map((part) => partText(messageLine, part)));
       }
     } catch (error) {
       // A write failed (disk full): the message was not stored, so it leaves no trace, and
