@@ -9,6 +9,7 @@ import { toProviderMessage } from '../src/core/llm';
 import type { WorkerEvent } from '../src/shared/worker-protocol';
 import { startScriptedLlm, type ScriptedLlm, type ScriptStep } from './support/scripted-llm-server';
 import { BUILT_WORKER } from './support/run-ts';
+import { moduleListHook } from './support/module-list';
 import { allFiles, deadRunningTask, makeTaskEnv, readCurrent } from './support/task-env';
 import { useTempDir } from './support/temp-dir';
 
@@ -19,12 +20,15 @@ afterEach(async () => {
   for (const s of servers.splice(0)) await s.close();
 });
 
-function supervisorFor(env: { root: string; configFile: string }): {
+function supervisorFor(
+  env: { root: string; configFile: string },
+  worker: { file: string; execArgv: string[] } = BUILT_WORKER,
+): {
   supervisor: TaskSupervisor;
   events: WorkerEvent[];
 } {
   const supervisor = new TaskSupervisor({
-    fork: nodeForkWorker(BUILT_WORKER),
+    fork: nodeForkWorker(worker),
     contextsRoot: env.root,
     configFile: env.configFile,
     env: { ...process.env, OPENAI_API_KEY: API_KEY },
@@ -176,26 +180,16 @@ describe('a task process against a scripted OpenAI-compatible server', () => {
     });
     servers.push(llm);
     const env = makeTaskEnv(base, { provider: 'openai', url: llm.url });
-    const list = path.join(base, 'modules.txt');
-    const hook = path.join(base, 'hook.cjs');
-    fs.writeFileSync(
-      hook,
-      `const fs = require("node:fs");process.on("exit",()=>fs.writeFileSync(${JSON.stringify(list)},process.moduleLoadList.join("\\n")));`,
-    );
-    const supervisor = new TaskSupervisor({
-      fork: nodeForkWorker({ file: BUILT_WORKER.file, execArgv: ['--require', hook] }),
-      contextsRoot: env.root,
-      configFile: env.configFile,
-      env: { ...process.env, OPENAI_API_KEY: API_KEY },
+    const modules = moduleListHook(base);
+    const { supervisor } = supervisorFor(env, {
+      file: BUILT_WORKER.file,
+      execArgv: ['--require', modules.hook],
     });
     const uuid = supervisor.start({ prompt: 'Read notes.txt twice.', workdir: env.workdir });
     expect(await supervisor.waitForExit(uuid)).toMatchObject({ status: 'completed' });
     // Four calls: two answers with a tool call (streamed and not), the last answer, the summary.
     expect(llm.chatRequests()).toHaveLength(4);
-    const builtins = fs
-      .readFileSync(list, 'utf8')
-      .split('\n')
-      .filter((m) => m.startsWith('NativeModule '));
+    const builtins = modules.builtins();
     expect(builtins).toContain('NativeModule net');
     for (const unwanted of ['http', 'https', 'internal/fs/promises']) {
       expect(builtins, unwanted).not.toContain(`NativeModule ${unwanted}`);

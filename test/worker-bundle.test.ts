@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { moduleListHook } from './support/module-list';
 import { REPO_ROOT } from './support/run-ts';
 
 /**
@@ -92,20 +93,14 @@ describe('the task process bundle', () => {
     // modules it loaded by then.
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cwb-worker-bundle-'));
     try {
-      const list = path.join(dir, 'modules.txt');
-      const hook = path.join(dir, 'hook.cjs');
-      fs.writeFileSync(
-        hook,
-        `const fs = require("node:fs");process.on("exit",()=>fs.writeFileSync(${JSON.stringify(list)},process.moduleLoadList.join("\\n")));`,
-      );
-      const result = spawnSync(process.execPath, ['--require', hook, WORKER], {
+      const modules = moduleListHook(dir);
+      const result = spawnSync(process.execPath, ['--require', modules.hook, WORKER], {
         encoding: 'utf8',
         stdio: ['ignore', 'pipe', 'pipe'],
         timeout: 30_000,
       });
       expect(result.stderr).toContain('no task spec');
-      const loaded = fs.readFileSync(list, 'utf8').split('\n');
-      const builtins = loaded.filter((m) => m.startsWith('NativeModule '));
+      const builtins = modules.builtins();
       // Sanity: the list is real (the process did load its file system and socket modules).
       expect(builtins).toContain('NativeModule fs');
       expect(builtins).toContain('NativeModule net');
