@@ -72,7 +72,6 @@ const TEMPLATES: Template[][] = [
   })),
 ];
 
-const DAY = 86_400_000;
 /** The usage fields that count what the model wrote (Claude, Gemini, OpenAI-style). */
 const OUTPUT = /^(output|output_tokens|completion_tokens|candidates_token_count)$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})?$/;
@@ -91,13 +90,14 @@ export function writeSessionCorpus(dir: string, now = Date.now()): CorpusSession
     if (n === 40) [role, daysAgo, scale] = ['target', 2, 30];
     else if (n === 44) [role, daysAgo, scale] = ['decoy', 12, 50];
     else {
-      // Whole days away from the edge of "the last 7 days" (today and the six before), so
-      // the filter's answer does not depend on the hour the test runs.
+      // Days 1-5 or 8 and later: never today (a session placed on today's date at 00:05
+      // would end after now) and away from the edge of "the last 7 days" (today and the
+      // six before), which a test running across midnight moves by a day.
       const d = Math.floor(random() * 58);
-      daysAgo = d < 6 ? d : d + 2;
+      daysAgo = d < 5 ? d + 1 : d + 3;
       scale = 0.2 + random() * 2.8;
     }
-    const start = new Date(now - daysAgo * DAY - (1 + random() * 5) * 3_600_000);
+    const start = momentOnDay(now, daysAgo, random());
     const id = fakeUuid(random);
     const text = fs.readFileSync(template.source, 'utf8');
     const body = template.jsonl
@@ -108,6 +108,20 @@ export function writeSessionCorpus(dir: string, now = Date.now()): CorpusSession
     sessions.push({ file, agent: template.agent, start, scale, ...(role && { role }) });
   }
   return sessions;
+}
+
+/**
+ * A moment inside the local calendar day `daysAgo` days before `now`'s (between 10 % and
+ * 90 % of it), so the day a session falls on, which the date filter reads, does not depend
+ * on the hour the corpus is written. Counting back from `now` in hours did: written at
+ * 00:05, a session "12 days ago" started on the 13th day back.
+ */
+export function momentOnDay(now: number, daysAgo: number, fraction: number): Date {
+  const today = new Date(now);
+  const day = (back: number): number =>
+    new Date(today.getFullYear(), today.getMonth(), today.getDate() - back).getTime();
+  const start = day(daysAgo);
+  return new Date(start + (0.1 + 0.8 * fraction) * (day(daysAgo - 1) - start));
 }
 
 function moveJsonl(text: string, start: Date, scale: number, oldId = '', newId = ''): string {
