@@ -116,7 +116,7 @@ export function writeSessionCorpus(dir: string, now = Date.now()): CorpusSession
  * on the hour the corpus is written. Counting back from `now` in hours did: written at
  * 00:05, a session "12 days ago" started on the 13th day back.
  */
-export function momentOnDay(now: number, daysAgo: number, fraction: number): Date {
+function momentOnDay(now: number, daysAgo: number, fraction: number): Date {
   const today = new Date(now);
   const day = (back: number): number =>
     new Date(today.getFullYear(), today.getMonth(), today.getDate() - back).getTime();
