@@ -4,6 +4,7 @@ import type { CompactionRecordInfo } from '../../../../shared/api/compaction-api
 import { StatePanel } from '../../components/state-panel';
 import { useT } from '../../i18n/use-t';
 import { READER_INPUTS, readerMovedUp } from './follow-end';
+import { holdAtTop } from './hold-at-top';
 import { MessageRow } from './message-row';
 import { taskStrings } from './strings';
 import { useMessageWindows, WINDOW_SIZE } from './use-message-windows';
@@ -123,15 +124,20 @@ export function Timeline({ uuid, view, target, revision, compactions, onJump }: 
     if (count > 0) ensure(first, last);
   });
 
-  // Jump: scroll the target's position into view once the total is known.
+  // Jump: bring the target to the top once the total is known, and keep it there while the
+  // page settles (header, chart and rows come in after it) until the reader moves. A task
+  // growing later does not start it again: that would pull a reader who moved back.
   useEffect(() => {
-    if (target === undefined || count === 0) return;
+    const el = scroller.current;
+    if (target === undefined || count === 0 || !el) return;
     const position = Math.min(count, target) - 1;
-    virtualizer.scrollToIndex(position, { align: 'start' });
-    // Rows measured after the first scroll move the target: settle once more.
-    const timer = setTimeout(() => virtualizer.scrollToIndex(position, { align: 'start' }), 250);
-    return () => clearTimeout(timer);
-  }, [target, count, view, virtualizer]);
+    return holdAtTop({
+      find: () => el.querySelector<HTMLElement>(`:scope > div > [data-index="${position}"]`),
+      bringNear: () => virtual.current.scrollToIndex(position, { align: 'start' }),
+      // The task's page (header, chart, tabs, list): what grows above and around the target.
+      watch: el.closest('.task-view') ?? el,
+    });
+  }, [target, count > 0, view]);
 
   if (data.error)
     return (

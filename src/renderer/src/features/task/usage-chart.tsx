@@ -4,6 +4,7 @@ import { typingOrDialog } from '../../components/keys-overlay';
 import type { ContextUsageSeries } from '../../../../shared/api/task-view-api';
 import { useFormat } from '../../i18n/use-format';
 import { useT } from '../../i18n/use-t';
+import { STICKY_TOP_PROPS } from './hold-at-top';
 import { taskStrings } from './strings';
 import { splitEstimate } from './usage-estimate';
 import { useContextUsage } from './use-context-usage';
@@ -73,7 +74,11 @@ export function UsageChart({ uuid, revision }: { uuid: string; revision: number 
     const series = state.kind === 'ready' ? state.series : null;
     const last = series && series.tokens.length > 0 ? series.current : null;
     return (
-      <section className="tv-chart-panel tv-chart-strip" aria-label={t('chartTitle')}>
+      <section
+        className="tv-chart-panel tv-chart-strip"
+        aria-label={t('chartTitle')}
+        {...STICKY_TOP_PROPS}
+      >
         <h3>{t('chartTitle')}</h3>
         {series && last !== null && (
           <>
