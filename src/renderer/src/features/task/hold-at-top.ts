@@ -13,6 +13,8 @@ export interface HoldAtTopOptions {
   bringNear(): void;
   /** What grows or shrinks as the page settles: the page's content. */
   watch: Element;
+  /** Called once when the hold ends, by the reader's input or by the returned function. */
+  onRelease?: () => void;
 }
 
 /**
@@ -22,7 +24,7 @@ export interface HoldAtTopOptions {
  * view; each change aligns it again. The reader's first wheel, key, pointer or touch input
  * lets go. Returns the function that lets go.
  */
-export function holdAtTop({ find, bringNear, watch }: HoldAtTopOptions): () => void {
+export function holdAtTop({ find, bringNear, watch, onRelease }: HoldAtTopOptions): () => void {
   const align = (): void => {
     const el = find();
     if (!el) return bringNear();
@@ -31,9 +33,13 @@ export function holdAtTop({ find, bringNear, watch }: HoldAtTopOptions): () => v
     if (Math.abs(delta) >= 1) window.scrollBy(0, delta);
   };
   const observer = new ResizeObserver(align);
+  let held = true;
   const release = (): void => {
+    if (!held) return;
+    held = false;
     observer.disconnect();
     for (const type of READER_INPUTS) window.removeEventListener(type, release, true);
+    onRelease?.();
   };
   bringNear();
   observer.observe(watch);

@@ -55,9 +55,11 @@ export function Timeline({ uuid, view, target, revision, compactions, onJump }: 
   // pointer or touch: follow-end.ts). Growth and layout moving the page never do.
   const wasAtEnd = useRef(true);
   const shownCount = useRef(0);
+  /** Whether a jump's target is held at the top: following the end would fight it. */
+  const holding = useRef(false);
   const scrollToEnd = (): void => {
     const el = scroller.current;
-    if (!el) return;
+    if (!el || holding.current) return;
     const gap = el.getBoundingClientRect().bottom - window.innerHeight;
     if (gap > 0) window.scrollTo(0, window.scrollY + gap + 4);
   };
@@ -131,11 +133,13 @@ export function Timeline({ uuid, view, target, revision, compactions, onJump }: 
     const el = scroller.current;
     if (target === undefined || count === 0 || !el) return;
     const position = Math.min(count, target) - 1;
+    holding.current = true;
     return holdAtTop({
       find: () => el.querySelector<HTMLElement>(`:scope > div > [data-index="${position}"]`),
       bringNear: () => virtual.current.scrollToIndex(position, { align: 'start' }),
       // The task's page (header, chart, tabs, list): what grows above and around the target.
       watch: el.closest('.task-view') ?? el,
+      onRelease: () => (holding.current = false),
     });
   }, [target, count > 0, view]);
 
