@@ -4,7 +4,7 @@ import { READER_INPUTS } from './follow-end';
 export const STICKY_TOP_PROPS = { 'data-sticky-top': '' } as const;
 const STICKY_TOP_SELECTOR = '[data-sticky-top]';
 /** Room above a held target: its highlight ring shows whole, under the edge or the strip. */
-export const HOLD_GAP_PX = 6;
+const HOLD_GAP_PX = 6;
 
 export interface HoldAtTopOptions {
   /** The target's element, when it is on the page. */
@@ -29,7 +29,7 @@ export function holdAtTop({ find, bringNear, watch, onRelease }: HoldAtTopOption
     const el = find();
     if (!el) return bringNear();
     const delta = el.getBoundingClientRect().top - stickyTopInset(el.ownerDocument) - HOLD_GAP_PX;
-    // Sub-pixel layout leaves fractions no reader sees; chasing them would scroll forever.
+    // Sub-pixel layout leaves fractions no reader sees: not worth a scroll each.
     if (Math.abs(delta) >= 1) window.scrollBy(0, delta);
   };
   const observer = new ResizeObserver(align);
