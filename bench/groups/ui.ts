@@ -150,14 +150,14 @@ async function apiBreakdown(url: string, uuid: string, runs: number): Promise<Ro
   };
   const calls: { label: string; operation: string; input: unknown }[] = [
     {
-      label: "queryTasks: 200 rows by updated_at, with facets (the table's first call)",
+      label: "queryTasks: the first 200 rows, newest first (the table's first call)",
       operation: 'queryTasks',
-      input: { sort: 'updated_at', order: 'desc', limit: 200, facets: true },
+      input: { sort: 'created_at', order: 'desc', limit: 200, offset: 0 },
     },
     {
-      label: 'queryTasks: the same without facets',
+      label: 'queryTasks: the facets alone (status counts and value lists; the second call)',
       operation: 'queryTasks',
-      input: { sort: 'updated_at', order: 'desc', limit: 200 },
+      input: { sort: 'created_at', order: 'desc', limit: 0, offset: 0, facets: true },
     },
     { label: 'getTask (the long task)', operation: 'getTask', input: { uuid } },
     {
