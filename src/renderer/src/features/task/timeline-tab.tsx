@@ -18,11 +18,18 @@ export interface TimelineTabProps {
 export function TimelineTab({ uuid, view, seq, revision, compactions, onRoute }: TimelineTabProps) {
   const t = useT(taskStrings);
   const [jump, setJump] = useState('');
-  const jumpTo = (target: number): void => onRoute({ seq: target, view: 'history' });
+  // Counts the jumps asked for: a jump to the seq already in the address changes nothing
+  // there, yet must still bring the target back to a reader who scrolled away from it.
+  const [jumps, setJumps] = useState(0);
+  const go = (seq: number, inView: 'history' | 'current'): void => {
+    setJumps((n) => n + 1);
+    onRoute({ seq, view: inView });
+  };
+  const jumpTo = (target: number): void => go(target, 'history');
   const submitJump = (e: FormEvent): void => {
     e.preventDefault();
     const n = Number(jump);
-    if (Number.isInteger(n) && n > 0) onRoute({ seq: n, view });
+    if (Number.isInteger(n) && n > 0) go(n, view);
   };
   return (
     <div className="tv-timeline-tab">
@@ -59,6 +66,7 @@ export function TimelineTab({ uuid, view, seq, revision, compactions, onRoute }:
         uuid={uuid}
         view={view}
         target={seq}
+        jumps={jumps}
         revision={revision}
         compactions={compactions}
         onJump={jumpTo}

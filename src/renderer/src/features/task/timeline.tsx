@@ -18,13 +18,23 @@ export interface TimelineProps {
   view: 'history' | 'current';
   /** Scroll to and highlight this seq (history) or line (current). */
   target: number | undefined;
+  /** Changes with every jump asked for, so that a jump to the same target scrolls again. */
+  jumps: number;
   revision: number;
   compactions: CompactionRecordInfo[];
   onJump(seq: number): void;
 }
 
 /** The messages, virtualized and fetched window by window as they scroll into view. */
-export function Timeline({ uuid, view, target, revision, compactions, onJump }: TimelineProps) {
+export function Timeline({
+  uuid,
+  view,
+  target,
+  jumps,
+  revision,
+  compactions,
+  onJump,
+}: TimelineProps) {
   const t = useT(taskStrings);
   const data = useMessageWindows(uuid, view, revision, target);
   const scroller = useRef<HTMLDivElement>(null);
@@ -141,7 +151,7 @@ export function Timeline({ uuid, view, target, revision, compactions, onJump }: 
       watch: el.closest('.task-view') ?? el,
       onRelease: () => (holding.current = false),
     });
-  }, [target, count > 0, view]);
+  }, [target, count > 0, view, jumps]);
 
   if (data.error)
     return (
