@@ -31,7 +31,7 @@ export function openDatabase(file: string, options: { readonly?: boolean } = {})
   }
   try {
     if (!options.readonly) {
-      db.pragma('journal_mode = WAL');
+      enableWal(db);
       db.pragma('synchronous = NORMAL');
     }
     db.pragma('foreign_keys = ON');
@@ -43,6 +43,25 @@ export function openDatabase(file: string, options: { readonly?: boolean } = {})
   } catch (err) {
     db.close();
     throw userFixable(err) ? cannotOpen(file, err) : err;
+  }
+}
+
+/**
+ * Switches tasks.db to WAL (a no-op once it is). Processes opening a new tasks.db at the same
+ * moment each ask for the switch; when two of them hold a read lock and both need the
+ * exclusive one, SQLite answers one SQLITE_BUSY at once, without waiting (a deadlock, which
+ * no busy timeout resolves). The other finishes the switch, so asking again succeeds.
+ */
+export function enableWal(db: Db): void {
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+  for (;;) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (err) {
+      if ((err as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() >= deadline) throw err;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+    }
   }
 }
 
