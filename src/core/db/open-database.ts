@@ -3,6 +3,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema';
 import { CwbError } from '../errors';
+import { sleepSync } from '../sleep-sync';
 import { backfillSearchIndex } from './task-search';
 
 export type Db = Database.Database;
@@ -60,7 +61,7 @@ export function enableWal(db: Db): void {
       return;
     } catch (err) {
       if ((err as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() >= deadline) throw err;
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+      sleepSync(10);
     }
   }
 }

@@ -7,6 +7,7 @@ import {
   type TaskStatus,
 } from '../../shared/task-types';
 import { CwbError, notFound } from '../errors';
+import { sleepSync } from '../sleep-sync';
 import { PgError, PgSyncClient, redactUrl, type PgSyncOptions } from './pg-sync-client';
 import { PG_MIGRATIONS, PG_SCHEMA_VERSION } from './pg-schema';
 import { MAX_FACET_VALUES, hasOtherFilters, type FacetValues } from './task-facets';
@@ -82,11 +83,6 @@ let processWaitMs = 0;
  */
 export function waitForIndexInThisProcess(ms: number): void {
   processWaitMs = ms;
-}
-
-/** Blocks this thread (the index is synchronous: the caller is blocked anyway). */
-function sleepSync(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 export interface HostLease {

@@ -4,6 +4,7 @@ import type { TaskKey, TaskRow, TaskStatus } from '../../shared/task-types';
 import type { TaskIndexReply, TaskIndexRequest } from '../../shared/task-index-protocol';
 import { CwbError, notFound, type CwbErrorCode } from '../errors';
 import { writeAllSync } from '../jsonl/write-all';
+import { sleepSync } from '../sleep-sync';
 import type {
   ControlAction,
   CostSum,
@@ -228,7 +229,7 @@ function readWaiting(fd: number, buffer: Buffer): number {
       return fs.readSync(fd, buffer, 0, buffer.length, null);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') throw err;
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
+      sleepSync(1);
     }
   }
 }
