@@ -9,6 +9,19 @@ export const AGENTS = [
   'aider',
   'swe-agent',
   'openai',
+  'opencode',
+  'kilo',
+  'copilot-cli',
+  'cursor',
+  'qwen-code',
+  'crush',
+  'amp',
+  'pi',
+  'openclaw',
+  'goose',
+  'continue',
+  'zed',
+  'droid',
 ] as const;
 export type AgentId = (typeof AGENTS)[number];
 
@@ -23,6 +36,19 @@ export const AGENT_LABELS: Record<AgentId, string> = {
   aider: 'Aider',
   'swe-agent': 'SWE-agent',
   openai: 'OpenAI chat',
+  opencode: 'opencode',
+  kilo: 'Kilo CLI',
+  'copilot-cli': 'Copilot CLI',
+  cursor: 'Cursor',
+  'qwen-code': 'Qwen Code',
+  crush: 'Crush',
+  amp: 'Amp',
+  pi: 'Pi',
+  openclaw: 'OpenClaw',
+  goose: 'Goose',
+  continue: 'Continue',
+  zed: 'Zed',
+  droid: 'Factory Droid',
 };
 
 /** The agent's name; '' is a task this app ran itself (`own`, in the reader's language). */
