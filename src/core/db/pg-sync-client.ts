@@ -71,8 +71,9 @@ async function handle(req) {
 }
 port.on('message', (req) => {
   handle(req).then(
-    (value) => finish({ ok: true, value }),
+    (value) => finish({ id: req.id, ok: true, value }),
     (err) => finish({
+      id: req.id,
       ok: false,
       message: String(err && err.message || err),
       code: err && err.code,
@@ -121,6 +122,8 @@ function isUnreachable(code: string | undefined): boolean {
 }
 
 interface Reply {
+  /** The request's id: a reply to a call that gave up waiting carries an older one. */
+  id: number;
   ok: boolean;
   value?: unknown;
   message?: string;
@@ -135,6 +138,7 @@ export class PgSyncClient {
   private readonly flag = new Int32Array(new SharedArrayBuffer(4));
   private readonly timeoutMs: number;
   private closed = false;
+  private lastId = 0;
 
   /** `location` names the database in errors (the URL without its password). */
   constructor(
@@ -202,23 +206,43 @@ export class PgSyncClient {
     void this.worker.terminate();
   }
 
+  /**
+   * Posts a request and waits for its reply. Every request carries an id and only the reply
+   * with that id is taken: a call that timed out leaves its reply to arrive later, and the
+   * next call must drop it rather than return another statement's rows as its own.
+   */
   private call(request: Record<string, unknown>, timeoutMs = this.timeoutMs): unknown {
     if (this.closed) throw new CwbError('io', `the PostgreSQL index ${this.location} is closed`);
-    Atomics.store(this.flag, 0, 0);
-    this.port.postMessage(request);
-    const waited = Atomics.wait(this.flag, 0, 0, timeoutMs);
-    const message = this.receive(this.port);
-    if (!message) {
-      throw new PgError(
-        waited === 'timed-out'
-          ? `the PostgreSQL index ${this.location} did not answer within ${timeoutMs} ms`
-          : `the PostgreSQL index ${this.location}: its client thread stopped`,
-        undefined,
-      );
+    const id = ++this.lastId;
+    const deadline = Date.now() + timeoutMs;
+    this.port.postMessage({ ...request, id });
+    for (;;) {
+      // Cleared before the port is read: the worker posts a reply first and sets the flag
+      // second, so a reply that lands after this read still wakes the wait below.
+      Atomics.store(this.flag, 0, 0);
+      const reply = this.replyTo(id);
+      if (reply) {
+        if (reply.ok) return reply.value;
+        throw new PgError(`PostgreSQL index ${this.location}: ${explain(reply)}`, reply.code);
+      }
+      const left = deadline - Date.now();
+      if (left <= 0 || Atomics.wait(this.flag, 0, 0, left) === 'timed-out') {
+        throw new PgError(
+          `the PostgreSQL index ${this.location} did not answer within ${timeoutMs} ms`,
+          undefined,
+        );
+      }
     }
-    const reply = message.message as Reply;
-    if (reply.ok) return reply.value;
-    throw new PgError(`PostgreSQL index ${this.location}: ${explain(reply)}`, reply.code);
+  }
+
+  /** The reply to request `id` if it has come; replies to earlier requests are dropped. */
+  private replyTo(id: number): Reply | undefined {
+    for (;;) {
+      const message = this.receive(this.port);
+      if (!message) return undefined;
+      const reply = message.message as Reply;
+      if (reply.id === id) return reply;
+    }
   }
 }
 
