@@ -9,6 +9,7 @@ import { build as viteBuild } from 'vite';
  *
  *   src/main/index.ts    -> out/main/index.js    Electron main process (ESM)
  *   src/cli/index.ts     -> out/main/cli.js      the `cwb` CLI (ESM; bin/cwb.js imports it)
+ *   src/cli/hook-entry.ts -> out/main/hook.js    `cwb hook`, loaded instead of cli.js (fast start)
  *   src/worker/index.ts  -> out/main/worker.cjs  task process entry (CommonJS; forked by a host),
  *                           a bundle of its own: see taskProcessBundle below
  *   src/preload/index.ts -> out/preload/index.cjs  CommonJS: sandboxed preloads cannot be ESM
@@ -139,6 +140,8 @@ export default defineConfig({
         input: {
           index: src('main/index.ts'),
           cli: src('cli/index.ts'),
+          // `cwb hook`, run by agents after each compaction: a lean entry of its own.
+          hook: src('cli/hook-entry.ts'),
         },
         output: {
           format: 'es',

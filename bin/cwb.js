@@ -1,10 +1,14 @@
 #!/usr/bin/env node
-// The `cwb` executable: a shim over the bundled CLI (src/cli -> out/main/cli.js).
+// The `cwb` executable: a shim over the bundled CLI (src/cli -> out/main/cli.js). `cwb hook`
+// runs inside coding agents after every compaction and must start fast: it loads its own
+// small entry (out/main/hook.js) instead of the whole CLI.
 import { existsSync } from 'node:fs';
 
-const cli = new URL('../out/main/cli.js', import.meta.url);
+const entry = process.argv[2] === 'hook' ? 'hook' : 'cli';
+const cli = new URL(`../out/main/${entry}.js`, import.meta.url);
 
 if (!existsSync(cli)) {
+  if (entry === 'hook') process.exit(0); // a hook never disturbs the agent
   process.stderr.write('cwb: not built yet; run "npm run build" (or "npm install") first\n');
   process.exit(1);
 }

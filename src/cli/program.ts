@@ -15,6 +15,7 @@ import { registerServe } from './commands/serve';
 import { registerSources } from './commands/sources';
 import { registerCompaction } from './commands/compaction';
 import { registerEvalCompaction } from './commands/eval-compaction';
+import { registerHook } from './commands/hook';
 
 export const CLI_VERSION = '0.1.0';
 
@@ -54,6 +55,7 @@ export function buildProgram(output: Output): Command {
   registerExport(program, output);
   registerServe(program, output);
   registerSources(program, output);
+  registerHook(program, output);
   for (const cmd of program.commands) cmd.exitOverride().configureOutput(program.configureOutput());
   return program;
 }
