@@ -17,10 +17,11 @@ import { sourceKind, type SourceKind } from '../src/core/sources/source-kinds';
 import { syncFile } from '../src/core/sources/sync-file';
 import { realFixture } from './support/real-fixtures';
 import { useTempDir } from './support/temp-dir';
+import { FILE_AGENT_CASES } from './support/file-agent-cases';
 
 const tempDir = useTempDir();
 
-interface Case {
+export interface Case {
   kind: string;
   fixture: string[];
   /** Where the file goes below the temporary home (the kind's default folder + its layout). */
@@ -114,6 +115,7 @@ const CASES: Case[] = [
         'rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl',
       ),
   },
+  ...FILE_AGENT_CASES,
 ];
 
 /** Rewrites a file whole through a temporary file and a rename, as Cline, Roo and Gemini save. */

@@ -8,12 +8,13 @@ import { isOpenAiChatDocument, runMessages } from './openai-chat';
 import { DOCUMENT_SESSION_FORMATS, SESSION_FORMATS } from './session-formats';
 import { isSweAgentDocument } from './swe-agent';
 import { isRecord } from './text';
+import { detectJsonlAgent, type JsonlAgentId } from './jsonl-agents';
 import type { ImportFormat } from './types';
 
 /** How a file is read: a zip, a stream of JSON lines, text (Aider's markdown), or one JSON document. */
 export type Sniffed =
   | { kind: 'zip' }
-  | { kind: 'jsonl'; format: 'claude-code' | 'codex' }
+  | { kind: 'jsonl'; format: 'claude-code' | 'codex' | JsonlAgentId }
   | { kind: 'text'; format: 'aider' }
   | { kind: 'document' };
 
@@ -61,6 +62,8 @@ export async function sniffFile(file: string): Promise<Sniffed> {
     }
     const value = line.value;
     if (!isRecord(value)) break;
+    const agent = detectJsonlAgent(value, file);
+    if (agent) return { kind: 'jsonl', format: agent };
     if (
       typeof value.type === 'string' &&
       CLAUDE_TYPES.has(value.type) &&

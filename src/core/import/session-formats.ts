@@ -2,6 +2,7 @@ import { aiderFormat } from './aider';
 import { clineFormat } from './cline';
 import { geminiCliFormat } from './gemini-cli';
 import { openHandsFormat } from './openhands';
+import { openClawFormat, piFormat } from './pi';
 import type { SessionFormat } from './session-format';
 
 /**
@@ -16,6 +17,8 @@ export const SESSION_FORMATS = {
   // Roo Code writes Cline's files; its own name only changes the agent recorded.
   'roo-code': clineFormat,
   aider: aiderFormat,
+  pi: piFormat,
+  openclaw: openClawFormat,
 } as const satisfies Record<string, SessionFormat>;
 
 export type SessionFormatName = keyof typeof SESSION_FORMATS;

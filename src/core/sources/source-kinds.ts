@@ -5,6 +5,7 @@ import { SESSION_FORMATS } from '../import/session-formats';
 import { ClaudeCodeMapper } from '../import/claude-code-mapper';
 import { CodexMapper } from '../import/codex-mapper';
 import { openHandsEventsMapper } from './openhands-events';
+import { FILE_AGENT_KINDS } from './file-agent-kinds';
 import type { CreateEntryMapper } from './sync-sink';
 
 /**
@@ -155,3 +156,5 @@ registerSourceKind({
   depth: 3,
   reader: documentReader(SESSION_FORMATS.aider),
 });
+
+for (const kind of FILE_AGENT_KINDS) registerSourceKind(kind);

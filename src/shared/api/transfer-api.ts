@@ -15,6 +15,8 @@ export const IMPORT_FILE_FORMATS = [
   'cline',
   'roo-code',
   'aider',
+  'pi',
+  'openclaw',
 ] as const;
 /** What an import may ask for: a format, or `auto` to detect it. */
 export const IMPORT_FORMATS = ['auto', ...IMPORT_FILE_FORMATS] as const;

@@ -1,0 +1,49 @@
+import os from 'node:os';
+import path from 'node:path';
+import type { JsonlSessionAgent } from '../import/jsonl-session';
+import { openClawAgentFormat, piAgentFormat } from '../import/pi';
+import { jsonlSessionMapper } from './jsonl-session-mapper';
+import type { SourceKind } from './source-kinds';
+
+/**
+ * The agents that keep each session in a file of its own (GitHub Copilot CLI, Cursor, Qwen
+ * Code, Amp, Pi, OpenClaw, Continue, Factory Droid): their folders and layouts. JSON Lines
+ * files are followed line by line through the agent's converter (jsonl-session-mapper.ts);
+ * whole documents are read again as they are rewritten (source-kinds.ts, documentReader).
+ * Registered by source-kinds.ts.
+ */
+function home(env: NodeJS.ProcessEnv): string {
+  return env.HOME ?? os.homedir();
+}
+
+function jsonlKind(
+  agent: JsonlSessionAgent,
+  label: string,
+  kind: Omit<SourceKind, 'id' | 'label' | 'reader'>,
+): SourceKind {
+  return {
+    id: agent.agent,
+    label,
+    ...kind,
+    reader: { mode: 'jsonl', mapper: jsonlSessionMapper(agent) },
+  };
+}
+
+export const FILE_AGENT_KINDS: SourceKind[] = [
+  jsonlKind(piAgentFormat, 'Pi', {
+    defaultFolders: (env) => [
+      path.join(env.PI_CODING_AGENT_DIR ?? path.join(home(env), '.pi', 'agent'), 'sessions'),
+    ],
+    // --<working directory>--/<time>_<session id>.jsonl
+    matches: (relative) => /^[^/]+\/[^/]+\.jsonl$/.test(relative),
+    depth: 2,
+  }),
+  jsonlKind(openClawAgentFormat, 'OpenClaw', {
+    defaultFolders: (env) => [
+      path.join(env.OPENCLAW_STATE_DIR ?? path.join(home(env), '.openclaw'), 'agents'),
+    ],
+    // <agent id>/sessions/<session id>.jsonl (sessions.json beside them is the index)
+    matches: (relative) => /^[^/]+\/sessions\/[^/]+\.jsonl$/.test(relative),
+    depth: 3,
+  }),
+];

@@ -1,0 +1,31 @@
+import path from 'node:path';
+import type { Case } from '../sources-kinds.test';
+
+/**
+ * The sources-kinds cases of the agents that keep a session per file (Pi, OpenClaw, Copilot
+ * CLI, Cursor, Qwen Code, Factory Droid, Amp, Continue), each at its agent's default folder.
+ */
+const PI_SESSION = '2025-11-20T23-33-50-805Z_d703a1a9-1b7b-4fb1-b512-c9738b1fe617.jsonl';
+const PI_PROJECT = '--Users-badlogic-workspaces-pi-mono--';
+
+export const FILE_AGENT_CASES: Case[] = [
+  {
+    kind: 'pi',
+    fixture: ['pi', PI_PROJECT, PI_SESSION],
+    at: (home) => path.join(home, '.pi', 'agent', 'sessions', PI_PROJECT, PI_SESSION),
+  },
+  {
+    // OpenClaw runs Pi's agent and writes the same session files.
+    kind: 'openclaw',
+    fixture: ['pi', PI_PROJECT, PI_SESSION],
+    at: (home) =>
+      path.join(
+        home,
+        '.openclaw',
+        'agents',
+        'main',
+        'sessions',
+        'd703a1a9-1b7b-4fb1-b512-c9738b1fe617.jsonl',
+      ),
+  },
+];
