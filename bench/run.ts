@@ -27,6 +27,7 @@ import { compactionQualityGroup } from './groups/compaction-quality';
 import { transferGroup } from './groups/transfer';
 import { uiGroup } from './groups/ui';
 import { liveSourcesGroup } from './groups/live-sources';
+import { sourcesSyncGroup } from './groups/sources-sync';
 import { fleetGroup, fleetLeaseGroup } from './groups/fleet';
 
 const GROUPS: BenchGroup[] = [
@@ -42,6 +43,7 @@ const GROUPS: BenchGroup[] = [
   uiGroup,
   fleetGroup,
   liveSourcesGroup,
+  sourcesSyncGroup,
   fleetLeaseGroup,
 ];
 

@@ -43,7 +43,11 @@ describe('cwb sources', () => {
     expect(added.status, added.stderr).toBe(0);
     expect(JSON.parse(added.stdout)).toMatchObject({
       changed: true,
-      folders: [path.join(home, '.codex', 'sessions'), extra],
+      folders: [
+        path.join(home, '.codex', 'sessions'),
+        path.join(home, '.codex', 'archived_sessions'),
+        extra,
+      ],
     });
     const text = fs.readFileSync(config, 'utf8');
     expect(text).toContain('# my settings');

@@ -15,6 +15,9 @@ import { importFile } from '../src/core/import';
 import { discoverFiles } from '../src/core/sources/discover';
 import { sourceKind, type SourceKind } from '../src/core/sources/source-kinds';
 import { syncFile } from '../src/core/sources/sync-file';
+import { SourceSync } from '../src/core/sources/source-sync';
+import { loadSourcesConfig } from '../src/core/sources/sources-config';
+import { SyncStateRepository } from '../src/core/sources/sync-state';
 import { realFixture } from './support/real-fixtures';
 import { useTempDir } from './support/temp-dir';
 import { FILE_AGENT_CASES } from './support/file-agent-cases';
@@ -420,6 +423,46 @@ describe('an agent compacting its own context in a live session', () => {
         m.content,
       ]);
     expect(shown(live)).toEqual(shown(imported));
+    live.close();
+    imported.close();
+  });
+});
+
+describe('Codex archiving a session', () => {
+  it('a rollout moved to archived_sessions/ is found there and goes on in its task, as imported', async () => {
+    const root = tempDir();
+    const home = path.join(root, 'home');
+    const name = 'rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl';
+    const text = fs.readFileSync(realFixture('codex', name), 'utf8');
+    const all = text.split('\n');
+    const active = path.join(home, '.codex', 'sessions', '2026', '05', '11', name);
+    fs.mkdirSync(path.dirname(active), { recursive: true });
+    fs.writeFileSync(active, all.slice(0, Math.ceil(all.length / 2)).join('\n') + '\n');
+    const live = ContextStore.open(path.join(root, 'live'));
+    const sync = new SourceSync(live, loadSourcesConfig({ file: null, env: { HOME: home } }));
+    const codex = (): SourceSync['config']['sources'][number] =>
+      sync.config.sources.find((s) => s.id === 'codex')!;
+    expect(codex().folders).toEqual([
+      path.join(home, '.codex', 'sessions'),
+      path.join(home, '.codex', 'archived_sessions'),
+    ]);
+    await sync.syncAll('codex');
+
+    // Codex archives it: moved (same bytes), and it may still grow there.
+    const archived = path.join(home, '.codex', 'archived_sessions', name);
+    fs.mkdirSync(path.dirname(archived), { recursive: true });
+    fs.renameSync(active, archived);
+    fs.writeFileSync(archived, text);
+    quiet(archived);
+    const results = await sync.syncAll('codex');
+    expect(results.map((r) => [r.path, r.status])).toEqual([[archived, 'synced']]);
+    expect(new SyncStateRepository(live.db).list('codex').map((r) => r.path)).toEqual([archived]);
+
+    const imported = ContextStore.open(path.join(root, 'imported'));
+    await importFile(imported, archived);
+    expect(tasksOf(live).map((r) => task(live, r))).toEqual(
+      tasksOf(imported).map((r) => task(imported, r)),
+    );
     live.close();
     imported.close();
   });

@@ -88,9 +88,12 @@ registerSourceKind({
 registerSourceKind({
   id: 'codex',
   label: 'Codex',
-  defaultFolders: (env) => [
-    path.join(env.CODEX_HOME ?? path.join(homeOf(env), '.codex'), 'sessions'),
-  ],
+  // Codex moves a rollout it archives from sessions/YYYY/MM/DD/ to archived_sessions/ (flat):
+  // the moved file's row follows it (sync-file.ts, adoptMoved), its tasks go on.
+  defaultFolders: (env) => {
+    const home = env.CODEX_HOME ?? path.join(homeOf(env), '.codex');
+    return [path.join(home, 'sessions'), path.join(home, 'archived_sessions')];
+  },
   matches: (relative) => /(^|\/)rollout-[^/]*\.jsonl$/.test(relative),
   depth: 4,
   reader: { mode: 'jsonl', mapper: (saved, sink) => new CodexMapper(saved, sink) },

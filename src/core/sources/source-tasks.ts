@@ -1,4 +1,6 @@
 import type { TaskRow } from '../../shared/task-types';
+import type { Statement } from 'better-sqlite3';
+import type { Db } from '../db/open-database';
 import type { ContextStore } from '../store/context-store';
 import type { TaskContextManager } from '../store/task-context-manager';
 import { PROMPT_MAX_CHARS, clip, titleFrom } from '../import/text';
@@ -19,18 +21,18 @@ export interface SourceTaskInput {
 
 /**
  * A source task: a completed task (so it can never be resumed as a run) that only the
- * sync of its session file appends to. Created like any task, then moved to completed/ in
- * one transaction; a crash between the two is finished here on the next sync.
+ * sync of its session file appends to. Created completed (row and folder in one
+ * transaction); a task an earlier version created running is moved to completed/ here.
  */
 export function openSourceTask(store: ContextStore, input: SourceTaskInput): TaskContextManager {
-  let row = store.repo.get(input.uuid);
+  const row = store.repo.get(input.uuid);
   if (!row) {
     const isMain = isSessionThread(input.thread);
     const info = input.info;
     const title = isMain
       ? (info.title ?? promptTitle(info) ?? null)
       : `Subagent: ${info.description ?? promptTitle(info) ?? input.thread}`;
-    const task = store.createTask({
+    return store.createCompletedTask({
       uuid: input.uuid,
       title,
       prompt: info.prompt !== undefined ? clip(info.prompt, PROMPT_MAX_CHARS) : null,
@@ -54,8 +56,6 @@ export function openSourceTask(store: ContextStore, input: SourceTaskInput): Tas
         ...(!isMain && { relation: 'subagent' }),
       },
     });
-    task.close();
-    row = store.requireTask(input.uuid);
   }
   if (row.status !== 'completed') complete(store, row);
   return store.openForMaintenance(input.uuid);
@@ -81,8 +81,9 @@ export function describeSourceTask(
   kind: string,
 ): void {
   const repository = repoKey(info.workdir, info.gitRemote);
-  store.db
-    .prepare(
+  let describe = describeStatements.get(store.db);
+  if (!describe) {
+    describe = store.db.prepare(
       `UPDATE tasks SET
          title = COALESCE(@title, title, @promptTitle),
          prompt = COALESCE(prompt, @prompt),
@@ -99,24 +100,29 @@ export function describeSourceTask(
          completed_at = COALESCE(@last, completed_at),
          updated_at = COALESCE(@last, updated_at)
        WHERE uuid = @uuid`,
-    )
-    .run({
-      uuid,
-      // The agent's own title (Claude Code's summary) replaces the one from the prompt.
-      title: isMain ? (info.title ?? null) : null,
-      promptTitle: promptTitle(info) ?? null,
-      prompt: info.prompt !== undefined ? clip(info.prompt, PROMPT_MAX_CHARS) : null,
-      model: info.model ?? null,
-      workdir: info.workdir ?? null,
-      session: info.sessionId ?? null,
-      first: info.firstTimestamp ?? null,
-      last: info.lastTimestamp ?? null,
-      agent: AGENT_OF_SOURCE[kind] ?? kind,
-      branch: info.gitBranch ?? null,
-      owner: repository.owner ?? '',
-      repo: repository.repo ?? '',
-    });
+    );
+    describeStatements.set(store.db, describe);
+  }
+  describe.run({
+    uuid,
+    // The agent's own title (Claude Code's summary) replaces the one from the prompt.
+    title: isMain ? (info.title ?? null) : null,
+    promptTitle: promptTitle(info) ?? null,
+    prompt: info.prompt !== undefined ? clip(info.prompt, PROMPT_MAX_CHARS) : null,
+    model: info.model ?? null,
+    workdir: info.workdir ?? null,
+    session: info.sessionId ?? null,
+    first: info.firstTimestamp ?? null,
+    last: info.lastTimestamp ?? null,
+    agent: AGENT_OF_SOURCE[kind] ?? kind,
+    branch: info.gitBranch ?? null,
+    owner: repository.owner ?? '',
+    repo: repository.repo ?? '',
+  });
 }
+
+/** describeSourceTask runs for every task after every sync: its statement is prepared once per database. */
+const describeStatements = new WeakMap<Db, Statement>();
 
 /** The main task of the session a subagent file belongs to (newer Claude Code keeps them apart). */
 export function findSessionTask(

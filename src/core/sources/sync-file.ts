@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import type { TokenUsage } from '../../shared/task-types';
 import type { ContextStore } from '../store/context-store';
 import type { TaskContextManager } from '../store/task-context-manager';
@@ -117,7 +118,7 @@ export async function syncFile(
 ): Promise<SyncFileResult> {
   const repo = new SyncStateRepository(store.db);
   const base = { path: file, kind: kind.id, messages: 0, uuids: [] as string[] };
-  const known = repo.get(file);
+  let known = repo.get(file);
   let reading: Reading;
   try {
     // The offset only tells an events folder which of its files may be new (their times).
@@ -126,6 +127,8 @@ export async function syncFile(
     if (known && known.error === null) repo.update(file, { error: 'the file is gone' });
     return { ...base, status: 'missing', error: 'the file is gone' };
   }
+  if (!known && reading.mode === 'entries' && reading.source.unit === 'bytes')
+    known = adoptMoved(repo, kind, file, reading.source);
   let size = 0;
   let mtimeMs = 0;
   let ino = '';
@@ -245,6 +248,27 @@ export async function syncFile(
     });
     return { ...base, status: 'error', error: message };
   }
+}
+
+/**
+ * A file the agent moved (Codex archives a rollout from sessions/ to archived_sessions/):
+ * the row of the same name whose file is gone, read as far as these same bytes, now
+ * stands for the new path, so its tasks go on instead of being made a second time.
+ */
+function adoptMoved(
+  repo: SyncStateRepository,
+  kind: SourceKind,
+  file: string,
+  source: EntrySource,
+): SourceFileRow | undefined {
+  for (const row of repo.named(kind.id, path.basename(file))) {
+    if (row.path === file || row.pending !== null || row.lease_pid !== null) continue;
+    if (row.offset > source.size || fs.existsSync(row.path)) continue;
+    if (row.offset > 0 && row.fingerprint !== source.fingerprint(row.offset)) continue;
+    repo.write(() => repo.rename(row.path, file));
+    return repo.get(file);
+  }
+  return undefined;
 }
 
 /**

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
+import nodePath from 'node:path';
 import type { Db } from '../db/open-database';
 import { writeTx } from '../db/open-database';
 import { isoTimestamp } from '../iso-timestamp';
@@ -87,6 +88,22 @@ export class SyncStateRepository {
       const value = prepare(row);
       return { row: this.get(path)!, value };
     });
+  }
+
+  /** Rows of `kind` whose file has the name `name` (in any folder): where a moved file was read. */
+  named(kind: string, name: string): SourceFileRow[] {
+    return (
+      this.db
+        .prepare(
+          'SELECT * FROM source_files WHERE kind = ? AND substr(path, -length(?)) = ? ORDER BY path',
+        )
+        .all(kind, name, name) as SourceFileRow[]
+    ).filter((row) => nodePath.basename(row.path) === name);
+  }
+
+  /** The file's row now stands for its new path (the agent moved the file). */
+  rename(from: string, to: string): void {
+    this.db.prepare('UPDATE source_files SET path = ? WHERE path = ?').run(to, from);
   }
 
   update(path: string, fields: Partial<Omit<SourceFileRow, 'path'>>): void {
