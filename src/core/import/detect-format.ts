@@ -7,6 +7,7 @@ import { toCodexLine } from './codex-line';
 import { isOpenAiChatDocument, runMessages } from './openai-chat';
 import { DOCUMENT_SESSION_FORMATS, SESSION_FORMATS } from './session-formats';
 import { isSweAgentDocument } from './swe-agent';
+import { detectDatabase, isSqliteHead, type DatabaseFormatName } from './database-formats';
 import { isRecord } from './text';
 import { detectJsonlAgent, type JsonlAgentId } from './jsonl-agents';
 import type { ImportFormat } from './types';
@@ -16,6 +17,7 @@ export type Sniffed =
   | { kind: 'zip' }
   | { kind: 'jsonl'; format: 'claude-code' | 'codex' | JsonlAgentId }
   | { kind: 'text'; format: 'aider' }
+  | { kind: 'database'; format: DatabaseFormatName }
   | { kind: 'document' };
 
 /** Bytes of the head read to recognize text formats. */
@@ -47,6 +49,7 @@ export async function sniffFile(file: string): Promise<Sniffed> {
   // PK\3\4 (a local file header) or PK\5\6 (an empty archive's end record)
   if (head[0] === 0x50 && head[1] === 0x4b && (head[2] === 3 || head[2] === 5))
     return { kind: 'zip' };
+  if (isSqliteHead(head)) return { kind: 'database', format: detectDatabase(file) };
   if (
     SESSION_FORMATS.aider.sniff(head.subarray(0, headBytes).toString('utf8'), path.basename(file))
   )
@@ -86,7 +89,7 @@ export async function sniffFile(file: string): Promise<Sniffed> {
 export function detectDocument(
   file: string,
   doc: unknown,
-): 'swe-agent' | 'openai' | 'gemini-cli' | 'openhands' | 'cline' | 'roo-code' {
+): 'swe-agent' | 'openai' | 'roo-code' | (typeof DOCUMENT_SESSION_FORMATS)[number] {
   const name = path.basename(file);
   for (const format of DOCUMENT_SESSION_FORMATS) {
     if (SESSION_FORMATS[format].sniff(doc, name)) {
@@ -120,6 +123,7 @@ export async function detectFormat(
 ): Promise<ImportFormat> {
   const sniffed = await sniffFile(file);
   if (sniffed.kind === 'zip') return 'cwb';
-  if (sniffed.kind === 'jsonl' || sniffed.kind === 'text') return sniffed.format;
+  if (sniffed.kind === 'jsonl' || sniffed.kind === 'text' || sniffed.kind === 'database')
+    return sniffed.format;
   return detectDocument(file, await parse(file));
 }

@@ -12,7 +12,8 @@ import { readJsonDocument } from './json-document';
 import { importOpenAiChat } from './openai-chat';
 import { importSweAgent } from './swe-agent';
 import { importSessionFile } from './session-import';
-import { SESSION_FORMATS } from './session-formats';
+import { SESSION_FORMATS, isSessionFormatName } from './session-formats';
+import { DATABASE_FORMATS, isDatabaseFormatName, isSqliteFile } from './database-formats';
 import type { FileImportResult, ImportFormat, ImportOptions, ImportedTask } from './types';
 
 /** File names a folder given to `cwb import` is searched for (not recursively). */
@@ -65,7 +66,8 @@ export async function importFile(
   if (options.format === undefined || options.format === 'auto') {
     const sniffed = await sniffFile(file);
     if (sniffed.kind === 'zip') format = 'cwb';
-    else if (sniffed.kind === 'jsonl' || sniffed.kind === 'text') format = sniffed.format;
+    else if (sniffed.kind === 'jsonl' || sniffed.kind === 'text' || sniffed.kind === 'database')
+      format = sniffed.format;
     else {
       doc = await parse(file);
       format = detectDocument(file, doc);
@@ -83,6 +85,10 @@ export async function importFile(
     imported = await importOpenAiChat(store, file, doc ?? (await parse(file)));
   else if (format === 'swe-agent')
     imported = await importSweAgent(store, file, doc ?? (await parse(file)));
+  else if (isDatabaseFormatName(format) && (await isSqliteFile(file)))
+    imported = await importSessionFile(store, file, DATABASE_FORMATS[format], undefined);
+  else if (!isSessionFormatName(format))
+    throw badInput(`${path.basename(file)} is not a ${format} session store (an SQLite database)`);
   else {
     const sessionFormat = SESSION_FORMATS[format];
     if (doc === undefined && sessionFormat.input === 'document') doc = await parse(file);

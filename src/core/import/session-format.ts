@@ -91,7 +91,7 @@ export interface SessionParseOptions {
 export interface SessionFormat {
   readonly agent: AgentId;
   /** How the file is read: one JSON document, or text (markdown, streamed). */
-  readonly input: 'document' | 'text';
+  readonly input: 'document' | 'text' | 'database';
   /**
    * True when this format claims the input: the parsed document for `document` formats, the
    * file's first 4 KiB (as text) plus its name for `text` formats. Never throws.

@@ -3,6 +3,7 @@ import { clineFormat } from './cline';
 import { geminiCliFormat } from './gemini-cli';
 import { openHandsFormat } from './openhands';
 import { openClawFormat, piFormat } from './pi';
+import { opencodeStorageFormat } from './opencode-storage';
 import type { SessionFormat } from './session-format';
 
 /**
@@ -19,8 +20,13 @@ export const SESSION_FORMATS = {
   aider: aiderFormat,
   pi: piFormat,
   openclaw: openClawFormat,
+  opencode: opencodeStorageFormat,
 } as const satisfies Record<string, SessionFormat>;
 
 export type SessionFormatName = keyof typeof SESSION_FORMATS;
 
-export const DOCUMENT_SESSION_FORMATS = ['gemini-cli', 'openhands', 'cline'] as const;
+export const DOCUMENT_SESSION_FORMATS = ['gemini-cli', 'openhands', 'cline', 'opencode'] as const;
+
+export function isSessionFormatName(name: string): name is SessionFormatName {
+  return Object.hasOwn(SESSION_FORMATS, name);
+}

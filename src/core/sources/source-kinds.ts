@@ -7,6 +7,8 @@ import { CodexMapper } from '../import/codex-mapper';
 import { openHandsEventsMapper } from './openhands-events';
 import { FILE_AGENT_KINDS } from './file-agent-kinds';
 import type { CreateEntryMapper } from './sync-sink';
+import type { OpenStore } from './sync-store';
+import { kiloSourceKind, opencodeSourceKind } from './opencode-source';
 
 /**
  * Whole-document formats (Gemini CLI, Cline/Roo, OpenHands) rewrite their file on every
@@ -16,7 +18,9 @@ import type { CreateEntryMapper } from './sync-sink';
  */
 export type SourceReader =
   | { mode: 'jsonl'; mapper: CreateEntryMapper }
-  | { mode: 'document'; parse(file: string): AsyncIterable<SessionEvent> };
+  | { mode: 'document'; parse(file: string): AsyncIterable<SessionEvent> }
+  /** A file of many sessions (a database): each session synced as a source of its own. */
+  | { mode: 'store'; open: OpenStore };
 
 /** One agent whose session store is a source. */
 export interface SourceKind {
@@ -161,3 +165,5 @@ registerSourceKind({
 });
 
 for (const kind of FILE_AGENT_KINDS) registerSourceKind(kind);
+registerSourceKind(opencodeSourceKind);
+registerSourceKind(kiloSourceKind);

@@ -46,6 +46,11 @@ export class SourceSync {
         if (!isInside(folder, file)) continue;
         const rel = relative(folder, file);
         if (source.kind.matches(rel)) return { source, path: file };
+        // A database's write-ahead log or journal changed: the database is synced.
+        const db =
+          source.kind.reader.mode === 'store' ? /^(.*)-(wal|journal)$/.exec(rel)?.[1] : undefined;
+        if (db !== undefined && source.kind.matches(db))
+          return { source, path: path.join(folder, ...db.split('/')) };
         const unit = source.kind.events?.unitOf(rel);
         if (unit !== undefined) return { source, path: path.join(folder, ...unit.split('/')) };
         // An events folder itself (a sync retried by its path).

@@ -19,6 +19,8 @@ import {
 } from './sync-sink';
 import { SyncStateRepository, type SourceFileRow } from './sync-state';
 import { isoTimestamp } from '../iso-timestamp';
+import type { SessionEvent } from '../import/session-format';
+import { isStoreUnit, storeSession, syncStore, type SessionStore } from './sync-store';
 
 /**
  * How long a session file must have been still before a sync takes its last reply as
@@ -84,11 +86,32 @@ export interface SyncFileOptions {
   beforeCommit?: () => void;
   /** How long the file must have been still for its last reply to count as complete. */
   quietMs?: number;
+  /** A store already open (syncStore passes it to the syncs of its sessions). */
+  store?: SessionStore;
 }
 
 type Reading =
   | { mode: 'entries'; source: EntrySource; mapper: CreateEntryMapper }
-  | { mode: 'document'; stat: fs.Stats };
+  | {
+      mode: 'document';
+      stat: DocumentStat;
+      /** `final`: the document has been still (a store leaves out a reply still being written otherwise). */
+      parse(final: boolean): AsyncIterable<SessionEvent>;
+      /** Read before it was still, it is read once more when it is (a store leaves out what is being written). */
+      settles?: boolean;
+    };
+
+/**
+ * What tells a document (a file, or one session of a store) changed: its size (bytes, or a
+ * store's row count), modification time (a store's newest update) and identity.
+ */
+interface DocumentStat {
+  size: number;
+  mtimeMs: number;
+  ino: string;
+  /** The session's times where it names none (the file's birth and modification). */
+  times: { created_at: string; completed_at: string };
+}
 
 /**
  * Reads what is new in one session file into its tasks, exactly once.
@@ -116,13 +139,16 @@ export async function syncFile(
   file: string,
   options: SyncFileOptions = {},
 ): Promise<SyncFileResult> {
+  // A store file (a database): its sessions that changed, each a source of its own.
+  if (kind.reader.mode === 'store' && !isStoreUnit(file))
+    return syncStore(store, kind, kind.reader.open, file, options, syncFile);
   const repo = new SyncStateRepository(store.db);
   const base = { path: file, kind: kind.id, messages: 0, uuids: [] as string[] };
   let known = repo.get(file);
   let reading: Reading;
   try {
     // The offset only tells an events folder which of its files may be new (their times).
-    reading = open(kind, file, known?.offset ?? 0);
+    reading = open(kind, file, known?.offset ?? 0, options.store);
   } catch {
     if (known && known.error === null) repo.update(file, { error: 'the file is gone' });
     return { ...base, status: 'missing', error: 'the file is gone' };
@@ -164,7 +190,7 @@ export async function syncFile(
       const end = row.pending === null ? row.offset : (JSON.parse(row.pending) as Pending).end;
       if (!documentMode && end > size) {
         try {
-          reading = open(kind, file, row.offset);
+          reading = open(kind, file, row.offset, options.store);
           measure();
         } catch {
           // gone meanwhile: the read below fails and says so
@@ -275,13 +301,26 @@ function adoptMoved(
  * How a session is read: whole (a document format), or entry by entry — the lines of a JSONL
  * file, or the event files of a folder (a kind's `events` reader). Throws when it is gone.
  */
-function open(kind: SourceKind, file: string, offset: number): Reading {
+function open(kind: SourceKind, file: string, offset: number, opened?: SessionStore): Reading {
+  if (kind.reader.mode === 'store') return storeSession(kind.reader.open, file, opened);
   const stat = fs.statSync(file);
   if (stat.isDirectory()) {
     if (!kind.events) throw new Error(`${file} is a folder`);
     return { mode: 'entries', source: eventFolderSource(file, offset), mapper: kind.events.mapper };
   }
-  if (kind.reader.mode === 'document') return { mode: 'document', stat };
+  if (kind.reader.mode === 'document') {
+    const parse = kind.reader.parse;
+    return {
+      mode: 'document',
+      stat: {
+        size: stat.size,
+        mtimeMs: stat.mtimeMs,
+        ino: String(stat.ino),
+        times: fileTimes(stat),
+      },
+      parse: () => parse(file),
+    };
+  }
   return { mode: 'entries', source: jsonlSource(file, stat), mapper: kind.reader.mapper };
 }
 
@@ -492,16 +531,15 @@ async function readRange(
       if (end.held.length > 0) saved.held = end.held;
       else delete saved.held;
     } else {
-      if (kind.reader.mode !== 'document') throw new Error(`${kind.id} reads no documents`);
       const doc = await readDocument(
-        kind.reader.parse(file),
+        reading.parse(final),
         saved.mapper,
         sink,
-        fileTimes(reading.stat),
+        reading.stat.times,
         final,
       );
       mapperState = doc.state;
-      waiting = doc.waiting;
+      waiting = doc.waiting || (reading.settles === true && !final);
       offset = range.end;
       lineNo = doc.messages;
     }

@@ -1,0 +1,127 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ContextStore } from '../store/context-store';
+import { importFile } from './import-file';
+import { detectFormat } from './detect-format';
+import { readJsonDocument } from './json-document';
+import { opencodeStorageFormat } from './opencode-storage';
+import { DATABASE_FORMATS } from './database-formats';
+import { collectEvents, messageKeys } from './session-test-support';
+import type { SessionEvent } from './session-format';
+import { realFixture } from '../../../test/support/real-fixtures';
+import { opencodeDbFrom } from '../../../test/support/opencode-db';
+import { useTempDir } from '../../../test/support/temp-dir';
+
+const tempDir = useTempDir();
+const STORAGE = realFixture('opencode', 'storage');
+const PROJECT = '4b0ea68d7af9a6031a7ffda7ad66e0cb83315750';
+const MAIN = path.join(STORAGE, 'session', PROJECT, 'ses_53c4f1a0dffeYmQ2pL8sV1xKcN.json');
+
+const messages = (events: SessionEvent[]) =>
+  events.flatMap((e) => (e.kind === 'message' ? [e] : []));
+
+describe('opencode sessions', () => {
+  it('map each step of a reply to one LLM call with its usage, results after their calls', async () => {
+    const events = await collectEvents(opencodeStorageFormat, MAIN);
+    expect(events[0]).toMatchObject({
+      kind: 'session',
+      meta: {
+        agent: 'opencode',
+        sessionId: 'ses_53c4f1a0dffeYmQ2pL8sV1xKcN',
+        title: 'Fix leap-year bug in parseDate',
+        cwd: '/home/dev/projects/dateparse',
+        model: 'claude-sonnet-4-5',
+      },
+    });
+    const ms = messages(events);
+    const calls = ms.filter((m) => m.llmCall);
+    // msg 2: three steps, msg 4: two, msg 7: one still running
+    expect(calls).toHaveLength(6);
+    expect(calls[0]!.usage).toEqual({
+      input_tokens: 9120,
+      output_tokens: 274,
+      cache_read_tokens: 0,
+      cache_creation_tokens: 9120,
+      total_tokens: 18514,
+    });
+    const toolCalls = ms.flatMap((m) => m.message.tool_calls ?? []);
+    const results = ms.filter((m) => m.message.role === 'tool');
+    expect(toolCalls.map((c) => c.function.name)).toEqual([
+      'read',
+      'grep',
+      'bash',
+      'edit',
+      'bash',
+      'task',
+      'edit',
+    ]);
+    // every call but the running one has its result, the failed one marked so
+    expect(results.map((r) => r.message.tool_call_id)).toEqual(
+      toolCalls.slice(0, 6).map((c) => c.id),
+    );
+    expect(results.find((r) => r.message.isError)?.message.content).toContain('exit code 1');
+    expect(ms.find((m) => m.message.name === 'reasoning')?.message.historyOnly).toBe(true);
+    // the user message keeps its file attachment and the synthetic read
+    expect(ms[0]!.message.content).toContain('[file: src/date.ts (text/plain)]');
+    // the failed model call and the patch are accounted for
+    expect(events).toContainEqual(
+      expect.objectContaining({ kind: 'skip', reason: expect.stringContaining('Overloaded') }),
+    );
+    expect(events).toContainEqual(
+      expect.objectContaining({ kind: 'ignore', what: 'opencode patch part' }),
+    );
+    const keys = messageKeys(events);
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+
+  it('read the same from opencode.db as from the JSON storage, and import every session in it', async () => {
+    const db = opencodeDbFrom(STORAGE, path.join(tempDir(), 'opencode.db'));
+    expect(await detectFormat(db, readJsonDocument)).toBe('opencode');
+    const fromDb = await collectEvents(DATABASE_FORMATS.opencode, db);
+    const json = await collectEvents(opencodeStorageFormat, MAIN);
+    const sessionOf = (events: SessionEvent[], id: string) => {
+      const start = events.findIndex((e) => e.kind === 'session' && e.key === id);
+      const end = events.findIndex((e, i) => i > start && e.kind === 'session');
+      return events.slice(start, end < 0 ? undefined : end);
+    };
+    expect(sessionOf(fromDb, 'ses_53c4f1a0dffeYmQ2pL8sV1xKcN')).toEqual(json);
+
+    const store = ContextStore.open(tempDir());
+    try {
+      const result = await importFile(store, db);
+      expect(result.format).toBe('opencode');
+      expect(result.tasks.map((t) => t.title).sort()).toEqual([
+        'Find other date helpers (@general subagent)',
+        'Fix leap-year bug in parseDate',
+      ]);
+      const main = store.requireTask(result.tasks.find((t) => t.title?.startsWith('Fix'))!.uuid);
+      expect(main).toMatchObject({
+        agent: 'opencode',
+        task_source: 'opencode',
+        task_id: 'ses_53c4f1a0dffeYmQ2pL8sV1xKcN',
+        workdir: '/home/dev/projects/dateparse',
+        model: 'claude-sonnet-4-5',
+        llm_call_count: 6,
+        tool_call_count: 7,
+      });
+      expect(result.skipped.map((s) => s.error)).toEqual([
+        expect.stringContaining('the model call failed (APIError: Overloaded)'),
+      ]);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('a kilo.db is Kilo CLI’s', async () => {
+    const db = opencodeDbFrom(STORAGE, path.join(tempDir(), 'kilo.db'));
+    expect(await detectFormat(db, readJsonDocument)).toBe('kilo');
+    const store = ContextStore.open(tempDir());
+    try {
+      const result = await importFile(store, db);
+      expect(result.tasks).toHaveLength(2);
+      expect(store.requireTask(result.tasks[0]!.uuid).agent).toBe('kilo');
+    } finally {
+      store.close();
+    }
+  });
+});
