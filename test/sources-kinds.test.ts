@@ -467,3 +467,88 @@ describe('Codex archiving a session', () => {
     imported.close();
   });
 });
+
+describe('Claude Code 2.1', () => {
+  const SESSION = '7f3c2a10-5b8e-4c1d-9a2f-3e4d5c6b7a81';
+  const PROJECT = '-home-dev-acme-parser--claude-worktrees-fix-slug';
+
+  it('a worktree session, its subagent file, a spilled output and the bookkeeping entries: synced as imported', async () => {
+    const root = tempDir();
+    const home = path.join(root, 'home');
+    const projects = path.join(home, '.claude', 'projects');
+    fs.cpSync(realFixture('claude-code-2.1', PROJECT), path.join(projects, PROJECT), {
+      recursive: true,
+    });
+    const main = path.join(projects, PROJECT, `${SESSION}.jsonl`);
+    const agent = path.join(
+      projects,
+      PROJECT,
+      SESSION,
+      'subagents',
+      'agent-a1b2c3d4e5f6a7b89.jsonl',
+    );
+    quiet(main);
+    quiet(agent);
+    const live = ContextStore.open(path.join(root, 'live'));
+    const sync = new SourceSync(live, loadSourcesConfig({ file: null, env: { HOME: home } }));
+    const results = await sync.syncAll('claude-code');
+    expect(results.map((r) => [path.basename(r.path), r.status])).toEqual([
+      [`${SESSION}.jsonl`, 'synced'],
+      ['agent-a1b2c3d4e5f6a7b89.jsonl', 'synced'],
+    ]);
+
+    const imported = ContextStore.open(path.join(root, 'imported'));
+    const main1 = await importFile(imported, main);
+    const agent1 = await importFile(imported, agent);
+    const synced = tasksOf(live).map((r) => task(live, r));
+    const expected = tasksOf(imported).map((r) => task(imported, r));
+    expect(synced).toEqual(expected);
+
+    const [session, subagent] = tasksOf(live);
+    // The last ai-title is the title; the worktree belongs to its repository.
+    expect(session).toMatchObject({
+      title: 'Fix slugify for accented titles and check README',
+      repo: 'acme-parser',
+      workdir: '/home/dev/acme-parser/.claude/worktrees/fix-slug',
+      git_branch: 'worktree-fix-slug',
+    });
+    // The subagent: titled from its own meta.json, under its session.
+    expect(subagent).toMatchObject({
+      title: 'Subagent: Find slugify callers',
+      task_type: 'subagent',
+      parent_uuid: session!.uuid,
+    });
+    const [s] = synced;
+    // The prompt typed while the model worked is a user turn, where the model read it.
+    expect(s!.messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual([
+      'Fix the slugify bug: titles with accents give empty slugs. Run the tests first.',
+      'also check the README example',
+    ]);
+    // The model saw the preview; the tool record holds the full output saved beside the session.
+    const spilled = fs.readFileSync(
+      path.join(projects, PROJECT, SESSION, 'tool-results', 'b8k2m4n6p.txt'),
+      'utf8',
+    );
+    const bash = s!.messages.find((m) => m.tool_call_id === 'toolu_01Xa9')!;
+    expect(bash.content).toContain('<persisted-output>');
+    expect(bash.content).not.toContain('Test Files  1 failed');
+    const record = lines(path.join(live.taskPath(session!), 'tools.jsonl')).find(
+      (t) => t.tool_call_id === 'toolu_01Xa9',
+    )!;
+    expect(record.result).toBe(spilled);
+    // Every entry accounted for: the bookkeeping ones reported as ignored, none skipped.
+    expect(main1.skipped).toEqual([]);
+    expect(main1.ignored).toMatchObject({
+      'permission-mode': 1,
+      'file-history-snapshot': 1,
+      'attachment:hook_success': 1,
+      'queue-operation': 2,
+      'pr-link': 1,
+      'last-prompt': 1,
+      mode: 1,
+    });
+    expect(agent1.skipped).toEqual([]);
+    live.close();
+    imported.close();
+  });
+});

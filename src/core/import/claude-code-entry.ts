@@ -34,6 +34,10 @@ export const ClaudeEntrySchema = z.looseObject({
   summary: optionalString,
   leafUuid: optionalString,
   requestId: optionalString,
+  /** Claude Code 2.1: `ai-title` entries (its own title of the session), `custom-title` (/rename). */
+  aiTitle: optionalString,
+  customTitle: optionalString,
+  attachment: z.looseObject({ type: optionalString }).optional().catch(undefined),
   compactMetadata: z
     .looseObject({ trigger: optionalString, preTokens: optionalNumber })
     .optional()
@@ -52,9 +56,48 @@ export const ClaudeEntrySchema = z.looseObject({
 export type ClaudeEntry = z.infer<typeof ClaudeEntrySchema>;
 export type ClaudeUsage = z.infer<typeof ClaudeUsageSchema>;
 
-/** Entry types that carry conversation; everything else (snapshots, queue operations, ...) is counted as ignored. */
+/**
+ * Entry types that carry conversation; everything else (snapshots, queue operations, PR
+ * links, modes, the last prompt, titles, other attachments such as hook output) is counted
+ * as ignored. A prompt typed while the model was busy is an attachment of type
+ * `queued_command` (Claude Code 2.1): the model reads it, so it is conversation.
+ */
 export function isConversationEntry(entry: ClaudeEntry): boolean {
-  return entry.type === 'user' || entry.type === 'assistant' || entry.type === 'system';
+  return (
+    entry.type === 'user' ||
+    entry.type === 'assistant' ||
+    entry.type === 'system' ||
+    isQueuedPrompt(entry)
+  );
+}
+
+export function isQueuedPrompt(entry: ClaudeEntry): boolean {
+  return entry.type === 'attachment' && entry.attachment?.type === 'queued_command';
+}
+
+/** The text of a queued prompt: a string, or text and image blocks. */
+export function queuedPromptText(entry: ClaudeEntry): string {
+  const prompt = entry.attachment?.prompt;
+  return typeof prompt === 'string' ? prompt : contentText(prompt);
+}
+
+/** The session's title from a title entry, with its rank: a /rename beats Claude's own. */
+export function titleOf(entry: ClaudeEntry): { title: string; rank: number } | undefined {
+  if (entry.type === 'custom-title' && entry.customTitle?.trim())
+    return { title: entry.customTitle.trim(), rank: 2 };
+  if (entry.type === 'ai-title' && entry.aiTitle?.trim())
+    return { title: entry.aiTitle.trim(), rank: 1 };
+  return undefined;
+}
+
+/**
+ * A working directory as one project whatever the drive letter's case: Claude Code on
+ * Windows records `c:\x` in one session and `C:\x` in another (project folders `c--x` and
+ * `C--x`), which are one folder.
+ */
+export function normalizeWorkdir(cwd: string | undefined): string | undefined {
+  if (cwd === undefined) return undefined;
+  return /^[a-z]:[\\/]/.test(cwd) ? cwd[0]!.toUpperCase() + cwd.slice(1) : cwd;
 }
 
 export const MAIN_THREAD = 'main';

@@ -4,11 +4,16 @@ import {
   ClaudeThreadRouter,
   MAIN_THREAD,
   blocksOf,
+  isQueuedPrompt,
+  normalizeWorkdir,
   promptHash,
   promptOf,
+  queuedPromptText,
+  titleOf,
   type ClaudeEntry,
   type ClaudeUsage,
 } from './claude-code-entry';
+import { spilledOutput, subagentMeta, type SubagentMeta } from './claude-code-files';
 import { realRequest } from './session-meta';
 import { asNumber, clip, contentText, isRecord, normalizeTimestamp } from './text';
 import type { EntryMapper, EntryRef, TranscriptSink } from './transcript-sink';
@@ -56,6 +61,8 @@ import { REASONING_NAME } from './types';
 export interface ClaudeMapperOptions {
   /** Import: a thread's messages before this line are history-only (its last compaction). */
   historyBefore?: (thread: string) => number;
+  /** The session file: the files Claude Code keeps beside it are read (claude-code-files.ts). */
+  file?: string;
 }
 
 interface PendingCall {
@@ -79,6 +86,8 @@ interface ClaudeState {
   boundaries?: Record<string, { trigger?: string; preTokens?: number }>;
   /** Calls recorded without a result at a quiet end: id → tool name. */
   closed?: Record<string, string>;
+  /** The rank of the title given (1 Claude's ai-title, 2 the person's /rename): lower ones no longer replace it. */
+  titleRank?: number;
 }
 
 interface Group {
@@ -104,6 +113,8 @@ export class ClaudeCodeMapper implements EntryMapper {
   private readonly state: ClaudeState;
   private readonly router: ClaudeThreadRouter;
   private readonly groups = new Map<string, Group>();
+  /** A subagent file's own description (`<agent>.meta.json`). */
+  private readonly meta: SubagentMeta | undefined;
 
   constructor(
     saved: unknown,
@@ -112,6 +123,7 @@ export class ClaudeCodeMapper implements EntryMapper {
   ) {
     this.state = stateOf(saved);
     this.router = new ClaudeThreadRouter(this.state.router);
+    this.meta = subagentMeta(options.file);
   }
 
   line(value: unknown, lineNo: number, ref?: EntryRef): void {
@@ -129,16 +141,40 @@ export class ClaudeCodeMapper implements EntryMapper {
   entry(entry: ClaudeEntry, lineNo: number, ref?: EntryRef): void {
     if (entry.type === 'summary') {
       // Claude Code's short title of the conversation, not a compaction.
-      if (entry.summary !== undefined) this.sink.describe(MAIN_THREAD, { title: entry.summary });
+      if (entry.summary !== undefined && (this.state.titleRank ?? 0) === 0)
+        this.sink.describe(MAIN_THREAD, { title: entry.summary });
+      return;
+    }
+    const titled = titleOf(entry);
+    if (titled !== undefined) {
+      // Written again on every turn and on resume: the last of the highest rank holds.
+      if (titled.rank < (this.state.titleRank ?? 0)) return;
+      this.state.titleRank = titled.rank;
+      this.sink.describe(MAIN_THREAD, { title: titled.title });
       return;
     }
     const thread = this.router.route(entry, lineNo);
-    if (thread === undefined) return this.sink.ignore(entry.type);
-    if (entry.type === 'assistant') {
-      this.describe(thread, entry);
+    if (thread === undefined)
+      return this.sink.ignore(
+        entry.type === 'attachment'
+          ? `attachment:${entry.attachment?.type ?? 'unknown'}`
+          : entry.type,
+      );
+    // Every entry of a thread dates it, as the import's scan (claude-code-scan.ts) does.
+    this.describe(thread, entry);
+    if (isQueuedPrompt(entry)) {
+      this.flush(thread);
+      this.closeBoundary(thread);
+      const timestamp = normalizeTimestamp(entry.timestamp);
+      this.sink.message(thread, {
+        role: 'user',
+        content: queuedPromptText(entry),
+        ...(timestamp !== undefined && { timestamp }),
+        ...(this.historyOnly(thread, lineNo) && { historyOnly: true }),
+      });
+    } else if (entry.type === 'assistant') {
       this.assistant(thread, entry, lineNo, ref);
     } else if (entry.type === 'user') {
-      this.describe(thread, entry);
       this.flush(thread);
       this.user(thread, entry, lineNo);
     } else if (entry.subtype === 'compact_boundary') {
@@ -314,6 +350,8 @@ export class ClaudeCodeMapper implements EntryMapper {
     for (const block of blocksOf(content)) {
       if (block.type === 'tool_result') {
         const text = contentText(block.content);
+        // The model saw a preview; the record keeps the full output Claude Code saved.
+        const output = spilledOutput(text, this.options.file) ?? text;
         const id = block.tool_use_id;
         const call = this.takeCall(id, thread);
         const closed = call === undefined ? this.state.closed?.[id] : undefined;
@@ -325,7 +363,7 @@ export class ClaudeCodeMapper implements EntryMapper {
             thread,
             answeredCall(call && { id, ...call }, {
               id,
-              content: text,
+              content: output,
               isError: block.is_error,
               ...(timestamp !== undefined && { timestamp }),
             }),
@@ -399,13 +437,16 @@ export class ClaudeCodeMapper implements EntryMapper {
     const model = entry.type === 'assistant' ? entry.message?.model : undefined;
     if (thread === MAIN_THREAD && entry.type === 'assistant') this.rememberTaskCalls(entry);
     const description =
-      thread !== MAIN_THREAD && prompt !== undefined
-        ? this.state.taskCalls?.[promptHash(prompt).slice(0, 16)]
-        : undefined;
+      thread === MAIN_THREAD
+        ? undefined
+        : ((prompt !== undefined
+            ? this.state.taskCalls?.[promptHash(prompt).slice(0, 16)]
+            : undefined) ?? this.meta?.description);
+    const workdir = normalizeWorkdir(entry.cwd);
     this.sink.describe(thread, {
       ...(description !== undefined && { description }),
       ...(timestamp !== undefined && { firstTimestamp: timestamp, lastTimestamp: timestamp }),
-      ...(entry.cwd !== undefined && { workdir: entry.cwd }),
+      ...(workdir !== undefined && { workdir }),
       ...(entry.sessionId !== undefined && { sessionId: entry.sessionId }),
       ...(entry.gitBranch && { gitBranch: entry.gitBranch }),
       ...(entry.version !== undefined && { version: entry.version }),

@@ -6,8 +6,10 @@ import {
   ClaudeThreadRouter,
   MAIN_THREAD,
   blocksOf,
+  normalizeWorkdir,
   promptHash,
   promptOf,
+  titleOf,
   type ClaudeEntry,
 } from './claude-code-entry';
 import { isRecord, normalizeTimestamp } from './text';
@@ -45,6 +47,8 @@ export interface ClaudeScan {
   router: ClaudeThreadRouter;
   /** `type: summary` entries: Claude Code's titles for the conversation. */
   titles: { summary: string; leafUuid?: string }[];
+  /** The last `custom-title` (a /rename), else the last `ai-title` (Claude Code 2.1). */
+  title?: { title: string; rank: number };
 }
 
 const MAX_TITLES = 20;
@@ -59,6 +63,7 @@ export async function scanClaudeCode(file: string, maxLineBytes?: number): Promi
   const router = new ClaudeThreadRouter();
   const threads = new Map<string, ClaudeThreadInfo>();
   const titles: ClaudeScan['titles'] = [];
+  let title: ClaudeScan['title'];
   // Task tool calls of the main thread by the hash of their prompt, to link subagents to them.
   const taskCalls = new Map<string, { id: string; description?: string; subagentType?: string }>();
   const readOptions = { end: size, ...(maxLineBytes !== undefined && { maxLineBytes }) };
@@ -73,6 +78,11 @@ export async function scanClaudeCode(file: string, maxLineBytes?: number): Promi
           summary: entry.summary,
           ...(entry.leafUuid !== undefined && { leafUuid: entry.leafUuid }),
         });
+      continue;
+    }
+    const titled = titleOf(entry);
+    if (titled !== undefined) {
+      if (titled.rank >= (title?.rank ?? 0)) title = titled;
       continue;
     }
     const key = router.route(entry, line.lineNo);
@@ -100,7 +110,7 @@ export async function scanClaudeCode(file: string, maxLineBytes?: number): Promi
       if (call.subagentType !== undefined) info.subagentType = call.subagentType;
     }
   }
-  return { size, threads, router, titles };
+  return { size, threads, router, titles, ...(title !== undefined && { title }) };
 }
 
 function note(info: ClaudeThreadInfo, entry: ClaudeEntry, lineNo: number): void {
@@ -110,7 +120,7 @@ function note(info: ClaudeThreadInfo, entry: ClaudeEntry, lineNo: number): void 
     info.firstTimestamp ??= ts;
     info.lastTimestamp = ts;
   }
-  info.cwd ??= entry.cwd;
+  info.cwd ??= normalizeWorkdir(entry.cwd);
   info.gitBranch ??= entry.gitBranch || undefined;
   info.version ??= entry.version;
   info.sessionId ??= entry.sessionId;

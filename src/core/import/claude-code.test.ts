@@ -73,6 +73,31 @@ function openStore(): ContextStore {
 }
 
 describe('importClaudeCode', () => {
+  it('Windows: a drive letter recorded in either case is one working directory; a /rename beats the ai-title', async () => {
+    const store = openStore();
+    const titles = (custom: boolean): object[] => [
+      { type: 'ai-title', aiTitle: 'Claude title', sessionId: 's-1' },
+      ...(custom ? [{ type: 'custom-title', customTitle: 'My title', sessionId: 's-1' }] : []),
+      { type: 'ai-title', aiTitle: 'Later Claude title', sessionId: 's-1' },
+    ];
+    const lower = write([
+      user('u1', null, 'Fix it', { cwd: 'c:\\Users\\dev\\acme' }),
+      ...titles(true),
+    ]);
+    const upper = path.join(tempDir(), 'other.jsonl');
+    fs.writeFileSync(
+      upper,
+      [user('u1', null, 'Fix it', { cwd: 'C:\\Users\\dev\\acme' }), ...titles(false)]
+        .map((l) => JSON.stringify(l))
+        .join('\n') + '\n',
+    );
+    const [a] = (await importClaudeCode(store, lower)).rows;
+    const [b] = (await importClaudeCode(store, upper)).rows;
+    expect([a!.workdir, b!.workdir]).toEqual(['C:\\Users\\dev\\acme', 'C:\\Users\\dev\\acme']);
+    expect([a!.repo, b!.repo]).toEqual(['acme', 'acme']);
+    expect([a!.title, b!.title]).toEqual(['My title', 'Later Claude title']);
+    store.close();
+  });
   it('merges a response split over entries, keeps thinking as history-only reasoning, pairs tools, counts usage once', async () => {
     const file = write([
       user('u1', null, 'Fix the bug'),

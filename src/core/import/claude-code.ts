@@ -29,6 +29,7 @@ import type { ContextStore } from '../store/context-store';
 import { readJsonl } from '../jsonl/jsonl-reader';
 import { badInput } from '../errors';
 import { ClaudeEntrySchema, MAIN_THREAD } from './claude-code-entry';
+import { subagentMeta } from './claude-code-files';
 import { scanClaudeCode, type ClaudeScan, type ClaudeThreadInfo } from './claude-code-scan';
 import { ClaudeCodeMapper } from './claude-code-mapper';
 import { ImportReport, type TranscriptImport } from './import-report';
@@ -81,7 +82,15 @@ export async function importClaudeCode(
   };
   const mapper = new ClaudeCodeMapper(undefined, sink, {
     historyBefore: (thread) => scan.threads.get(thread)?.lastCompactLine ?? 0,
+    file,
   });
+  // A subagent's own file: its description and type from `<agent>.meta.json` (Claude Code 2.1).
+  const meta = subagentMeta(file);
+  for (const info of scan.threads.values()) {
+    if (!info.sidechain || !meta) continue;
+    info.description ??= meta.description;
+    info.subagentType ??= meta.agentType;
+  }
   try {
     for await (const line of readJsonl(file, readOptions)) {
       if (!line.ok) {
@@ -134,7 +143,10 @@ async function openThread(
 ): Promise<OpenThread> {
   const isMain = info.key === MAIN_THREAD;
   const title = isMain
-    ? (scan.titles[0]?.summary ?? titleLine(info.request) ?? titleFrom(info.prompt))
+    ? (scan.title?.title ??
+      scan.titles[0]?.summary ??
+      titleLine(info.request) ??
+      titleFrom(info.prompt))
     : `Subagent: ${info.description ?? titleLine(info.request) ?? titleFrom(info.prompt) ?? info.key}`;
   const session = await beginImport(store, {
     ...(isMain && mainUuid !== null && { uuid: mainUuid }),

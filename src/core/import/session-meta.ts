@@ -76,6 +76,9 @@ export function repoKey(
   if (fromRemote) return fromRemote;
   if (!cwd) return {};
   // Windows paths appear in transcripts recorded elsewhere: split on both separators.
-  const name = path.win32.basename(cwd.replace(/[\\/]+$/, ''));
+  const dir = cwd.replace(/[\\/]+$/, '');
+  // A Claude Code worktree (`claude --worktree`: <repo>/.claude/worktrees/<name>) is the repository's.
+  const worktree = /^(.+?)[\\/]\.claude[\\/]worktrees[\\/][^\\/]+$/.exec(dir);
+  const name = path.win32.basename(worktree?.[1] ?? dir);
   return name ? { repo: name } : {};
 }

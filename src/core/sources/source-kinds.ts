@@ -86,7 +86,10 @@ registerSourceKind({
   // <project>/<session>.jsonl, and newer subagent files <project>/<session>/subagents/agent-*.jsonl
   matches: (relative) => relative.endsWith('.jsonl'),
   depth: 4,
-  reader: { mode: 'jsonl', mapper: (saved, sink) => new ClaudeCodeMapper(saved, sink) },
+  reader: {
+    mode: 'jsonl',
+    mapper: (saved, sink, source) => new ClaudeCodeMapper(saved, sink, { file: source.path }),
+  },
 });
 
 registerSourceKind({
