@@ -119,7 +119,7 @@ describe('hosts sharing a PostgreSQL task index', () => {
 
     await sql(
       index,
-      "UPDATE hosts SET lease_expires = now() - interval '1 second' WHERE name = 'alpha'",
+      "UPDATE folders SET lease_expires = now() - interval '1 second' WHERE host = 'alpha'",
     );
     const c = ContextStore.open(path.join(tempDir(), 'c'), { index, host: 'gamma' });
     expect(c.interruptedElsewhere).toEqual([{ uuid, host: 'alpha' }]);

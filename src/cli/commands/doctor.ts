@@ -168,6 +168,13 @@ function checkStore(root: string, checks: Check[]): void {
     } else {
       checks.push({ name: 'recovery', level: 'ok', detail: `${indexName} and the folders agree` });
     }
+    if (r?.heldElsewhere?.length) {
+      checks.push({
+        name: 'fleet',
+        level: 'warn',
+        detail: `${r.heldElsewhere.length} task folder(s) here belong to another contexts folder's rows (a copy?), left alone: ${r.heldElsewhere.join(', ')}`,
+      });
+    }
     if (store.interruptedElsewhere.length) {
       checks.push({
         name: 'fleet',
@@ -222,18 +229,39 @@ function checkPostgres(index: PgTaskRepository, checks: Check[]): void {
       `PostgreSQL ${info!.server} at ${index.location} as ${info!.role}, schema v${version}, ` +
       `${info!.n} tasks, this host ${index.host}${problems.length ? `: ${problems.join('; ')}` : ''}`,
   });
-  const hosts = index.hosts();
-  const dead = hosts.filter((h) => !h.alive);
-  checks.push({
-    name: 'hosts',
-    level: dead.length ? 'warn' : 'ok',
-    detail: hosts
-      .map(
-        (h) =>
-          `${h.name} ${h.alive ? 'alive' : `lease expired (last seen ${h.last_seen})`} at ${h.contexts_root ?? '?'}`,
-      )
+  checks.push(fleetFolders(index));
+}
+
+/**
+ * Every contexts folder of every host and its lease (issue 29: a host may have several),
+ * this one marked; hosts that have not opened since folders had ids by their old lease.
+ */
+function fleetFolders(index: PgTaskRepository): Check {
+  const folders = index.folders();
+  const withFolders = new Set(folders.map((f) => f.host));
+  const older = index.hosts().filter((h) => !withFolders.has(h.name));
+  const lease = (alive: boolean, lastSeen: string) =>
+    alive ? 'alive' : `lease expired (last seen ${lastSeen})`;
+  const byHost = new Map<string, string[]>();
+  for (const f of folders) {
+    const here = f.id === index.folderId ? ' (this folder)' : '';
+    const line = `${f.contexts_root}${here} ${lease(f.alive, f.last_seen)}, ${f.tasks} tasks`;
+    byHost.set(f.host, [...(byHost.get(f.host) ?? []), line]);
+  }
+  for (const h of older) {
+    byHost.set(h.name, [
+      `${h.contexts_root ?? '?'} ${lease(h.alive, h.last_seen)} (not opened since folders got ids)`,
+    ]);
+  }
+  const dead = folders.some((f) => !f.alive) || older.some((h) => !h.alive);
+  return {
+    name: 'folders',
+    level: dead ? 'warn' : 'ok',
+    detail: [...byHost]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([host, lines]) => `${host}: ${lines.join(', ')}`)
       .join('; '),
-  });
+  };
 }
 
 function checkDisk(root: string): Check {

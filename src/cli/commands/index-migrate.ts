@@ -6,6 +6,7 @@ import { openDatabase } from '../../core/db/open-database';
 import { assertIndexUrl, hostName } from '../../core/db/open-task-index';
 import { PgTaskRepository } from '../../core/db/pg-task-repository';
 import { DATABASE_FILE } from '../../core/store/contexts-layout';
+import { folderIdentity } from '../../core/store/folder-identity';
 import { CwbError } from '../../core/errors';
 import { resolveContext, type GlobalOptions } from '../cli-context';
 import { printJson, type Output } from '../output';
@@ -33,7 +34,10 @@ export function registerIndex(program: Command, output: Output): void {
       const source = openDatabase(file, { readonly: true });
       let target: PgTaskRepository | undefined;
       try {
-        target = new PgTaskRepository(opts.to, { host: opts.host ?? hostName() });
+        const host = opts.host ?? hostName();
+        // The rows become this contexts folder's (its id, made now if it has none).
+        const folder = { id: folderIdentity(ctx.root, host).id, root: ctx.root };
+        target = new PgTaskRepository(opts.to, { host, folder });
         const report = migrateIndex(source, target, (copied, total) => {
           if (!opts.json && (copied % 10_000 < 500 || copied === total))
             output.err(`copied ${copied} of ${total} rows`);

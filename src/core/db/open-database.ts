@@ -15,7 +15,7 @@ export type Db = Database.Database;
 const SEARCH_BACKFILL_ON_OPEN_MS = 1000;
 
 /** How long a writer waits for another process's write lock before giving up. */
-const BUSY_TIMEOUT_MS = 30_000;
+export const BUSY_TIMEOUT_MS = 30_000;
 
 /**
  * Opens tasks.db for one process. Several processes (task workers, the CLI, the app) share

@@ -48,11 +48,20 @@ export function assertIndexUrl(url: string): void {
 /** Opens the task index: PostgreSQL when `url` is set, else tasks.db in `root`. */
 export function openTaskIndex(
   root: string,
-  options: { url?: string; host?: string; databaseFile: string },
+  options: {
+    url?: string;
+    host?: string;
+    databaseFile: string;
+    /** The contexts folder's identity (folder-identity.ts): a fleet index's rows carry it. */
+    folder?: { id: string; root: string };
+  },
 ): TaskIndex {
   if (options.url) {
     assertIndexUrl(options.url);
-    return new PgTaskRepository(options.url, { host: options.host ?? hostName() });
+    return new PgTaskRepository(options.url, {
+      host: options.host ?? hostName(),
+      ...(options.folder && { folder: options.folder }),
+    });
   }
   return new TaskRepository(openDatabase(path.join(root, options.databaseFile)));
 }

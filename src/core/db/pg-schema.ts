@@ -3,7 +3,9 @@
  * name and columns (schema.ts), so `psql` users find what they expect, plus:
  * - `host`: the host whose contexts folder holds the task (only it reconciles the row
  *   with a folder, and only it writes the row while the task runs);
- * - `seq`: insertion order, the tie-break SQLite's rowid gives (PostgreSQL has none).
+ * - `seq`: insertion order, the tie-break SQLite's rowid gives (PostgreSQL has none);
+ * - `folder_id` (v5): the contexts folder holding the task (folder-identity.ts): only that
+ *   folder reconciles the row, so two folders of one host keep their rows apart.
  * Text columns compare with the "C" collation, byte order like SQLite's BINARY, so the
  * same list sorts the same on both whatever the server's locale.
  *
@@ -279,6 +281,26 @@ export const PG_MIGRATIONS: readonly string[] = [
       OR OLD."user" IS DISTINCT FROM NEW."user" OR OLD.model IS DISTINCT FROM NEW.model
       OR OLD.host IS DISTINCT FROM NEW.host OR OLD.agent IS DISTINCT FROM NEW.agent)
     EXECUTE FUNCTION task_counts_updated();
+  `,
+  // v5: contexts folders have their own identity (issue 29). Two folders of one host
+  // reconciled "this host's" rows against their own folder and removed each other's; now
+  // each row names its folder (folder_id, the id in the folder's folder-id.json) and each
+  // folder keeps its own lease. Rows written before stay NULL until their folder opens:
+  // it adopts the rows of its host whose task folders it holds (all of them when the
+  // host's lease recorded this folder), so nothing is removed by the upgrade. The hosts
+  // table keeps the leases of hosts that have not opened since (their rows' liveness).
+  `
+  ALTER TABLE tasks ADD COLUMN folder_id TEXT COLLATE "C";
+  CREATE INDEX idx_tasks_folder_status ON tasks (folder_id, status);
+  CREATE TABLE folders (
+    id TEXT COLLATE "C" PRIMARY KEY,
+    host TEXT COLLATE "C" NOT NULL,
+    contexts_root TEXT NOT NULL,
+    started_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+    last_seen TIMESTAMPTZ NOT NULL DEFAULT now(),
+    lease_expires TIMESTAMPTZ NOT NULL
+  );
+  CREATE INDEX idx_folders_host ON folders (host);
   `,
 ];
 

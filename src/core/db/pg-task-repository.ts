@@ -54,6 +54,21 @@ const MIGRATE_TIMEOUT_MS = 30 * 60_000;
 /** Delta rows in task_counts beyond two per value before a read folds them. */
 const FOLD_AFTER = 1000;
 
+/** The counters addStats adds to (statIncrements' columns): all setCounters may set. */
+const COUNTER_COLUMNS: ReadonlySet<string> = new Set([
+  'llm_call_count',
+  'tool_call_count',
+  'total_tool_calls',
+  'compression_count',
+  'total_summaries',
+  'total_messages',
+  'input_tokens',
+  'output_tokens',
+  'cache_creation_tokens',
+  'cache_read_tokens',
+  'total_tokens',
+]);
+
 /** Rows per INSERT statement in a bulk insert. */
 const BULK_ROWS = 500;
 
@@ -63,6 +78,12 @@ const BULK_LOAD_ROWS = 10_000;
 export interface PgTaskIndexOptions extends PgSyncOptions {
   /** This host's name in the fleet (default os.hostname()). */
   host?: string;
+  /**
+   * The contexts folder this index serves (folder-identity.ts): rows it writes carry its
+   * id, and only its rows are its own (allStatuses, importsToFix, its lease). Without
+   * one (tools such as doctor), the host's rows of no folder are.
+   */
+  folder?: { id: string; root: string };
   /**
    * How long a task's own writes (counters, status, metadata, control, the start of a
    * write transaction) wait for an unreachable server, retrying, before they fail
@@ -83,6 +104,18 @@ let processWaitMs = 0;
  */
 export function waitForIndexInThisProcess(ms: number): void {
   processWaitMs = ms;
+}
+
+/** A contexts folder of the fleet and its lease (pg-schema.ts v5). */
+export interface FolderLease {
+  id: string;
+  host: string;
+  contexts_root: string;
+  last_seen: string;
+  lease_expires: string;
+  alive: boolean;
+  /** Rows whose task folders it holds. */
+  tasks: number;
 }
 
 export interface HostLease {
@@ -118,6 +151,8 @@ export class PgTaskRepository implements TaskIndex {
   readonly kind = 'postgres' as const;
   readonly location: string;
   readonly host: string;
+  /** The id of the contexts folder this index serves, if any (PgTaskIndexOptions.folder). */
+  readonly folderId: string | null;
   private readonly client: PgSyncClient;
   private depth = 0;
   private readonly waitMs: number;
@@ -126,6 +161,7 @@ export class PgTaskRepository implements TaskIndex {
   constructor(url: string, options: PgTaskIndexOptions = {}) {
     this.location = redactUrl(url);
     this.host = options.host ?? os.hostname();
+    this.folderId = options.folder?.id ?? null;
     this.client = new PgSyncClient(url, this.location, options);
     this.waitMs = options.waitWhileDownMs ?? processWaitMs;
     this.onWaiting = options.onWaiting ?? ((message) => process.stderr.write(`cwb: ${message}\n`));
@@ -149,8 +185,8 @@ export class PgTaskRepository implements TaskIndex {
       `INSERT INTO tasks (uuid, status, title, prompt, workdir, parent_uuid,
          task_source, owner, repo, task_type, task_id, "user",
          created_at, started_at, updated_at, process_id, hostname,
-         llm_provider, model, context_length, metadata, host)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $13, $15, $16, $17, $18, $19, $20, $21)`,
+         llm_provider, model, context_length, metadata, host, folder_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $13, $15, $16, $17, $18, $19, $20, $21, $22)`,
       [
         row.uuid,
         status,
@@ -173,6 +209,7 @@ export class PgTaskRepository implements TaskIndex {
         row.context_length ?? null,
         row.metadata === undefined ? null : JSON.stringify(row.metadata),
         this.host,
+        this.folderId,
       ],
     );
   }
@@ -218,10 +255,11 @@ export class PgTaskRepository implements TaskIndex {
         `(${[
           ...columns.map((c) => (row[c] === undefined ? 'DEFAULT' : p.add(row[c]))),
           p.add(this.host),
+          p.add(this.folderId),
         ].join(', ')})`,
     );
     this.q(
-      `INSERT INTO tasks (${[...columns.map(quote), 'host'].join(', ')}) VALUES ${tuples.join(', ')}`,
+      `INSERT INTO tasks (${[...columns.map(quote), 'host', 'folder_id'].join(', ')}) VALUES ${tuples.join(', ')}`,
       p.values,
     );
   }
@@ -235,11 +273,16 @@ export class PgTaskRepository implements TaskIndex {
     const columns = [...INSERTABLE_COLUMNS, 'control' as const];
     const p = new Params();
     const tuples = rows.map(
-      (row) => `(${[...columns.map((c) => p.add(row[c] ?? null)), p.add(this.host)].join(', ')})`,
+      (row) =>
+        `(${[...columns.map((c) => p.add(row[c] ?? null)), p.add(this.host), p.add(this.folderId)].join(', ')})`,
     );
     this.q(
-      `INSERT INTO tasks (${[...columns.map(quote), 'host'].join(', ')}) VALUES ${tuples.join(', ')}
-       ON CONFLICT (uuid) DO UPDATE SET ${[...columns.filter((c) => c !== 'uuid'), 'host']
+      `INSERT INTO tasks (${[...columns.map(quote), 'host', 'folder_id'].join(', ')}) VALUES ${tuples.join(', ')}
+       ON CONFLICT (uuid) DO UPDATE SET ${[
+         ...columns.filter((c) => c !== 'uuid'),
+         'host',
+         'folder_id',
+       ]
          .map((c) => `${quote(c)} = EXCLUDED.${quote(c)}`)
          .join(', ')}`,
       p.values,
@@ -297,6 +340,19 @@ export class PgTaskRepository implements TaskIndex {
     });
   }
 
+  /**
+   * Sets counters to absolute values (a source task's totals: docs/sources.md), so doing
+   * it again changes nothing. Only counter columns of addStats (statIncrements) are taken.
+   */
+  setCounters(uuid: string, totals: Record<string, number>): void {
+    const p = new Params();
+    const sets = Object.entries(totals)
+      .filter(([column]) => COUNTER_COLUMNS.has(column))
+      .map(([column, value]) => `${column} = ${p.add(value)}::bigint`);
+    if (sets.length === 0) return;
+    this.q(`UPDATE tasks SET ${sets.join(', ')} WHERE uuid = ${p.add(uuid)}`, p.values);
+  }
+
   setFinalStats(uuid: string, stats: FinalStats): void {
     return this.retrying(() => {
       this.q(
@@ -349,23 +405,24 @@ export class PgTaskRepository implements TaskIndex {
     );
   }
 
-  /** This host's imports only: it alone holds their files and writes their rows. */
+  /** This folder's imports only: it alone holds their files and writes their rows. */
   importsToFix(): ImportsToFix {
+    const own = this.ownRows();
     const uuids = (where: string, order = 'seq') =>
       this.client
         .query<{ uuid: string }>(
-          `SELECT uuid FROM tasks WHERE host = $1 AND agent <> '' AND ${where} ORDER BY ${order}`,
-          [this.host],
+          `SELECT uuid FROM tasks WHERE ${own.sql} AND agent <> '' AND ${where} ORDER BY ${order}`,
+          own.params,
         )
         .rows.map((r) => r.uuid);
     return {
       // ILIKE: SQLite's LIKE ignores ASCII case.
       wrongTitleOrTokens: this.q<ImportsToFix['wrongTitleOrTokens'][number]>(
         `SELECT uuid, status, title, total_tokens FROM tasks
-         WHERE host = $1 AND agent <> '' AND status IN ('completed', 'failed')
+         WHERE ${own.sql} AND agent <> '' AND status IN ('completed', 'failed')
            AND (total_tokens = 0 OR title IS NULL OR title LIKE '/%' OR title LIKE '<%' OR title ILIKE 'Caveat:%')
          ORDER BY seq`,
-        [this.host],
+        own.params,
       ).rows,
       noBranch: uuids('git_branch IS NULL'),
       empty: uuids('total_messages = 0', 'created_at, seq'),
@@ -445,10 +502,12 @@ export class PgTaskRepository implements TaskIndex {
     return result;
   }
 
+  /** The rows of this contexts folder's tasks: its own, never another folder's (issue 29). */
   allStatuses(): Map<string, TaskOwner> {
+    const own = this.ownRows();
     const rows = this.q<TaskOwner & { uuid: string }>(
-      'SELECT uuid, status, process_id, hostname FROM tasks WHERE host = $1',
-      [this.host],
+      `SELECT uuid, status, process_id, hostname FROM tasks WHERE ${own.sql}`,
+      own.params,
     ).rows;
     return new Map(
       rows.map((r) => [
@@ -711,8 +770,32 @@ export class PgTaskRepository implements TaskIndex {
     return `${row.v}|${row.called}`;
   }
 
-  /** Renews this host's lease and records where its contexts folder is (docs/fleet.md). */
+  /**
+   * The rows this index's folder owns, as SQL with $1 (and $2): its folder's, or without
+   * a folder the host's rows of no folder (written before folders had ids).
+   */
+  private ownRows(): { sql: string; params: unknown[] } {
+    return this.folderId
+      ? { sql: 'folder_id = $1', params: [this.folderId] }
+      : { sql: 'host = $1 AND folder_id IS NULL', params: [this.host] };
+  }
+
+  /**
+   * Renews this folder's lease and records where it is (docs/fleet.md). A folder another
+   * host registered is left as it is (joinFleetFolder refuses such a copy on open).
+   */
   heartbeat(contextsRoot: string, leaseMs: number): void {
+    if (this.folderId) {
+      this.q(
+        `INSERT INTO folders (id, host, contexts_root, lease_expires)
+         VALUES ($1, $2, $3, now() + $4 * interval '1 millisecond')
+         ON CONFLICT (id) DO UPDATE SET contexts_root = EXCLUDED.contexts_root,
+           last_seen = now(), lease_expires = EXCLUDED.lease_expires
+         WHERE folders.host = EXCLUDED.host`,
+        [this.folderId, this.host, contextsRoot, leaseMs],
+      );
+      return;
+    }
     this.q(
       `INSERT INTO hosts (name, contexts_root, lease_expires)
        VALUES ($1, $2, now() + $3 * interval '1 millisecond')
@@ -728,16 +811,77 @@ export class PgTaskRepository implements TaskIndex {
    * stay where they are: the owning host's recovery moves them when it comes back.
    */
   interruptExpiredHosts(): { uuid: string; host: string }[] {
-    return this.q<{ uuid: string; host: string }>(
+    const now = isoTimestamp();
+    const lastSeen = `to_char(x.last_seen AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
+    // Each folder by its own lease (another folder of this host too: its process died).
+    const ofFolders = this.q<{ uuid: string; host: string }>(
       `UPDATE tasks SET status = 'failed', completed_at = $2, updated_at = $2,
-         error_message = 'interrupted: host ' || h.name || ' stopped renewing its lease (last seen '
-           || to_char(h.last_seen AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') || ')'
-       FROM hosts AS h
-       WHERE tasks.host = h.name AND h.name <> $1 AND h.lease_expires < now()
+         error_message = 'interrupted: host ' || x.host || ' stopped renewing its lease (contexts folder '
+           || x.contexts_root || ', last seen ' || ${lastSeen} || ')'
+       FROM folders AS x
+       WHERE tasks.folder_id = x.id AND x.id IS DISTINCT FROM $1 AND x.lease_expires < now()
          AND tasks.status = 'running'
        RETURNING tasks.uuid, tasks.host`,
-      [this.host, isoTimestamp()],
+      [this.folderId, now],
     ).rows;
+    // Rows of no folder yet (written before v5): their host's lease, as before.
+    const ofHosts = this.q<{ uuid: string; host: string }>(
+      `UPDATE tasks SET status = 'failed', completed_at = $2, updated_at = $2,
+         error_message = 'interrupted: host ' || x.name || ' stopped renewing its lease (last seen '
+           || ${lastSeen} || ')'
+       FROM hosts AS x
+       WHERE tasks.folder_id IS NULL AND tasks.host = x.name AND x.name <> $1
+         AND x.lease_expires < now() AND tasks.status = 'running'
+       RETURNING tasks.uuid, tasks.host`,
+      [this.host, now],
+    ).rows;
+    return [...ofFolders, ...ofHosts];
+  }
+
+  /** Every contexts folder that ever joined the index, by host, with its lease and tasks. */
+  folders(): FolderLease[] {
+    return this.q<FolderLease>(
+      `SELECT f.id, f.host, f.contexts_root, f.last_seen::text, f.lease_expires::text,
+         f.lease_expires >= now() AS alive,
+         (SELECT COUNT(*) FROM tasks WHERE folder_id = f.id)::bigint AS tasks
+       FROM folders AS f ORDER BY f.host, f.contexts_root, f.id`,
+    ).rows;
+  }
+
+  /** The registration of folder `id`, if any (locked until the write transaction ends). */
+  registeredFolder(id: string): FolderLease | undefined {
+    return this.q<FolderLease>(
+      `SELECT id, host, contexts_root, last_seen::text, lease_expires::text,
+         lease_expires >= now() AS alive, 0 AS tasks
+       FROM folders WHERE id = $1 ${this.depth > 0 ? 'FOR UPDATE' : ''}`,
+      [id],
+    ).rows[0];
+  }
+
+  /**
+   * Rows of this host written before folders had ids (v4 and earlier) become this
+   * folder's: those whose uuids are given, or with 'all', every one (the host's lease
+   * named this folder, its only one). Returns how many.
+   */
+  adoptHostRows(uuids: readonly string[] | 'all'): number {
+    if (!this.folderId) return 0;
+    const params: unknown[] = [this.folderId, this.host];
+    if (uuids !== 'all') params.push(uuids);
+    return this.q(
+      `UPDATE tasks SET folder_id = $1 WHERE host = $2 AND folder_id IS NULL
+       ${uuids === 'all' ? '' : 'AND uuid = ANY($3::text[])'}`,
+      params,
+    ).rowCount;
+  }
+
+  /** Whether this host has rows of no folder (written before v5), and its old lease's folder. */
+  hostRowsWithoutFolder(): { any: boolean; contextsRoot: string | null } {
+    const row = this.q<{ any: boolean; root: string | null }>(
+      `SELECT EXISTS (SELECT 1 FROM tasks WHERE host = $1 AND folder_id IS NULL) AS any,
+         (SELECT contexts_root FROM hosts WHERE name = $1) AS root`,
+      [this.host],
+    ).rows[0]!;
+    return { any: row.any, contextsRoot: row.root };
   }
 
   /** Every host that ever joined the index, with its lease. */

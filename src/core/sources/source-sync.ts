@@ -101,7 +101,7 @@ export class SourceSync {
   }
 
   status(): SourcesStatus {
-    const repo = new SyncStateRepository(this.store.db);
+    const repo = new SyncStateRepository(this.store.sourcesDb);
     const sources: SourceStatus[] = this.config.sources.map((s) => {
       const rows = repo.list(s.id);
       const errors = rows.filter((r) => r.error !== null);

@@ -1,6 +1,7 @@
 import type { TaskRow } from '../../shared/task-types';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../db/open-database';
+import { PgTaskRepository } from '../db/pg-task-repository';
 import type { ContextStore } from '../store/context-store';
 import type { TaskContextManager } from '../store/task-context-manager';
 import { PROMPT_MAX_CHARS, clip, titleFrom } from '../import/text';
@@ -21,18 +22,18 @@ export interface SourceTaskInput {
 
 /**
  * A source task: a completed task (so it can never be resumed as a run) that only the
- * sync of its session file appends to. Created completed (row and folder in one
- * transaction); a task an earlier version created running is moved to completed/ here.
+ * sync of its session file appends to. Created like any task, then moved to completed/ in
+ * one transaction; a crash between the two is finished here on the next sync.
  */
 export function openSourceTask(store: ContextStore, input: SourceTaskInput): TaskContextManager {
-  const row = store.repo.get(input.uuid);
+  let row = store.repo.get(input.uuid);
   if (!row) {
     const isMain = isSessionThread(input.thread);
     const info = input.info;
     const title = isMain
       ? (info.title ?? promptTitle(info) ?? null)
       : `Subagent: ${info.description ?? promptTitle(info) ?? input.thread}`;
-    return store.createCompletedTask({
+    const task = store.createTask({
       uuid: input.uuid,
       title,
       prompt: info.prompt !== undefined ? clip(info.prompt, PROMPT_MAX_CHARS) : null,
@@ -56,6 +57,8 @@ export function openSourceTask(store: ContextStore, input: SourceTaskInput): Tas
         ...(!isMain && { relation: 'subagent' }),
       },
     });
+    task.close();
+    row = store.requireTask(input.uuid);
   }
   if (row.status !== 'completed') complete(store, row);
   return store.openForMaintenance(input.uuid);
@@ -81,10 +84,9 @@ export function describeSourceTask(
   kind: string,
 ): void {
   const repository = repoKey(info.workdir, info.gitRemote);
-  let describe = describeStatements.get(store.db);
-  if (!describe) {
-    describe = store.db.prepare(
-      `UPDATE tasks SET
+  runOnIndex(
+    store,
+    `UPDATE tasks SET
          title = COALESCE(@title, title, @promptTitle),
          prompt = COALESCE(prompt, @prompt),
          model = COALESCE(model, @model),
@@ -100,29 +102,24 @@ export function describeSourceTask(
          completed_at = COALESCE(@last, completed_at),
          updated_at = COALESCE(@last, updated_at)
        WHERE uuid = @uuid`,
-    );
-    describeStatements.set(store.db, describe);
-  }
-  describe.run({
-    uuid,
-    // The agent's own title (Claude Code's summary) replaces the one from the prompt.
-    title: isMain ? (info.title ?? null) : null,
-    promptTitle: promptTitle(info) ?? null,
-    prompt: info.prompt !== undefined ? clip(info.prompt, PROMPT_MAX_CHARS) : null,
-    model: info.model ?? null,
-    workdir: info.workdir ?? null,
-    session: info.sessionId ?? null,
-    first: info.firstTimestamp ?? null,
-    last: info.lastTimestamp ?? null,
-    agent: AGENT_OF_SOURCE[kind] ?? kind,
-    branch: info.gitBranch ?? null,
-    owner: repository.owner ?? '',
-    repo: repository.repo ?? '',
-  });
+    {
+      uuid,
+      // The agent's own title (Claude Code's summary) replaces the one from the prompt.
+      title: isMain ? (info.title ?? null) : null,
+      promptTitle: promptTitle(info) ?? null,
+      prompt: info.prompt !== undefined ? clip(info.prompt, PROMPT_MAX_CHARS) : null,
+      model: info.model ?? null,
+      workdir: info.workdir ?? null,
+      session: info.sessionId ?? null,
+      first: info.firstTimestamp ?? null,
+      last: info.lastTimestamp ?? null,
+      agent: AGENT_OF_SOURCE[kind] ?? kind,
+      branch: info.gitBranch ?? null,
+      owner: repository.owner ?? '',
+      repo: repository.repo ?? '',
+    },
+  );
 }
-
-/** describeSourceTask runs for every task after every sync: its statement is prepared once per database. */
-const describeStatements = new WeakMap<Db, Statement>();
 
 /** The main task of the session a subagent file belongs to (newer Claude Code keeps them apart). */
 export function findSessionTask(
@@ -131,12 +128,49 @@ export function findSessionTask(
   sessionId: string | undefined,
 ): string | null {
   if (sessionId === undefined) return null;
-  const row = store.db
-    .prepare(
-      `SELECT uuid FROM tasks WHERE task_source = ? AND task_id = ? AND task_type = '' ORDER BY created_at LIMIT 1`,
-    )
-    .get(kind, sessionId) as { uuid: string } | undefined;
+  const [row] = runOnIndex(
+    store,
+    `SELECT uuid FROM tasks WHERE task_source = @kind AND task_id = @session AND task_type = ''
+     ORDER BY created_at, uuid LIMIT 1`,
+    { kind, session: sessionId },
+  ) as { uuid: string }[];
   return row?.uuid ?? null;
+}
+
+/**
+ * One statement on the task index, tasks.db or a fleet's PostgreSQL (docs/sources.md),
+ * with @named text parameters; returns the rows it reads.
+ */
+function runOnIndex(
+  store: ContextStore,
+  sql: string,
+  params: Record<string, string | null>,
+): unknown[] {
+  if (store.repo instanceof PgTaskRepository) {
+    const values: (string | null)[] = [];
+    const numbered = new Map<string, string>();
+    const text = sql.replace(/@(\w+)/g, (_, name: string) => {
+      if (!numbered.has(name)) {
+        values.push(params[name] ?? null);
+        numbered.set(name, `$${values.length}::text`);
+      }
+      return numbered.get(name)!;
+    });
+    return store.repo.sql(text, values);
+  }
+  const statement = prepared(store.db, sql);
+  return statement.reader ? statement.all(params) : (statement.run(params), []);
+}
+
+/** describeSourceTask runs for every task after every sync: its statement is prepared once per database. */
+const statements = new WeakMap<Db, Map<string, Statement>>();
+
+function prepared(db: Db, sql: string): Statement {
+  let byText = statements.get(db);
+  if (!byText) statements.set(db, (byText = new Map()));
+  let statement = byText.get(sql);
+  if (!statement) byText.set(sql, (statement = db.prepare(sql)));
+  return statement;
 }
 
 /** A title from what the person asked: the first real request, else the first prompt (as `cwb import`). */

@@ -1,3 +1,4 @@
+import { writeRowStats, type RowTotals } from './row-stats';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TokenUsage } from '../../shared/task-types';
@@ -49,6 +50,8 @@ interface FileState {
       historyThrough?: number;
       /** Seqs that stay in the context whatever the agent compacts (its system prompt). */
       pinned?: number[];
+      /** Fleet index: the row's counters as the syncs counted them (row-stats.ts). */
+      totals?: RowTotals;
     }
   >;
   info: Record<string, ThreadInfo>;
@@ -142,7 +145,7 @@ export async function syncFile(
   // A store file (a database): its sessions that changed, each a source of its own.
   if (kind.reader.mode === 'store' && !isStoreUnit(file))
     return syncStore(store, kind, kind.reader.open, file, options, syncFile);
-  const repo = new SyncStateRepository(store.db);
+  const repo = new SyncStateRepository(store.sourcesDb);
   const base = { path: file, kind: kind.id, messages: 0, uuids: [] as string[] };
   let known = repo.get(file);
   let reading: Reading;
@@ -568,8 +571,11 @@ async function readRange(
               ? {}
               : { total_tokens: t.estimated };
         const compressions = t.summaries - (before?.summaries ?? 0);
-        if (t.llmCalls > 0 || compressions > 0 || Object.keys(usage).length > 0)
-          store.repo.addStats(t.task.uuid, { llm_calls: t.llmCalls, compressions, usage });
+        const totals = writeRowStats(store, t.task.uuid, before?.totals, {
+          llm_calls: t.llmCalls,
+          compressions,
+          usage,
+        });
         store.repo.setFinalStats(t.task.uuid, {
           total_messages: t.task.messages.count,
           total_summaries: t.task.summaries.nextId - 1,
@@ -588,6 +594,7 @@ async function readRange(
           segmentTokens: t.segmentTokens,
           ...(t.historyThrough > 0 && { historyThrough: t.historyThrough }),
           ...(t.pinned.length > 0 && { pinned: t.pinned }),
+          ...(totals && { totals }),
         };
       }
       // Info of threads that have no task yet still changes with the lines read.

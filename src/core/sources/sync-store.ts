@@ -158,7 +158,7 @@ export async function syncStore(
     } catch (err) {
       return unavailable(result, err);
     }
-    const repo = new SyncStateRepository(store.db);
+    const repo = new SyncStateRepository(store.sourcesDb);
     const quietMs = options.quietMs ?? 5000;
     for (const session of sessions) {
       const unit = storeUnit(file, session.id);

@@ -5,7 +5,8 @@ import type { Db } from '../db/open-database';
 import type { FinalStats, TaskIndex, TaskQuery } from '../db/task-index';
 import { TaskRepository } from '../db/task-repository';
 import { PgTaskRepository } from '../db/pg-task-repository';
-import { INDEX_URL_ENV, hostName, openTaskIndex } from '../db/open-task-index';
+import { openSourcesDb } from '../db/sources-db';
+import { INDEX_URL_ENV, assertIndexUrl, hostName, openTaskIndex } from '../db/open-task-index';
 import {
   DATABASE_FILE,
   STATUS_FOLDERS,
@@ -16,6 +17,8 @@ import {
 import { buildMetadata, writeMetadata } from './task-metadata';
 import { TaskContextManager, type FinalSummarizer, type TaskHost } from './task-context-manager';
 import { recoverTaskFiles, reconcile, type RecoveryReport } from './recovery';
+import { folderIdentity } from './folder-identity';
+import { joinFleetFolder } from './fleet-folder';
 import { basicFinalSummary } from './basic-final-summary';
 import { TaskReader } from './task-reader';
 import { syncCurrent } from './current-sync';
@@ -99,9 +102,12 @@ export class ContextStore implements TaskHost {
   readonly recovery: RecoveryReport | undefined;
   /** This host's name: rows it writes carry it (hostname, and the fleet index's host). */
   readonly host: string;
+  /** This contexts folder's id (folder-identity.ts), on a fleet index only. */
+  readonly folderId: string | undefined;
   /** Tasks of dead hosts this store marked interrupted when it opened (fleet index only). */
   readonly interruptedElsewhere: { uuid: string; host: string }[] = [];
   private heartbeat: NodeJS.Timeout | undefined;
+  private ownSourcesDb: Db | undefined;
   private readonly folders: TaskFolders;
   private readonly fsync: boolean;
   private readonly summarizer: FinalSummarizer;
@@ -112,12 +118,19 @@ export class ContextStore implements TaskHost {
   ) {
     for (const folder of STATUS_FOLDERS) fs.mkdirSync(path.join(root, folder), { recursive: true });
     this.host = options.host ?? hostName();
+    const url = options.hosted
+      ? undefined
+      : (options.index ?? (process.env[INDEX_URL_ENV] || undefined));
+    // A fleet index: the folder's own id, made the first time (rows carry it: issue 29).
+    if (url) assertIndexUrl(url);
+    this.folderId = url ? folderIdentity(root, this.host).id : undefined;
     this.repo =
       options.hosted ??
       openTaskIndex(root, {
-        url: options.index ?? (process.env[INDEX_URL_ENV] || undefined),
+        url,
         host: this.host,
         databaseFile: DATABASE_FILE,
+        ...(this.folderId && { folder: { id: this.folderId, root } }),
       });
     this.folders = options.hosted ?? this;
     this.fsync = options.fsync ?? false;
@@ -141,13 +154,23 @@ export class ContextStore implements TaskHost {
   }
 
   /**
-   * A fleet index: renew this host's lease now and while the store is open, and mark
-   * the running tasks of hosts whose lease ran out as interrupted. The timer does not
-   * keep a process alive.
+   * Where the sources' sync state lives (docs/sources.md): tasks.db, committed with the
+   * rows; on a fleet index sources.db in this folder, as it is about this machine's files.
+   */
+  get sourcesDb(): Db {
+    if (this.repo instanceof TaskRepository) return this.repo.db;
+    this.ownSourcesDb ??= openSourcesDb(this.root);
+    return this.ownSourcesDb;
+  }
+
+  /**
+   * A fleet index: join it as this folder (a copied folder is refused; fleet-folder.ts),
+   * renew the folder's lease now and while the store is open, and mark the running tasks
+   * of folders whose lease ran out as interrupted. The timer does not keep a process alive.
    */
   private joinFleet(index: PgTaskRepository, options: ContextStoreOptions): void {
     const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
-    index.heartbeat(this.root, leaseMs);
+    joinFleetFolder(index, this.root, leaseMs);
     this.interruptedElsewhere.push(...index.interruptExpiredHosts());
     this.heartbeat = setInterval(
       () => {
@@ -327,9 +350,12 @@ export class ContextStore implements TaskHost {
    * both mount at the same path). A folder that is not there names the host holding it.
    */
   private rootOf(row: Pick<TaskRow, 'uuid' | 'status'>): string {
-    const owner = (row as { host?: string | null }).host;
-    if (!owner || owner === this.host || !(this.repo instanceof PgTaskRepository)) return this.root;
-    const root = this.repo.hosts().find((h) => h.name === owner)?.contexts_root;
+    const { host: owner, folder } = holderOf(row);
+    if (!owner || !(this.repo instanceof PgTaskRepository)) return this.root;
+    if (folder ? folder === this.folderId : owner === this.host) return this.root;
+    const root = folder
+      ? this.repo.registeredFolder(folder)?.contexts_root
+      : this.repo.hosts().find((h) => h.name === owner)?.contexts_root;
     const dir = root ? taskDir(root, statusFolder(row.status), row.uuid) : undefined;
     if (!root || !dir || !fs.existsSync(dir)) {
       throw new CwbError(
@@ -340,13 +366,23 @@ export class ContextStore implements TaskHost {
     return root;
   }
 
-  /** Only the host that holds a task writes it (docs/fleet.md). */
+  /** Only the host and contexts folder that hold a task write it (docs/fleet.md). */
   private assertOwnTask(row: TaskRow): void {
-    const owner = (row as { host?: string | null }).host;
+    const { host: owner, folder } = holderOf(row);
     if (owner && owner !== this.host) {
       throw new CwbError(
         'conflict',
         `task ${row.uuid} belongs to host ${owner}; run, resume or change it there (this host is ${this.host})`,
+      );
+    }
+    if (folder && this.folderId && folder !== this.folderId) {
+      const root =
+        this.repo instanceof PgTaskRepository
+          ? this.repo.registeredFolder(folder)?.contexts_root
+          : undefined;
+      throw new CwbError(
+        'conflict',
+        `task ${row.uuid} belongs to another contexts folder of this host (${root ?? folder}); open that folder to run, resume or change it (this one is ${this.root})`,
       );
     }
   }
@@ -400,6 +436,8 @@ export class ContextStore implements TaskHost {
 
   close(): void {
     clearInterval(this.heartbeat);
+    this.ownSourcesDb?.close();
+    this.ownSourcesDb = undefined;
     this.repo.close();
   }
 
@@ -444,4 +482,10 @@ function moveBack(from: string, to: string): void {
   } catch {
     // Left for recovery (reconcile), which runs under the write lock.
   }
+}
+
+/** The host and contexts folder holding a task, as a fleet index records them. */
+function holderOf(row: Pick<TaskRow, 'uuid'>): { host?: string | null; folder?: string | null } {
+  const r = row as { host?: string | null; folder_id?: string | null };
+  return { host: r.host, folder: r.folder_id };
 }

@@ -35,6 +35,11 @@ export interface RecoveryReport {
   foldersWithoutRow: string[];
   /** Partial last lines moved aside into `.corrupt` files. */
   tornLines: TornLine[];
+  /**
+   * Fleet index: task folders whose row belongs to another contexts folder (this folder
+   * holds a copy of them): left alone, never indexed twice. Absent when there are none.
+   */
+  heldElsewhere?: string[];
 }
 
 export function emptyReport(): RecoveryReport {
@@ -83,7 +88,8 @@ export function ownerAlive(pid: number | null, hostname: string | null): boolean
 }
 
 /**
- * Makes tasks.db and the folders agree, under the write lock so no other process is half
+ * Makes tasks.db and the folders agree (on a fleet index: this contexts folder's rows
+ * only, PgTaskRepository.allStatuses, so no folder ever touches another's rows), under the write lock so no other process is half
  * way through a create or a move while we look. tasks.db decides a task's status; its
  * folder follows. Dead running tasks become failed ("interrupted") and stay resumable.
  */
@@ -110,6 +116,12 @@ export function reconcile(store: ContextStore): RecoveryReport {
     }
     for (const [uuid, folder] of folders) {
       if (rows.has(uuid)) continue;
+      // allStatuses is this folder's rows; on a fleet index another folder may hold the
+      // task (this one has a copy of it): its row stays that folder's.
+      if (store.repo.get(uuid)) {
+        (report.heldElsewhere ??= []).push(uuid);
+        continue;
+      }
       reindexFolder(store, uuid, folder, report);
     }
   });
@@ -184,7 +196,7 @@ function statisticsFromFiles(dir: string): {
 }
 
 /** uuid → the status folder it sits in. Entries that are not task folders are left alone. */
-function listTaskFolders(root: string): Map<string, StatusFolder> {
+export function listTaskFolders(root: string): Map<string, StatusFolder> {
   const found = new Map<string, StatusFolder>();
   for (const folder of STATUS_FOLDERS) {
     let names: string[];
