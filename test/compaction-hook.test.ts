@@ -142,3 +142,33 @@ describe('cwb hook codex', () => {
     expect(context).toContain('codex-rs/hooks/src/engine/dispatcher.rs');
   });
 });
+
+describe('cwb hooks install claude-code, then a compaction as Claude Code runs the hook', () => {
+  it('the command written to settings.json answers with the dropped evidence', () => {
+    const home = path.join(dir, 'home');
+    fs.mkdirSync(path.join(home, '.claude'), { recursive: true });
+    const env = { ...process.env, HOME: home, CWB_CONFIG: path.join(dir, 'config.yaml') };
+    const install = spawnSync(process.execPath, [CWB, 'hooks', 'install', 'claude-code'], {
+      encoding: 'utf8',
+      env,
+    });
+    expect(install.stderr).toBe('');
+    expect(install.status).toBe(0);
+    const settings = JSON.parse(
+      fs.readFileSync(path.join(home, '.claude', 'settings.json'), 'utf8'),
+    ) as { hooks: { SessionStart: { matcher: string; hooks: { command: string }[] }[] } };
+    const group = settings.hooks.SessionStart.find((g) => g.matcher === 'compact')!;
+    const transcript = cutAtCompaction(
+      realFixture('..', 'real', 'claude-code-compacted', 'entire-847ff7d2-compacted.jsonl'),
+    );
+    // Claude Code runs the command through a shell with the hook input on stdin.
+    const run = spawnSync('/bin/sh', ['-c', group.hooks[0]!.command], {
+      input: input(transcript),
+      encoding: 'utf8',
+      env,
+    });
+    expect(run.status).toBe(0);
+    const answer = JSON.parse(run.stdout) as { hookSpecificOutput: { additionalContext: string } };
+    expect(answer.hookSpecificOutput.additionalContext).toContain('## Fact ledger');
+  });
+});

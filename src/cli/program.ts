@@ -16,6 +16,7 @@ import { registerSources } from './commands/sources';
 import { registerCompaction } from './commands/compaction';
 import { registerEvalCompaction } from './commands/eval-compaction';
 import { registerHook } from './commands/hook';
+import { registerHooks } from './commands/hooks';
 
 export const CLI_VERSION = '0.1.0';
 
@@ -56,6 +57,7 @@ export function buildProgram(output: Output): Command {
   registerServe(program, output);
   registerSources(program, output);
   registerHook(program, output);
+  registerHooks(program, output);
   for (const cmd of program.commands) cmd.exitOverride().configureOutput(program.configureOutput());
   return program;
 }
