@@ -8,7 +8,14 @@ import type { Case } from '../sources-kinds.test';
 const PI_SESSION = '2025-11-20T23-33-50-805Z_d703a1a9-1b7b-4fb1-b512-c9738b1fe617.jsonl';
 const PI_PROJECT = '--Users-badlogic-workspaces-pi-mono--';
 
+const COPILOT_SESSION = '7c1e4a52-93d0-4b8e-a1f6-2d5c8e0b9f31';
+
 export const FILE_AGENT_CASES: Case[] = [
+  {
+    kind: 'copilot-cli',
+    fixture: ['copilot-cli', COPILOT_SESSION, 'events.jsonl'],
+    at: (home) => path.join(home, '.copilot', 'session-state', COPILOT_SESSION, 'events.jsonl'),
+  },
   {
     kind: 'pi',
     fixture: ['pi', PI_PROJECT, PI_SESSION],

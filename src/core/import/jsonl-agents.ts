@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { JsonlSessionAgent } from './jsonl-session';
+import { copilotCliAgentFormat } from './copilot-cli';
 import { piAgentFormat } from './pi';
 
 /**
@@ -8,9 +9,12 @@ import { piAgentFormat } from './pi';
  * `user`/`assistant`/`message` some of them share).
  */
 /** The import formats (and source kinds) read through jsonl-session.ts. */
-export type JsonlAgentId = 'pi' | 'openclaw';
+export type JsonlAgentId = 'pi' | 'openclaw' | 'copilot-cli';
 
-export const JSONL_SESSION_AGENTS: readonly JsonlSessionAgent[] = [piAgentFormat];
+export const JSONL_SESSION_AGENTS: readonly JsonlSessionAgent[] = [
+  copilotCliAgentFormat,
+  piAgentFormat,
+];
 
 /** The JSON Lines agent a parsed line of a file shows, if any. */
 export function detectJsonlAgent(

@@ -30,7 +30,7 @@ export interface JsonlSessionAgent {
   /** Whether a parsed line among the file's first ones shows this agent's format. */
   sniffLine(value: Record<string, unknown>): boolean;
   converter(saved: unknown, file: string): LineConverter;
-  /** What the file's path says (the session id in its name, a project in its folder). */
+  /** What the file's path says (the session id in its name): where the lines say nothing. */
   metaOf?(file: string): Partial<SessionMeta>;
 }
 
@@ -57,13 +57,13 @@ export function jsonlSessionFormat(agent: JsonlSessionAgent): SessionFormat {
       // The title may come last (a rename) and the first request after notices: the
       // metadata of the whole file is known before the task is created.
       const meta: SessionMeta = { agent: agent.agent };
-      mergeMeta(meta, agent.metaOf?.(file) ?? {});
       let converter = agent.converter(undefined, file);
       for await (const raw of readJsonl(file)) {
         if (!raw.ok) continue;
         for (const e of converter.line(raw.value, raw.lineNo))
           if (e.kind === 'meta') mergeMeta(meta, e.meta);
       }
+      mergeMeta(meta, agent.metaOf?.(file) ?? {});
       yield { kind: 'session', key: path.basename(file), meta };
       converter = agent.converter(undefined, file);
       for await (const raw of readJsonl(file)) {

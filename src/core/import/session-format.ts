@@ -74,6 +74,8 @@ export type SessionEvent =
       usage?: Partial<TokenUsage>;
       model?: string;
     }
+  /** Provider usage the session records apart from any reply (a run's totals): no LLM call. */
+  | { kind: 'usage'; key: string; usage: Partial<TokenUsage> }
   /** Something that could not be used: reported with its place, the rest goes on. */
   | { kind: 'skip'; key: string; where: string; reason: string }
   /** Understood but deliberately not imported (counted by kind in the report). */

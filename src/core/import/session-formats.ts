@@ -1,6 +1,7 @@
 import { aiderFormat } from './aider';
 import { clineFormat } from './cline';
 import { geminiCliFormat } from './gemini-cli';
+import { copilotCliFormat } from './copilot-cli';
 import { openHandsFormat } from './openhands';
 import { openClawFormat, piFormat } from './pi';
 import { opencodeStorageFormat } from './opencode-storage';
@@ -21,6 +22,7 @@ export const SESSION_FORMATS = {
   pi: piFormat,
   openclaw: openClawFormat,
   opencode: opencodeStorageFormat,
+  'copilot-cli': copilotCliFormat,
 } as const satisfies Record<string, SessionFormat>;
 
 export type SessionFormatName = keyof typeof SESSION_FORMATS;

@@ -133,6 +133,9 @@ export async function importSessionFile(
       case 'skip':
         report.skipItem(event.where, event.reason);
         return;
+      case 'usage':
+        current?.writer?.addUsage(withTotal(event.usage));
+        return;
       case 'ignore':
         report.ignore(event.what);
         return;

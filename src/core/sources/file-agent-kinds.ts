@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import type { JsonlSessionAgent } from '../import/jsonl-session';
+import { copilotCliAgentFormat } from '../import/copilot-cli';
 import { openClawAgentFormat, piAgentFormat } from '../import/pi';
 import { jsonlSessionMapper } from './jsonl-session-mapper';
 import type { SourceKind } from './source-kinds';
@@ -30,6 +31,14 @@ function jsonlKind(
 }
 
 export const FILE_AGENT_KINDS: SourceKind[] = [
+  jsonlKind(copilotCliAgentFormat, 'Copilot CLI', {
+    defaultFolders: (env) => [
+      path.join(env.COPILOT_HOME ?? path.join(home(env), '.copilot'), 'session-state'),
+    ],
+    // <session id>/events.jsonl (workspace.yaml, plan.md and files/ beside it)
+    matches: (relative) => /^[^/]+\/events\.jsonl$/.test(relative),
+    depth: 2,
+  }),
   jsonlKind(piAgentFormat, 'Pi', {
     defaultFolders: (env) => [
       path.join(env.PI_CODING_AGENT_DIR ?? path.join(home(env), '.pi', 'agent'), 'sessions'),

@@ -4,6 +4,7 @@ import { mergeMeta } from '../import/jsonl-session';
 import type { SessionMeta } from '../import/session-format';
 import { realRequest, titleLine } from '../import/session-meta';
 import { isRecord, normalizeTimestamp } from '../import/text';
+import { withTotal } from '../import/session-import';
 import type { ToolCallStart } from '../import/transcript-writer';
 import { CallBook, countCall, storedMessage } from './call-book';
 import { MAIN, type CreateEntryMapper, type SyncSink, type ThreadInfo } from './sync-sink';
@@ -31,7 +32,7 @@ export function jsonlSessionMapper(agent: JsonlSessionAgent): CreateEntryMapper 
     const state: MapperState =
       isRecord(saved) && isRecord(saved.book) && isRecord(saved.meta)
         ? (saved as unknown as MapperState)
-        : { book: {}, meta: { ...agent.metaOf?.(source.path) } };
+        : { book: {}, meta: {} };
     const converter = agent.converter(state.converter, source.path);
     const book = new CallBook(state.book);
     return {
@@ -42,7 +43,9 @@ export function jsonlSessionMapper(agent: JsonlSessionAgent): CreateEntryMapper 
             if (state.begun) describe(sink, state);
           } else if (e.kind === 'skip') sink.skip(lineNo, `${e.where}: ${e.reason}`);
           else if (e.kind === 'ignore') sink.ignore(e.what);
-          else {
+          else if (e.kind === 'usage') {
+            if (state.begun) sink.llmCall(MAIN, withTotal(e.usage), 0);
+          } else {
             const m = e.message;
             if (!state.begun) {
               state.begun = true;
@@ -50,6 +53,7 @@ export function jsonlSessionMapper(agent: JsonlSessionAgent): CreateEntryMapper 
                 const request = realRequest(m.content);
                 if (request !== undefined) state.meta.firstRequest = request;
               }
+              mergeMeta(state.meta, agent.metaOf?.(source.path) ?? {});
               state.meta.sessionId ??= path.basename(source.path);
             }
             const at = normalizeTimestamp(m.timestamp);

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type { SessionEvent, SessionMeta } from '../import/session-format';
 import { realRequest, titleLine } from '../import/session-meta';
 import { normalizeTimestamp } from '../import/text';
+import { withTotal } from '../import/session-import';
 import { CallBook, countCall, storedMessage } from './call-book';
 import { MAIN, type SyncSink, type ThreadInfo } from './sync-sink';
 
@@ -152,6 +153,12 @@ export async function readDocument(
       if (message.tool_name === undefined && called) message.tool_name = called.name;
       sink.message(current.thread, message);
       countCall(sink, current.thread, event);
+    } else if (event.kind === 'usage') {
+      // Read again on every pass: added once, under its key.
+      if (current && state.keys[event.key] === undefined) {
+        state.keys[event.key] = 'usage';
+        sink.llmCall(current.thread, withTotal(event.usage), 0);
+      }
     } else if (event.kind === 'skip') sink.skip(0, `${event.where}: ${event.reason}`);
   }
   let waiting = false;

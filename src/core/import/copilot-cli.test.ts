@@ -1,0 +1,64 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ContextStore } from '../store/context-store';
+import { importFile } from './import-file';
+import { realFixture } from '../../../test/support/real-fixtures';
+import { useTempDir } from '../../../test/support/temp-dir';
+
+const tempDir = useTempDir();
+const FILE = realFixture('copilot-cli', '7c1e4a52-93d0-4b8e-a1f6-2d5c8e0b9f31', 'events.jsonl');
+
+function stored(store: ContextStore, uuid: string, name: string): Record<string, unknown>[] {
+  const dir = store.taskPath(store.requireTask(uuid));
+  return fs
+    .readFileSync(path.join(dir, name), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+describe('GitHub Copilot CLI sessions', () => {
+  it('import every message and tool result of the main agent; sub-agent events are counted under their task call', async () => {
+    const store = ContextStore.open(path.join(tempDir(), 'store'));
+    const result = await importFile(store, FILE);
+    expect(result.format).toBe('copilot-cli');
+    expect(result.skipped).toEqual([]);
+    expect(result.ignored).toMatchObject({
+      'copilot sub-agent event': 3,
+      'copilot subagent.started': 1,
+      'copilot tool.execution_start': 6,
+    });
+    const [task] = result.tasks;
+    const messages = stored(store, task!.uuid, 'messages.jsonl');
+    const roles = messages.map((m) => `${m.role}${m.name === 'reasoning' ? ':reasoning' : ''}`);
+    // system prompt, 4 requests (one the compaction summary), 2 reasonings, 8 replies, 6 results
+    expect(roles.filter((r) => r === 'system')).toHaveLength(1);
+    expect(roles.filter((r) => r === 'user')).toHaveLength(4);
+    expect(roles.filter((r) => r === 'assistant:reasoning')).toHaveLength(2);
+    expect(roles.filter((r) => r === 'assistant')).toHaveLength(8);
+    expect(roles.filter((r) => r === 'tool')).toHaveLength(6);
+    expect(
+      messages.find((m) => m.role === 'user' && String(m.content).includes('<overview>')),
+    ).toBeDefined();
+    const tools = stored(store, task!.uuid, 'tools.jsonl');
+    expect(tools).toHaveLength(6);
+    expect(tools.filter((t) => t.status === 'error')).toHaveLength(1);
+    const row = store.requireTask(task!.uuid);
+    expect(row).toMatchObject({
+      agent: 'copilot-cli',
+      task_id: '7c1e4a52-93d0-4b8e-a1f6-2d5c8e0b9f31',
+      title: expect.stringMatching(/^The invoice totals are off by a cent/),
+      model: 'claude-sonnet-4.5',
+      workdir: '/home/dev/src/invoice-tool',
+      owner: 'acme',
+      repo: 'invoice-tool',
+      git_branch: 'fix-rounding',
+      llm_call_count: 8,
+      output_tokens: 681,
+      input_tokens: 61880 + 4900,
+      cache_read_tokens: 48200,
+    });
+    store.close();
+  });
+});

@@ -1,0 +1,239 @@
+/**
+ * GitHub Copilot CLI sessions (`~/.copilot/session-state/<session id>/events.jsonl`): one
+ * session event per line, `{type, data, id, parentId, timestamp, agentId?}`, as the
+ * Copilot SDK defines them (github/copilot-sdk, nodejs/src/generated/session-events.ts;
+ * events marked `ephemeral` — deltas, `assistant.usage`, `session.title_changed` — are
+ * never written to the file).
+ *
+ * - `session.start` / `session.resume`: the session id, working directory, git branch and
+ *   repository (`context`), the selected model; `session.model_change` → the model.
+ * - `system.message` → the system prompt (a system message); `user.message` → a user
+ *   message; `system.notification` → the user message the runtime sends the model.
+ * - `assistant.reasoning` (or, without one, the message's `reasoningText`) → a history-only
+ *   reasoning message; `assistant.message` → one LLM call (its `outputTokens` the output
+ *   usage) whose `toolRequests` are tool calls; `tool.execution_complete` → the tool message
+ *   answering `toolCallId` (`result.content`, else `error.message`; `success: false` failed).
+ * - `session.compaction_complete` with a `summaryContent` → the summary as the user message
+ *   the model continues from.
+ * - `session.shutdown`: `modelMetrics` → the input and cache tokens of that run (output is
+ *   counted per message).
+ * - Events of a sub-agent (`agentId`, or `parentToolCallId` on the data) belong to the
+ *   `task` call that started it, whose result holds the sub-agent's answer: counted as
+ *   ignored. Every other event type (turn boundaries, hooks, permissions, plan and mode
+ *   changes, notices) is UI state, counted as ignored by type.
+ */
+import path from 'node:path';
+import type { ToolCall } from '../../shared/task-types';
+import type { JsonlSessionAgent, LineEvent } from './jsonl-session';
+import { jsonlSessionFormat } from './jsonl-session';
+import { realRequest } from './session-meta';
+import { REASONING_NAME } from './types';
+import { argumentsString, asNumber, asString, contentText, isRecord } from './text';
+
+interface CopilotState {
+  /** An `assistant.reasoning` event was read since the last reply (its text not repeated). */
+  reasoned?: boolean;
+}
+
+function copilotLine(value: unknown, lineNo: number, state: CopilotState): LineEvent[] {
+  const key = `L${lineNo}`;
+  const where = `line ${lineNo}`;
+  if (!isRecord(value) || typeof value.type !== 'string')
+    return [{ kind: 'skip', key, where, reason: 'not a session event' }];
+  const data = isRecord(value.data) ? value.data : {};
+  const timestamp = asString(value.timestamp);
+  const at = timestamp !== undefined ? { timestamp } : {};
+  const type = value.type;
+  if (typeof value.agentId === 'string' || typeof data.parentToolCallId === 'string')
+    return [{ kind: 'ignore', key, what: 'copilot sub-agent event' }];
+  switch (type) {
+    case 'session.start':
+    case 'session.resume':
+      return [sessionMeta(data)];
+    case 'session.model_change': {
+      const model = asString(data.newModel);
+      return model !== undefined ? [{ kind: 'meta', meta: { model } }] : [];
+    }
+    case 'system.message':
+      return [
+        {
+          kind: 'message',
+          key,
+          message: { role: 'system', content: contentText(data.content), ...at },
+        },
+      ];
+    case 'system.notification':
+      return [
+        {
+          kind: 'message',
+          key,
+          message: { role: 'user', content: asString(data.content) ?? JSON.stringify(data), ...at },
+        },
+      ];
+    case 'user.message': {
+      const content = contentText(data.content);
+      const request = realRequest(content);
+      return [
+        ...(request !== undefined
+          ? [{ kind: 'meta' as const, meta: { firstRequest: request } }]
+          : []),
+        { kind: 'message', key, message: { role: 'user', content, ...at } },
+      ];
+    }
+    case 'assistant.reasoning': {
+      state.reasoned = true;
+      return [reasoning(key, asString(data.content) ?? '', at)];
+    }
+    case 'assistant.message':
+      return copilotReply(data, key, at, state);
+    case 'tool.execution_complete':
+      return [toolResult(data, key, at)];
+    case 'session.compaction_complete': {
+      const summary = asString(data.summaryContent);
+      return data.success === true && summary !== undefined
+        ? [{ kind: 'message', key, message: { role: 'user', content: summary, ...at } }]
+        : [{ kind: 'ignore', key, what: 'copilot compaction without a summary' }];
+    }
+    case 'session.shutdown':
+      return shutdownUsage(data, key);
+    default:
+      return [{ kind: 'ignore', key, what: `copilot ${type}` }];
+  }
+}
+
+function sessionMeta(data: Record<string, unknown>): LineEvent & { kind: 'meta' } {
+  const context = isRecord(data.context) ? data.context : {};
+  const repository = asString(context.repository);
+  const host = asString(context.repositoryHost) ?? 'github.com';
+  const model = asString(data.selectedModel);
+  return {
+    kind: 'meta',
+    meta: {
+      ...(typeof data.sessionId === 'string' && { sessionId: data.sessionId }),
+      ...(typeof context.cwd === 'string' && { cwd: context.cwd }),
+      ...(typeof context.branch === 'string' && { gitBranch: context.branch }),
+      ...(repository !== undefined && { gitRemote: `https://${host}/${repository}.git` }),
+      ...(model !== undefined && model !== 'auto' && { model }),
+      ...(typeof data.copilotVersion === 'string' && {
+        extra: { copilot_version: data.copilotVersion },
+      }),
+    },
+  };
+}
+
+function reasoning(key: string, text: string, at: { timestamp?: string }): LineEvent {
+  return {
+    kind: 'message',
+    key,
+    message: { role: 'assistant', content: text, name: REASONING_NAME, historyOnly: true, ...at },
+  };
+}
+
+function copilotReply(
+  data: Record<string, unknown>,
+  key: string,
+  at: { timestamp?: string },
+  state: CopilotState,
+): LineEvent[] {
+  const events: LineEvent[] = [];
+  const model = asString(data.model);
+  if (model !== undefined) events.push({ kind: 'meta', meta: { model } });
+  const thought = asString(data.reasoningText);
+  if (!state.reasoned && thought !== undefined && thought.trim() !== '')
+    events.push(reasoning(`${key}/reasoning`, thought, at));
+  state.reasoned = false;
+  const requests = Array.isArray(data.toolRequests) ? data.toolRequests.filter(isRecord) : [];
+  const toolCalls: ToolCall[] = requests
+    .filter((r) => typeof r.name === 'string')
+    .map((r, i) => ({
+      id: asString(r.toolCallId) ?? `${key}-call-${i + 1}`,
+      type: 'function',
+      function: { name: r.name as string, arguments: argumentsString(r.arguments ?? {}) },
+    }));
+  const output = asNumber(data.outputTokens);
+  events.push({
+    kind: 'message',
+    key,
+    message: {
+      role: 'assistant',
+      content: asString(data.content) ?? null,
+      ...(toolCalls.length > 0 && { tool_calls: toolCalls }),
+      ...at,
+    },
+    llmCall: true,
+    ...(output > 0 && { usage: { output_tokens: output } }),
+  });
+  return events;
+}
+
+function toolResult(
+  data: Record<string, unknown>,
+  key: string,
+  at: { timestamp?: string },
+): LineEvent {
+  const result = isRecord(data.result) ? data.result : undefined;
+  const error = isRecord(data.error) ? data.error : undefined;
+  const content =
+    asString(result?.content) ??
+    asString(result?.detailedContent) ??
+    asString(error?.message) ??
+    null;
+  return {
+    kind: 'message',
+    key,
+    message: {
+      role: 'tool',
+      content,
+      tool_call_id: asString(data.toolCallId) ?? '',
+      isError: data.success !== true,
+      ...at,
+    },
+  };
+}
+
+/** The run's input and cache tokens per model (output was counted with each reply). */
+function shutdownUsage(data: Record<string, unknown>, key: string): LineEvent[] {
+  const metrics = isRecord(data.modelMetrics) ? Object.values(data.modelMetrics) : [];
+  let input = 0;
+  let cacheRead = 0;
+  let cacheWrite = 0;
+  for (const m of metrics) {
+    const usage = isRecord(m) && isRecord(m.usage) ? m.usage : undefined;
+    input += asNumber(usage?.inputTokens);
+    cacheRead += asNumber(usage?.cacheReadTokens);
+    cacheWrite += asNumber(usage?.cacheWriteTokens);
+  }
+  if (input + cacheRead + cacheWrite === 0)
+    return [{ kind: 'ignore', key, what: 'copilot session.shutdown' }];
+  return [
+    {
+      kind: 'usage',
+      key,
+      usage: {
+        input_tokens: input,
+        cache_read_tokens: cacheRead,
+        cache_creation_tokens: cacheWrite,
+      },
+    },
+  ];
+}
+
+export const copilotCliAgentFormat: JsonlSessionAgent = {
+  agent: 'copilot-cli',
+  sniffLine: (v) =>
+    typeof v.type === 'string' &&
+    /^(session|user|assistant|system|tool)\.[a-z_]+$/.test(v.type) &&
+    isRecord(v.data) &&
+    typeof v.id === 'string',
+  converter: (saved) => {
+    const state: CopilotState = isRecord(saved) ? { ...(saved as CopilotState) } : {};
+    return {
+      line: (value, lineNo) => copilotLine(value, lineNo, state),
+      save: () => ({ ...state }),
+    };
+  },
+  // session-state/<session id>/events.jsonl
+  metaOf: (file) => ({ sessionId: path.basename(path.dirname(file)) }),
+};
+
+export const copilotCliFormat = jsonlSessionFormat(copilotCliAgentFormat);
