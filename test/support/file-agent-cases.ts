@@ -10,7 +10,18 @@ const PI_PROJECT = '--Users-badlogic-workspaces-pi-mono--';
 
 const COPILOT_SESSION = '7c1e4a52-93d0-4b8e-a1f6-2d5c8e0b9f31';
 
+const QWEN_CHAT = [
+  '-home-dev-src-weather-cli',
+  'chats',
+  '3f6b2d1e-8a4c-4e7f-9b2a-5c1d0e8f7a36.jsonl',
+];
+
 export const FILE_AGENT_CASES: Case[] = [
+  {
+    kind: 'qwen-code',
+    fixture: ['qwen-code', ...QWEN_CHAT],
+    at: (home) => path.join(home, '.qwen', 'projects', ...QWEN_CHAT),
+  },
   {
     kind: 'copilot-cli',
     fixture: ['copilot-cli', COPILOT_SESSION, 'events.jsonl'],

@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { JsonlSessionAgent } from './jsonl-session';
 import { copilotCliAgentFormat } from './copilot-cli';
 import { piAgentFormat } from './pi';
+import { qwenCodeAgentFormat } from './qwen-code';
 
 /**
  * The JSON Lines agents of jsonl-session.ts, in detection order: each sniffer claims only
@@ -9,11 +10,12 @@ import { piAgentFormat } from './pi';
  * `user`/`assistant`/`message` some of them share).
  */
 /** The import formats (and source kinds) read through jsonl-session.ts. */
-export type JsonlAgentId = 'pi' | 'openclaw' | 'copilot-cli';
+export type JsonlAgentId = 'pi' | 'openclaw' | 'copilot-cli' | 'qwen-code';
 
 export const JSONL_SESSION_AGENTS: readonly JsonlSessionAgent[] = [
   copilotCliAgentFormat,
   piAgentFormat,
+  qwenCodeAgentFormat,
 ];
 
 /** The JSON Lines agent a parsed line of a file shows, if any. */

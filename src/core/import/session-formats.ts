@@ -5,6 +5,7 @@ import { copilotCliFormat } from './copilot-cli';
 import { openHandsFormat } from './openhands';
 import { openClawFormat, piFormat } from './pi';
 import { opencodeStorageFormat } from './opencode-storage';
+import { qwenCodeFormat } from './qwen-code';
 import type { SessionFormat } from './session-format';
 
 /**
@@ -23,6 +24,7 @@ export const SESSION_FORMATS = {
   openclaw: openClawFormat,
   opencode: opencodeStorageFormat,
   'copilot-cli': copilotCliFormat,
+  'qwen-code': qwenCodeFormat,
 } as const satisfies Record<string, SessionFormat>;
 
 export type SessionFormatName = keyof typeof SESSION_FORMATS;

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { JsonlSessionAgent } from '../import/jsonl-session';
 import { copilotCliAgentFormat } from '../import/copilot-cli';
 import { openClawAgentFormat, piAgentFormat } from '../import/pi';
+import { qwenCodeAgentFormat } from '../import/qwen-code';
 import { jsonlSessionMapper } from './jsonl-session-mapper';
 import type { SourceKind } from './source-kinds';
 
@@ -38,6 +39,15 @@ export const FILE_AGENT_KINDS: SourceKind[] = [
     // <session id>/events.jsonl (workspace.yaml, plan.md and files/ beside it)
     matches: (relative) => /^[^/]+\/events\.jsonl$/.test(relative),
     depth: 2,
+  }),
+  jsonlKind(qwenCodeAgentFormat, 'Qwen Code', {
+    // projects/<project>/chats/<session id>.jsonl; releases before 0.5 kept tmp/<hash>/chats/
+    defaultFolders: (env) => [
+      path.join(home(env), '.qwen', 'projects'),
+      path.join(home(env), '.qwen', 'tmp'),
+    ],
+    matches: (relative) => /^[^/]+\/chats\/[^/]+\.jsonl$/.test(relative),
+    depth: 3,
   }),
   jsonlKind(piAgentFormat, 'Pi', {
     defaultFolders: (env) => [

@@ -17,12 +17,10 @@ export const IMPORT_FILE_FORMATS = [
   'aider',
   'pi',
   'openclaw',
-<<<<<<< HEAD
   'opencode',
   'kilo',
-=======
   'copilot-cli',
->>>>>>> 5aca677 (GitHub Copilot CLI sessions (events.jsonl) imported and followed live; a usage event carries a run's token totals apart from any reply (Copilot's session.shutdown))
+  'qwen-code',
 ] as const;
 /** What an import may ask for: a format, or `auto` to detect it. */
 export const IMPORT_FORMATS = ['auto', ...IMPORT_FILE_FORMATS] as const;
