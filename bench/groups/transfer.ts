@@ -14,7 +14,7 @@ export const transferGroup: BenchGroup = {
   id: 'transfer',
   title: 'Export and import vs a raw copy of the task folder',
   about:
-    'The shared ~100 MB task (messages.jsonl, current.jsonl, tools.jsonl and the rest) exported with `exportTasks` as a zip archive (every file, hashed and deflated, plus a manifest), a Markdown transcript and OpenAI messages JSON (both of the full history, from messages.jsonl), and the archive imported into a fresh contexts folder with `importPaths` (entries checked, extracted while hashed, committed when every checksum matches, message index rebuilt). The baseline is a raw recursive copy of the task folder (`fs.promises.cp`). Throughput is the bytes each one reads per second: the whole folder for the archive, the import and the copy; messages.jsonl for Markdown and OpenAI. All runs of one round are back to back.',
+    'The shared ~100 MB task (messages.jsonl, current.jsonl, tools.jsonl and the rest) exported with `exportTasks` as a zip archive (every file, hashed and deflated, plus a manifest), a Markdown transcript, OpenAI messages JSON and a redacted HTML page (all of the full history, from messages.jsonl), and the archive imported into a fresh contexts folder with `importPaths` (entries checked, extracted while hashed, committed when every checksum matches, message index rebuilt). The baseline is a raw recursive copy of the task folder (`fs.promises.cp`). Throughput is the bytes each one reads per second: the whole folder for the archive, the import and the copy; messages.jsonl for Markdown, OpenAI and HTML. All runs of one round are back to back.',
   async run(ctx: BenchContext) {
     const rows: Row[] = [];
     const notes: string[] = [];
@@ -28,6 +28,7 @@ export const transferGroup: BenchGroup = {
       archive: folder,
       markdown: messagesBytes,
       openai: messagesBytes,
+      html: messagesBytes,
       import: folder,
     };
     const times: Record<Way, number[]> = {
@@ -35,6 +36,7 @@ export const transferGroup: BenchGroup = {
       archive: [],
       markdown: [],
       openai: [],
+      html: [],
       import: [],
     };
     const outputs: Partial<Record<Way, number>> = {};
@@ -42,8 +44,8 @@ export const transferGroup: BenchGroup = {
     for (let i = 0; i < ctx.runs; i++) {
       const order: Way[] =
         i % 2 === 0
-          ? ['copy', 'archive', 'import', 'markdown', 'openai']
-          : ['openai', 'markdown', 'archive', 'import', 'copy'];
+          ? ['copy', 'archive', 'import', 'markdown', 'openai', 'html']
+          : ['html', 'openai', 'markdown', 'archive', 'import', 'copy'];
       for (const way of order) {
         const started = performance.now();
         if (way === 'copy') {
@@ -66,12 +68,14 @@ export const transferGroup: BenchGroup = {
           const out =
             way === 'archive'
               ? zip
-              : path.join(ctx.tmp, `task.${way === 'markdown' ? 'md' : 'json'}`);
+              : path.join(ctx.tmp, `task.${{ markdown: 'md', openai: 'json', html: 'html' }[way]}`);
           if (way === 'archive') fs.rmSync(zip, { force: true });
           const result = await exportTasks(store, {
             uuids: [shared.uuid],
             format: way,
             output: out,
+            // A page is redacted by default: measured as people get it.
+            ...(way === 'html' && { redaction: {} }),
           });
           times[way].push(performance.now() - started);
           outputs[way] = result.files[0]?.bytes ?? 0;
@@ -86,9 +90,10 @@ export const transferGroup: BenchGroup = {
       archive: `export as archive (${mb(folder)} folder → ${mb(outputs.archive ?? 0)} zip)`,
       markdown: `export as Markdown (${mb(messagesBytes)} messages.jsonl → ${mb(outputs.markdown ?? 0)})`,
       openai: `export as OpenAI JSON (${mb(messagesBytes)} messages.jsonl → ${mb(outputs.openai ?? 0)})`,
+      html: `export as a redacted HTML page (${mb(messagesBytes)} messages.jsonl → ${mb(outputs.html ?? 0)}; read twice: counted, then written)`,
       import: `import the archive (${mb(folder)} unpacked)`,
     };
-    for (const way of ['archive', 'markdown', 'openai', 'import'] as const) {
+    for (const way of ['archive', 'markdown', 'openai', 'html', 'import'] as const) {
       rows.push(
         row(
           labels[way],

@@ -18,7 +18,9 @@ import { registerEvalCompaction } from './commands/eval-compaction';
 import { registerHook } from './commands/hook';
 import { registerHooks } from './commands/hooks';
 
-export const CLI_VERSION = '0.1.0';
+import { CLI_VERSION } from './version';
+
+export { CLI_VERSION };
 
 /** The `cwb` command tree. Commands throw CwbError; `runCli` turns errors into exit codes. */
 export function buildProgram(output: Output): Command {

@@ -1,6 +1,13 @@
 import type { Command } from 'commander';
 import { CwbError } from '../../core/errors';
-import { EXPORT_FORMATS, exportTasks, type ExportFormat } from '../../core/export';
+import {
+  describeRedactions,
+  EXPORT_FORMATS,
+  exportTasks,
+  redactionFor,
+  type ExportFormat,
+} from '../../core/export';
+import { CLI_VERSION } from '../version';
 import { resolveContext, withStore, type GlobalOptions } from '../cli-context';
 import { printJson, type Output } from '../output';
 import { parseChoice } from '../parse-args';
@@ -11,13 +18,15 @@ interface ExportCommandOptions {
   current?: boolean;
   output?: string;
   json?: boolean;
+  redact?: boolean;
+  redactHome?: boolean;
 }
 
 export function registerExport(program: Command, output: Output): void {
   program
     .command('export')
     .description(
-      'export tasks as a portable archive (zip), a Markdown transcript or OpenAI messages JSON',
+      'export tasks as a portable archive (zip), a Markdown transcript, OpenAI messages JSON or one HTML page to share',
     )
     .argument('<uuid...>', 'task ids')
     .option('--format <format>', EXPORT_FORMATS.join(', '), 'archive')
@@ -29,6 +38,12 @@ export function registerExport(program: Command, output: Output): void {
       '-o, --output <path>',
       'archive: the zip file (default ./<uuid>.zip); markdown/openai: the file (default stdout), or a folder for several tasks; - is stdout',
     )
+    .option(
+      '--redact',
+      'remove API keys, tokens, private keys and configured secrets first (the default for html)',
+    )
+    .option('--no-redact', 'html: write the page as it is, secrets and all')
+    .option('--redact-home', 'also show home folders in paths as ~ (with redaction)')
     .option('--json', 'print what was written as JSON')
     .action(async (uuidArgs: string[], opts: ExportCommandOptions, cmd: Command) => {
       const format = parseChoice<ExportFormat>('--format', opts.format, EXPORT_FORMATS);
@@ -42,6 +57,13 @@ export function registerExport(program: Command, output: Output): void {
       if (toStdout && format === 'archive' && process.stdout.isTTY)
         throw new CwbError('usage', 'refusing to write a zip archive to a terminal: pass -o FILE');
       const ctx = resolveContext(cmd.optsWithGlobals<GlobalOptions>());
+      if (opts.redactHome && opts.redact === false)
+        throw new CwbError('usage', '--redact-home works with redaction: drop --no-redact');
+      const asked =
+        opts.redact === undefined && !opts.redactHome
+          ? undefined
+          : { secrets: opts.redact ?? true, home: opts.redactHome === true };
+      const redaction = redactionFor(format, asked, () => ctx.config, process.env);
       let result;
       try {
         result = await withStore(ctx, (store) =>
@@ -50,6 +72,8 @@ export function registerExport(program: Command, output: Output): void {
             format,
             current: opts.current === true,
             ...(opts.output !== undefined && { output: opts.output }),
+            redaction,
+            version: CLI_VERSION,
           }),
         );
       } catch (err) {
@@ -71,6 +95,10 @@ export function registerExport(program: Command, output: Output): void {
       if (opts.json) {
         printJson(output, result);
         return;
+      }
+      if (result.redactions) {
+        const what = describeRedactions(result.redactions);
+        output.err(`cwb: redacted: ${what ?? 'nothing found'}`);
       }
       if (toStdout) return;
       for (const f of result.files) {

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { WorkbenchHandlers } from '../../shared/api/workbench-api';
-import { estimateExport, exportTasks } from '../export';
+import { estimateExport, exportTasks, redactionFor } from '../export';
 import { importPaths } from '../import';
 import type { ServiceContext } from './service-context';
 
@@ -12,13 +12,21 @@ export function transferHandlers(
     estimateExport: async ({ uuids, format, current }) =>
       estimateExport(ctx.store, { uuids, format, current }),
 
-    exportTasks: async ({ uuids, format, current, output }) => {
+    exportTasks: async ({ uuids, format, current, output, redaction }) => {
       const target = output ?? ctx.exportDir;
       if (output === undefined) await fs.promises.mkdir(target, { recursive: true });
       // Always a file or a folder: an export never goes to the host's stdout.
-      const result = await exportTasks(ctx.store, { uuids, format, current, output: target });
+      const result = await exportTasks(ctx.store, {
+        uuids,
+        format,
+        current,
+        output: target,
+        redaction: redactionFor(format, redaction, () => ctx.loadConfig().config, ctx.env),
+        version: ctx.host.version,
+      });
       return {
         format: result.format,
+        redactions: result.redactions,
         files: result.files.map((f) => ({
           path: f.path ?? target,
           bytes: f.bytes,

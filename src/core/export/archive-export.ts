@@ -16,6 +16,8 @@ import {
 } from './archive-manifest';
 import { listTaskFiles, type TaskFile } from './task-file-list';
 import { isoTimestamp } from '../iso-timestamp';
+import type { Redactor } from './redaction';
+import { redactingLines } from './redacting-lines';
 
 export interface ArchivedTask {
   uuid: string;
@@ -39,6 +41,7 @@ export async function writeArchive(
   store: ContextStore,
   uuids: readonly string[],
   out: Writable,
+  redactor: Redactor | null = null,
 ): Promise<ArchivedTask[]> {
   const rows = [...new Set(uuids)].map((uuid) => store.requireTask(uuid));
   const zip = new ZipFile();
@@ -68,9 +71,21 @@ export async function writeArchive(
     };
     const report: ArchivedTask[] = [];
     for (const row of rows) {
-      const { files, leftOut } = listTaskFiles(store.taskPath(row));
-      const entries = await Promise.all(files.map((file) => addFile(zip, row, file)));
-      manifest.tasks.push({ uuid: row.uuid, row: { ...row }, files: entries });
+      const listed = listTaskFiles(store.taskPath(row));
+      // A redacted file changes length, so its offset index would point into the wrong
+      // places: left out, the importer rebuilds it from the messages.
+      const files = redactor
+        ? listed.files.filter((f) => !f.relative.endsWith('.idx'))
+        : listed.files;
+      const leftOut = listed.leftOut;
+      const entries = await Promise.all(files.map((file) => addFile(zip, row, file, redactor)));
+      manifest.tasks.push({
+        uuid: row.uuid,
+        row: {
+          ...(redactor ? (JSON.parse(redactor.redact(JSON.stringify(row))) as TaskRow) : row),
+        },
+        files: entries,
+      });
       report.push({
         uuid: row.uuid,
         files: entries.length,
@@ -112,7 +127,12 @@ const READ_CHUNK_BYTES = 1 << 20;
 export const ARCHIVE_COMPRESSION_LEVEL = 3;
 
 /** Queues one file; resolves with its manifest entry once the zip writer has read it. */
-function addFile(zip: ZipFile, row: TaskRow, file: TaskFile): Promise<ManifestFile> {
+function addFile(
+  zip: ZipFile,
+  row: TaskRow,
+  file: TaskFile,
+  redactor: Redactor | null,
+): Promise<ManifestFile> {
   return new Promise<ManifestFile>((resolve, reject) => {
     const name = `${row.uuid}/${file.relative}`;
     let size: number;
@@ -125,7 +145,13 @@ function addFile(zip: ZipFile, row: TaskRow, file: TaskFile): Promise<ManifestFi
     }
     zip.addReadStreamLazy(
       name,
-      { size, mtime, mode: 0o100644, compressionLevel: ARCHIVE_COMPRESSION_LEVEL },
+      // yazl checks a declared size; a redacted file's is known only once it is written.
+      {
+        ...(redactor ? {} : { size }),
+        mtime,
+        mode: 0o100644,
+        compressionLevel: ARCHIVE_COMPRESSION_LEVEL,
+      },
       (cb) => {
         const hash = crypto.createHash('sha256');
         let bytes = 0;
@@ -152,7 +178,7 @@ function addFile(zip: ZipFile, row: TaskRow, file: TaskFile): Promise<ManifestFi
           tap.destroy(err);
           reject(new CwbError('io', `${name}: ${err.message}`));
         });
-        cb(null, source.pipe(tap));
+        cb(null, redactor ? source.pipe(redactingLines(redactor)).pipe(tap) : source.pipe(tap));
       },
     );
   });

@@ -50,7 +50,7 @@ afterAll(() => {
 
 const SCOPES: { format: ExportFormat; current: boolean }[] = EXPORT_FORMATS.flatMap(
   (format): { format: ExportFormat; current: boolean }[] =>
-    format === 'archive'
+    format === 'archive' || format === 'html'
       ? [{ format, current: false }]
       : [
           { format, current: false },

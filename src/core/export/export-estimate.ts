@@ -5,6 +5,7 @@ import type {
   MessageRecord,
   PlanningEntry,
   SummaryRecord,
+  TaskRow,
   ToolRecord,
 } from '../../shared/task-types';
 import { CwbError } from '../errors';
@@ -28,6 +29,7 @@ import {
   toolsHeading,
 } from './markdown-format';
 import { openAiMessageJson } from './openai-export';
+import * as html from './html-format';
 import { listTaskFiles } from './task-file-list';
 import { randomHex } from '../random-hex';
 import { isoTimestamp } from '../iso-timestamp';
@@ -104,6 +106,10 @@ export function estimateExport(
       });
       continue;
     }
+    if (request.format === 'html') {
+      bytes += htmlPageBytes(row, reader.dir, budget);
+      continue;
+    }
     const metadata = reader.metadata();
     const source = isRecord(metadata?.source) ? metadata.source : undefined;
     bytes += Buffer.byteLength(headerBlock(row, source, current ? 'current' : 'history'));
@@ -141,6 +147,44 @@ export function estimateExport(
     if (finalSummary) bytes += Buffer.byteLength(finalSummaryBlock(finalSummary));
   }
   return { bytes, files: uuids.length };
+}
+
+/** An html page: its fixed parts exactly, the messages and compactions from samples. */
+function htmlPageBytes(row: TaskRow, dir: string, budget: number): number {
+  const title = row.title ?? row.uuid;
+  let bytes = Buffer.byteLength(
+    html.pageStart(title) +
+      html.headerBlock({
+        title,
+        row,
+        agent: row.agent ?? '',
+        workdir: row.workdir,
+        view: 'history',
+      }) +
+      html.redactionBlock(true, null) +
+      html.pageEnd('0.0.0', isoTimestamp()),
+  );
+  const same = (text: string): string => text;
+  bytes += formatted(path.join(dir, TASK_FILES.messages), budget, (value) => {
+    const m = asMessageRecord(value);
+    return m.ok ? html.messageBlock(m.value, same) : '';
+  });
+  bytes += formatted(path.join(dir, TASK_FILES.summaries), budget, (value) => {
+    if (!isRecord(value)) return '';
+    const s = value as unknown as SummaryRecord;
+    const mark = {
+      id: s.id,
+      strategy: s.strategy,
+      start_seq: s.start_seq,
+      end_seq: s.end_seq,
+      tokens_before: s.original_tokens,
+      tokens_after: s.summary_tokens,
+      at: s.created_at,
+    };
+    // Each compaction is in the index at the top and marked in the timeline.
+    return html.compactionIndexBlock([mark]) + html.compactionBlock(mark, s.summary);
+  });
+  return bytes;
 }
 
 /**

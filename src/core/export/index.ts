@@ -5,7 +5,11 @@ export {
   type ExportFormat,
   type ExportRequest,
   type ExportResult,
+  redactsByDefault,
 } from './export-tasks';
+export { redactionFor, type RedactionRequest } from './redaction-options';
+export { writeHtml } from './html-export';
+export { Redactor, describeRedactions, type RedactionCounts } from './redaction';
 export { writeArchive, type ArchivedTask } from './archive-export';
 export { writeMarkdown, type TranscriptExport } from './markdown-export';
 export { writeOpenAi } from './openai-export';

@@ -2,7 +2,17 @@ import { z } from 'zod';
 import { hostPathSchema, taskUuidSchema } from './common-schemas';
 import { operation } from './operation';
 
-export const EXPORT_FORMATS = ['archive', 'markdown', 'openai'] as const;
+export const EXPORT_FORMATS = ['archive', 'markdown', 'openai', 'html'] as const;
+
+/**
+ * Redaction before an export is written: API keys and tokens by pattern plus the secrets
+ * the host's configuration and environment know (`secrets`), and optionally home folders in
+ * paths (`home`). Absent: on for html, off for the other formats.
+ */
+export const exportRedactionSchema = z.strictObject({
+  secrets: z.boolean(),
+  home: z.boolean().default(false),
+});
 /** The transcript formats `cwb import` understands; `cwb` is our own archive. */
 export const IMPORT_FILE_FORMATS = [
   'cwb',
@@ -32,6 +42,7 @@ export const exportTasksInput = z.strictObject({
   current: z.boolean().default(false),
   /** A file or a folder on the host; default: the host's export folder. */
   output: hostPathSchema.optional(),
+  redaction: exportRedactionSchema.optional(),
 });
 
 /** What an export would write, asked before it is written (the export dialog's size). */
@@ -57,6 +68,11 @@ export interface ExportedFileInfo {
 export interface ExportResultInfo {
   format: (typeof EXPORT_FORMATS)[number];
   files: ExportedFileInfo[];
+  /**
+   * What was redacted by kind (`anthropic-key`, `home-folder`…): in how many places, how many
+   * different secrets; null: not redacted.
+   */
+  redactions: Record<string, { places: number; secrets: number }> | null;
 }
 
 export const importFilesInput = z.strictObject({
