@@ -138,4 +138,53 @@ describe('cwb import / export', () => {
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toMatch(/no task with id/);
   });
+
+  it('redaction flags: html redacts unless --no-redact, markdown only with --redact; bad mixes are refused', () => {
+    const dir = tempDir();
+    const root = path.join(dir, 'contexts');
+    const session = path.join(dir, 'session.jsonl');
+    // A GitHub token pasted into the request, built at run time so no scanner flags this file.
+    const token = 'ghp_' + 'Tt1Yy2Uu3Ii4Oo5Pp6Aa7Ss8Dd9Ff0Gg1Hh2Jj';
+    const lines = fs
+      .readFileSync(
+        path.join(FIXTURES, 'claude-code/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl'),
+        'utf8',
+      )
+      .split('\n')
+      .map((l) => l.replace('"content":"', `"content":"token ${token} `));
+    fs.writeFileSync(session, lines.join('\n'));
+    const imported = runCwb(['--contexts', root, 'import', session, '--json']);
+    expect(imported.status).toBe(0);
+    const uuid = (JSON.parse(imported.stdout) as ImportJson).imported[0]!.uuid;
+
+    const page = runCwb(['--contexts', root, 'export', uuid, '--format', 'html']);
+    expect(page.status).toBe(0);
+    expect(page.stdout).not.toContain(token);
+    expect(page.stderr).toMatch(/^cwb: redacted: 1 GitHub token/m);
+    const raw = runCwb(['--contexts', root, 'export', uuid, '--format', 'html', '--no-redact']);
+    expect(raw.stdout).toContain(token);
+    expect(raw.stdout).toContain('<strong>Not redacted.</strong>');
+
+    const md = runCwb(['--contexts', root, 'export', uuid, '--format', 'markdown']);
+    expect(md.stdout).toContain(token);
+    const mdSafe = runCwb(['--contexts', root, 'export', uuid, '--format', 'markdown', '--redact']);
+    expect(mdSafe.stdout).not.toContain(token);
+    expect(mdSafe.stdout).toContain('[REDACTED:github-token]');
+
+    const mixed = runCwb([
+      '--contexts',
+      root,
+      'export',
+      uuid,
+      '--format',
+      'html',
+      '--no-redact',
+      '--redact-home',
+    ]);
+    expect(mixed.status).toBe(1);
+    expect(mixed.stderr).toContain('--redact-home works with redaction');
+    const current = runCwb(['--contexts', root, 'export', uuid, '--format', 'html', '--current']);
+    expect(current.status).toBe(1);
+    expect(current.stderr).toContain('an html page shows the whole history');
+  });
 });

@@ -142,7 +142,23 @@ describe('dialogs, settings and transfer in Chromium', () => {
     const saved = path.join(tempDir(), file.suggestedFilename());
     await file.saveAs(saved);
     expect(fs.readFileSync(saved, 'utf8')).toContain('pydicom');
-    await exportDialog.locator('.log-ok').waitFor();
+    await exportDialog.locator('.log-ok').first().waitFor();
+    // Markdown is not redacted unless asked, and the dialog says so.
+    expect(await exportDialog.locator('.transfer-log').textContent()).toContain('Not redacted');
+    // A page to share: redaction is on by itself, and the dialog says what it found.
+    await exportDialog.locator('select[name="format"]').selectOption('html');
+    expect(await exportDialog.locator('input[name="redact"]').isChecked()).toBe(true);
+    await exportDialog.locator('input[name="redact-home"]').check();
+    const page2 = page.waitForEvent('download');
+    await exportDialog.getByRole('button', { name: 'Export', exact: true }).click();
+    const htmlFile = await page2;
+    expect(htmlFile.suggestedFilename()).toMatch(/\.html$/);
+    const savedPage = path.join(tempDir(), htmlFile.suggestedFilename());
+    await htmlFile.saveAs(savedPage);
+    const html = fs.readFileSync(savedPage, 'utf8');
+    expect(html).toMatch(/^<!doctype html>/);
+    expect(html).toContain('<strong>Redacted.</strong>');
+    await exportDialog.getByText(/^Redacted: /).waitFor();
     await shot(page, 'export-dialog.png');
     await exportDialog.getByRole('button', { name: 'Close', exact: true }).click();
 

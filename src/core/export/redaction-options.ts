@@ -24,14 +24,16 @@ export function redactionFor(
 ): RedactionOptions | null {
   const on = asked ? asked.secrets : redactsByDefault(format);
   if (!on) return null;
-  let loaded: AppConfig | null = null;
-  try {
-    loaded = config();
-  } catch {
-    loaded = null;
-  }
   return {
-    secrets: processSecrets(loaded, env),
+    secrets: processSecrets(loadedOrNull(config), env),
     homeFolders: asked?.home ? { home: env.HOME ?? os.homedir() } : null,
   };
+}
+
+function loadedOrNull(config: () => AppConfig | null): AppConfig | null {
+  try {
+    return config();
+  } catch {
+    return null;
+  }
 }

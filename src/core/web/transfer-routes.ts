@@ -121,13 +121,14 @@ export function createTransferRoutes(options: {
       return;
     }
     sweep();
-    const files: DownloadInfo[] = (result.value as ExportResultInfo).files.map((f) => {
+    const exported = result.value as ExportResultInfo;
+    const files: DownloadInfo[] = exported.files.map((f) => {
       const id = crypto.randomBytes(24).toString('base64url');
       const name = path.basename(f.path);
       downloads.set(id, { file: f.path, dir, name, expires: Date.now() + DOWNLOAD_TTL_MS });
       return { id, name, bytes: f.bytes };
     });
-    options.send(res, 200, { ok: true, value: { files } });
+    options.send(res, 200, { ok: true, value: { files, redactions: exported.redactions } });
   }
 
   async function download(req: IncomingMessage, res: ServerResponse, id: string): Promise<void> {

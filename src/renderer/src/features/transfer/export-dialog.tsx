@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import type { ExportEstimateInfo } from '../../../../shared/api/transfer-api';
+import type { ExportEstimateInfo, ExportResultInfo } from '../../../../shared/api/transfer-api';
 import { EXPORT_FORMATS } from '../../../../shared/api/transfer-api';
 import { useApi } from '../../api/api-context';
 import { FormField } from '../../components/form-field';
@@ -12,7 +12,17 @@ import { canUpload, pickExportFolder, prepareDownload, startDownload } from './w
 type Format = (typeof EXPORT_FORMATS)[number];
 
 /** Export tasks: downloaded in the browser, written to a host folder in the desktop app. */
-const EXTENSIONS: Record<Format, string> = { archive: 'zip', markdown: 'md', openai: 'json' };
+const EXTENSIONS: Record<Format, string> = {
+  archive: 'zip',
+  markdown: 'md',
+  openai: 'json',
+  html: 'html',
+};
+
+/** The formats that hold the whole task, never the current context alone. */
+const HISTORY_ONLY: readonly Format[] = ['archive', 'html'];
+
+type Redactions = ExportResultInfo['redactions'];
 
 /** The file name a single task's export gets unless the user names it. */
 export function defaultExportName(uuid: string, current: boolean, format: Format): string {
@@ -33,46 +43,76 @@ export function ExportDialog({ uuids, onClose }: { uuids: string[]; onClose(): v
   const fileName = (name.trim() || suggested).replace(/[\\/]/g, '_');
   const choose = (wantCurrent: boolean): void => {
     setCurrent(wantCurrent);
-    // An archive is the whole task; the current context exports as Markdown or OpenAI JSON.
-    if (wantCurrent && format === 'archive') setFormat('markdown');
+    // An archive and a page are the whole task; the current context exports as Markdown or
+    // OpenAI JSON.
+    if (wantCurrent && HISTORY_ONLY.includes(format)) setFormat('markdown');
   };
+  // A page is made to be shared: redacted unless the person says otherwise.
+  const [redactChoice, setRedactChoice] = useState<boolean | null>(null);
+  const redact = redactChoice ?? format === 'html';
+  const [redactHome, setRedactHome] = useState(false);
+  const redaction = { secrets: redact, home: redact && redactHome };
   const size = useExportSize(uuids, format, current);
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<{ ok: boolean; text: string }[]>([]);
   const web = canUpload();
 
+  const redactionLine = (redactions: Redactions): { ok: boolean; text: string } => {
+    if (!redactions) return { ok: true, text: t('notRedacted') };
+    let secrets = 0;
+    let places = 0;
+    for (const [kind, c] of Object.entries(redactions)) {
+      if (kind === 'home-folder') continue;
+      secrets += c.secrets;
+      places += c.places;
+    }
+    const home = redactions['home-folder']?.places ?? 0;
+    const what = [
+      secrets > 0 ? t('redactedSecrets', { count: secrets, places }) : '',
+      home > 0 ? t('redactedHome', { places: home }) : '',
+    ].filter(Boolean);
+    return {
+      ok: true,
+      text: what.length ? t('redacted', { what: what.join(', ') }) : t('redactedNothing'),
+    };
+  };
+
   const submit = async (): Promise<void> => {
     setBusy(true);
     try {
       if (web) {
-        const files = await prepareDownload({
+        const { files, redactions } = await prepareDownload({
           uuids,
           format,
           current,
+          redaction,
           ...(single && fileName && { name: fileName }),
         });
         for (const f of files) startDownload(f);
-        setResult(
-          files.map((f) => ({
+        setResult([
+          ...files.map((f) => ({
             ok: true,
             text: t('downloaded', { name: f.name, size: fmt.bytes(f.bytes) }),
           })),
-        );
+          redactionLine(redactions),
+        ]);
       } else {
         const done = await api.exportTasks({
           uuids,
           format,
           current,
+          redaction,
           ...(output.trim() && {
             output: single && fileName ? joinPath(output.trim(), fileName) : output.trim(),
           }),
         });
-        setResult(
-          done.files.map((f) => ({
+        setResult([
+          ...done.files.map((f) => ({
             ok: true,
             text: t('exported', { path: f.path, size: fmt.bytes(f.bytes) }),
           })),
-        );
+          redactionLine(done.redactions),
+        ]);
       }
     } catch (err) {
       setResult([{ ok: false, text: err instanceof Error ? err.message : String(err) }]);
@@ -128,13 +168,37 @@ export function ExportDialog({ uuids, onClose }: { uuids: string[]; onClose(): v
       </fieldset>
       <FormField name="format" label={t('format')}>
         <select name="format" value={format} onChange={(e) => setFormat(e.target.value as Format)}>
-          {EXPORT_FORMATS.filter((f) => !(current && f === 'archive')).map((f) => (
+          {EXPORT_FORMATS.filter((f) => !(current && HISTORY_ONLY.includes(f))).map((f) => (
             <option key={f} value={f}>
               {t(f)}
             </option>
           ))}
         </select>
       </FormField>
+      <fieldset className="export-redaction">
+        <label className="check">
+          <input
+            type="checkbox"
+            name="redact"
+            checked={redact}
+            onChange={(e) => setRedactChoice(e.target.checked)}
+          />
+          <span>
+            {t('redact')}
+            <span className="field-hint">{t('redactHint')}</span>
+          </span>
+        </label>
+        <label className="check">
+          <input
+            type="checkbox"
+            name="redact-home"
+            checked={redact && redactHome}
+            disabled={!redact}
+            onChange={(e) => setRedactHome(e.target.checked)}
+          />
+          <span>{t('redactHome')}</span>
+        </label>
+      </fieldset>
       {single && (web || output.trim() !== '') && (
         <FormField name="file-name" label={t('fileName')} hint={t('fileNameHint')}>
           <input

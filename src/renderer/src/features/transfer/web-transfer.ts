@@ -1,5 +1,9 @@
 import { ApiError, isApiResult, unwrapResult } from '../../../../shared/api/api-result';
-import type { ImportResultInfo } from '../../../../shared/api/transfer-api';
+import type {
+  EXPORT_FORMATS,
+  ExportResultInfo,
+  ImportResultInfo,
+} from '../../../../shared/api/transfer-api';
 
 /**
  * `cwb serve` only: a browser cannot give the host a path, so files are uploaded
@@ -57,18 +61,21 @@ export interface PreparedDownload {
 
 export async function prepareDownload(input: {
   uuids: string[];
-  format: 'archive' | 'markdown' | 'openai';
+  format: (typeof EXPORT_FORMATS)[number];
   current: boolean;
+  redaction: { secrets: boolean; home: boolean };
   /** The file name, for a one-task export. */
   name?: string;
-}): Promise<PreparedDownload[]> {
+}): Promise<{ files: PreparedDownload[]; redactions: ExportResultInfo['redactions'] }> {
   const response = await fetch('/api/download', {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', ...authHeader() },
     body: JSON.stringify(input),
     credentials: 'same-origin',
   });
-  return (await envelope<{ files: PreparedDownload[] }>(response)).files;
+  return envelope<{ files: PreparedDownload[]; redactions: ExportResultInfo['redactions'] }>(
+    response,
+  );
 }
 
 /** Starts the browser's download (the session cookie authenticates the GET). */
