@@ -16,7 +16,28 @@ const QWEN_CHAT = [
   '3f6b2d1e-8a4c-4e7f-9b2a-5c1d0e8f7a36.jsonl',
 ];
 
+const CURSOR_ID = 'b2e8c4f0-5d1a-4c39-8e7b-0a6f3d9c1e52';
+const CURSOR_TRANSCRIPT = [
+  'home-dev-src-notes-app',
+  'agent-transcripts',
+  CURSOR_ID,
+  `${CURSOR_ID}.jsonl`,
+];
+const DROID_SESSION = ['-home-dev-src-ledger-api', '4d9a7c31-2e6b-4f08-b5d1-8c3e0a7f6b94.jsonl'];
+
 export const FILE_AGENT_CASES: Case[] = [
+  {
+    kind: 'cursor',
+    fixture: ['cursor', ...CURSOR_TRANSCRIPT],
+    at: (home) => path.join(home, '.cursor', 'projects', ...CURSOR_TRANSCRIPT),
+    untimed: true,
+  },
+  {
+    kind: 'droid',
+    fixture: ['droid', ...DROID_SESSION],
+    at: (home) => path.join(home, '.factory', 'sessions', ...DROID_SESSION),
+    siblings: ['4d9a7c31-2e6b-4f08-b5d1-8c3e0a7f6b94.settings.json'],
+  },
   {
     kind: 'qwen-code',
     fixture: ['qwen-code', ...QWEN_CHAT],

@@ -1,6 +1,8 @@
 import path from 'node:path';
 import type { JsonlSessionAgent } from './jsonl-session';
 import { copilotCliAgentFormat } from './copilot-cli';
+import { cursorAgentFormat } from './cursor';
+import { droidAgentFormat } from './droid';
 import { piAgentFormat } from './pi';
 import { qwenCodeAgentFormat } from './qwen-code';
 
@@ -10,12 +12,14 @@ import { qwenCodeAgentFormat } from './qwen-code';
  * `user`/`assistant`/`message` some of them share).
  */
 /** The import formats (and source kinds) read through jsonl-session.ts. */
-export type JsonlAgentId = 'pi' | 'openclaw' | 'copilot-cli' | 'qwen-code';
+export type JsonlAgentId = 'pi' | 'openclaw' | 'copilot-cli' | 'qwen-code' | 'droid' | 'cursor';
 
 export const JSONL_SESSION_AGENTS: readonly JsonlSessionAgent[] = [
   copilotCliAgentFormat,
   piAgentFormat,
   qwenCodeAgentFormat,
+  droidAgentFormat,
+  cursorAgentFormat,
 ];
 
 /** The JSON Lines agent a parsed line of a file shows, if any. */

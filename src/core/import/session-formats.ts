@@ -2,6 +2,8 @@ import { aiderFormat } from './aider';
 import { clineFormat } from './cline';
 import { geminiCliFormat } from './gemini-cli';
 import { copilotCliFormat } from './copilot-cli';
+import { cursorFormat } from './cursor';
+import { droidFormat } from './droid';
 import { openHandsFormat } from './openhands';
 import { openClawFormat, piFormat } from './pi';
 import { opencodeStorageFormat } from './opencode-storage';
@@ -24,6 +26,8 @@ export const SESSION_FORMATS = {
   openclaw: openClawFormat,
   opencode: opencodeStorageFormat,
   'copilot-cli': copilotCliFormat,
+  cursor: cursorFormat,
+  droid: droidFormat,
   'qwen-code': qwenCodeFormat,
 } as const satisfies Record<string, SessionFormat>;
 

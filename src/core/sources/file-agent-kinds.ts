@@ -2,6 +2,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { JsonlSessionAgent } from '../import/jsonl-session';
 import { copilotCliAgentFormat } from '../import/copilot-cli';
+import { cursorFormat } from '../import/cursor';
+import { droidAgentFormat } from '../import/droid';
 import { openClawAgentFormat, piAgentFormat } from '../import/pi';
 import { qwenCodeAgentFormat } from '../import/qwen-code';
 import { jsonlSessionMapper } from './jsonl-session-mapper';
@@ -48,6 +50,23 @@ export const FILE_AGENT_KINDS: SourceKind[] = [
     ],
     matches: (relative) => /^[^/]+\/chats\/[^/]+\.jsonl$/.test(relative),
     depth: 3,
+  }),
+  {
+    id: 'cursor',
+    label: 'Cursor',
+    defaultFolders: (env) => [path.join(home(env), '.cursor', 'projects')],
+    // <project>/agent-transcripts/<id>/<id>.jsonl (earlier: agent-transcripts/<id>.jsonl)
+    matches: (relative) => /^[^/]+\/agent-transcripts\/(?:[^/]+\/)?[^/]+\.jsonl$/.test(relative),
+    depth: 4,
+    // No times per message: read whole on each change, so the file's own times stand in
+    // for them as on `cwb import` (session-document.ts).
+    reader: { mode: 'document', parse: (file) => cursorFormat.parse(file) },
+  },
+  jsonlKind(droidAgentFormat, 'Factory Droid', {
+    defaultFolders: (env) => [path.join(home(env), '.factory', 'sessions')],
+    // <project>/<session id>.jsonl (<session id>.settings.json beside it); older: <session id>.jsonl
+    matches: (relative) => /^(?:[^/]+\/)?[^/]+\.jsonl$/.test(relative),
+    depth: 2,
   }),
   jsonlKind(piAgentFormat, 'Pi', {
     defaultFolders: (env) => [

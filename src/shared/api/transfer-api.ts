@@ -31,6 +31,8 @@ export const IMPORT_FILE_FORMATS = [
   'kilo',
   'copilot-cli',
   'qwen-code',
+  'cursor',
+  'droid',
 ] as const;
 /** What an import may ask for: a format, or `auto` to detect it. */
 export const IMPORT_FORMATS = ['auto', ...IMPORT_FILE_FORMATS] as const;
