@@ -17,6 +17,7 @@ import { registerCompaction } from './commands/compaction';
 import { registerEvalCompaction } from './commands/eval-compaction';
 import { registerHook } from './commands/hook';
 import { registerHooks } from './commands/hooks';
+import { registerMcp } from './commands/mcp';
 
 import { CLI_VERSION } from './version';
 
@@ -60,6 +61,7 @@ export function buildProgram(output: Output): Command {
   registerSources(program, output);
   registerHook(program, output);
   registerHooks(program, output);
+  registerMcp(program, output);
   for (const cmd of program.commands) cmd.exitOverride().configureOutput(program.configureOutput());
   return program;
 }
