@@ -9,6 +9,7 @@ import { allRecords, type CompactionRecord, type UndoEntry } from './compaction-
 import { planEntries } from './read-view';
 import { repairToolPairs } from './tool-pairing';
 import { entryFromRecord, type ViewEntry } from './view';
+import { REASONING_NAME } from '../import/types';
 
 export interface ContextAroundRecord {
   record: CompactionRecord & { undone: boolean };
@@ -38,7 +39,7 @@ export function contextAroundRecord(dir: string, id: number): ContextAroundRecor
   if (!Array.isArray(record.plan)) {
     throw new CwbError(
       'bad_input',
-      `compaction ${id} has no plan (it was imported): its contexts cannot be rebuilt`,
+      `compaction ${id} has no plan (an earlier version imported it): import or sync the session again to rebuild its contexts`,
     );
   }
   const undoneAt = undoTimes(dir, record);
@@ -53,7 +54,11 @@ export function contextAroundRecord(dir: string, id: number): ContextAroundRecor
     record,
     previousId: previous?.id ?? null,
     // The engine repairs tool pairs before a strategy sees the context; so does this.
-    before: repairToolPairs(viewAfter(dir, previous, record.through_seq)),
+    before: repairToolPairs(
+      record.agent_compaction === true
+        ? viewAfter(dir, previous, record.end_seq, { agentCompacted: true })
+        : viewAfter(dir, previous, record.through_seq),
+    ),
     after: viewAfter(dir, record, record.through_seq),
   };
 }
@@ -67,6 +72,7 @@ export function viewAfter(
   dir: string,
   base: CompactionRecord | undefined,
   throughSeq: number,
+  options: { agentCompacted?: boolean } = {},
 ): ViewEntry[] {
   const file = path.join(dir, TASK_FILES.messages);
   const index = OffsetIndex.open(file, path.join(dir, TASK_FILES.messagesIndex), {
@@ -82,7 +88,7 @@ export function viewAfter(
         const message = parse(line.text);
         if (!message) continue;
         if (message.seq > through) break;
-        if (message.compaction_id === undefined && !message.history_only)
+        if (message.compaction_id === undefined && inContext(message, options.agentCompacted))
           view.push(entryFromRecord(message));
       }
     }
@@ -113,6 +119,16 @@ function undoTimes(dir: string, record: CompactionRecord): Map<number, string> {
     if (!byThisRewind && !times.has(u.id)) times.set(u.id, u.undone_at);
   }
   return times;
+}
+
+/**
+ * Whether a message was in the context. Messages an agent compacted itself are history-only
+ * since (import and sync flag them so); before that compaction they were in its context,
+ * but for its reasoning, which no agent is shown again.
+ */
+function inContext(message: MessageRecord, agentCompacted = false): boolean {
+  if (!message.history_only) return true;
+  return agentCompacted && message.name !== REASONING_NAME;
 }
 
 function parse(text: string): MessageRecord | undefined {

@@ -34,6 +34,17 @@ export interface CompactionRecord extends SummaryRecord {
   duration_ms?: number;
   /** Token usage of the model call that wrote the summary, when there was one. */
   llm_usage?: TokenUsage | null;
+  /**
+   * A compaction the agent made itself, found in its session (import/agent-compaction.ts):
+   * created_at is the session's time, `imported` is true, and the agent's own count of the
+   * context it compacted (Claude Code's preTokens) is beside our estimates.
+   */
+  agent_compaction?: true;
+  agent_tokens_before?: number;
+  /** Which counter made tokens_before/after ("estimate": the seed estimate). */
+  token_counter?: string;
+  /** Why the record looks as it does (a boundary without a summary, ...). */
+  note?: string;
 }
 
 export interface UndoEntry {

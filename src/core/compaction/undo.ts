@@ -34,6 +34,13 @@ export async function undoCompaction(
       'not_found',
       `compaction ${id} is not in effect in task ${task.uuid} (unknown or already undone)`,
     );
+  // The agent's own compaction is what its context was: history, not ours to take back.
+  const agents = active.slice(at).filter((r) => r.agent_compaction === true);
+  if (agents.length > 0)
+    throw new CwbError(
+      'bad_input',
+      `compaction ${agents[0]!.id} of task ${task.uuid} is the agent's own (${agents[0]!.strategy}): it cannot be undone${agents[0]!.id === id ? '' : `, so neither can compaction ${id} before it`}`,
+    );
   const tokensBefore = task.messages.currentTokenCount();
   const undone = active.slice(at).map((r) => r.id);
   markUndone(task.dir, undone, id, reason);

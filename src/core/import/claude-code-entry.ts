@@ -103,6 +103,20 @@ export function normalizeWorkdir(cwd: string | undefined): string | undefined {
 export const MAIN_THREAD = 'main';
 
 /**
+ * Threads Claude Code 2.1 runs apart from the conversation, each a copy of it plus one call:
+ * a compaction's summary call (`agent-acompact-*`: its model and usage go on the compaction
+ * record, see claude-code-compaction.ts) and a side question (`/btw`, `agent-aside_question-*`:
+ * an answer kept out of the conversation). Neither is a task; the reason is reported.
+ */
+export function forkedThreadReason(thread: string): string | undefined {
+  if (thread.startsWith('agent:acompact-'))
+    return "compaction run (its model and usage are on its session's compaction record)";
+  if (thread.startsWith('agent:aside_question-'))
+    return 'side question (a copy of the conversation plus one answer kept out of it)';
+  return undefined;
+}
+
+/**
  * Which thread an entry belongs to: the main conversation, or one subagent (sidechain).
  * Parallel subagents interleave in one file, so a sidechain entry is placed by its
  * `agentId` when present, else by following `parentUuid` to the sidechain's root entry.

@@ -6,6 +6,7 @@ import {
   blocksOf,
   isQueuedPrompt,
   normalizeWorkdir,
+  forkedThreadReason,
   promptHash,
   promptOf,
   queuedPromptText,
@@ -24,6 +25,8 @@ import {
   type ToolCallStart,
 } from './transcript-writer';
 import { REASONING_NAME } from './types';
+import type { NewMessage } from '../store/message-store';
+import { reattachedText, type CompactionRun } from './claude-code-compaction';
 
 /**
  * Claude Code sessions, entry by entry: the one mapping of `cwb import` (claude-code.ts) and
@@ -63,6 +66,24 @@ export interface ClaudeMapperOptions {
   historyBefore?: (thread: string) => number;
   /** The session file: the files Claude Code keeps beside it are read (claude-code-files.ts). */
   file?: string;
+  /** The compaction's own summary call (its `agent-acompact-*` run), by the boundary's time. */
+  compactionRun?: (at: string | undefined) => CompactionRun | undefined;
+}
+
+/**
+ * A compaction being read: its boundary, its summary and what Claude Code re-attached after
+ * it. Held back (its entries read again by the next sync) until the thread goes on.
+ */
+interface Compacting {
+  boundary?: {
+    trigger?: string;
+    preTokens?: number;
+    logicalParentUuid?: string;
+    timestamp?: string;
+  };
+  summary?: { text: string; timestamp?: string; historyOnly: boolean };
+  reattached: NewMessage[];
+  refs: EntryRef[];
 }
 
 interface PendingCall {
@@ -82,7 +103,7 @@ interface ClaudeState {
   calls: Record<string, PendingCall>;
   /** The last response written per thread and the usage counted for it. */
   responses: Record<string, { key: string; usage: TokenUsage | null }>;
-  /** A compact_boundary entry waiting for its summary entry, per thread. */
+  /** Saved before compactions were held back: a boundary waiting for its summary, per thread. */
   boundaries?: Record<string, { trigger?: string; preTokens?: number }>;
   /** Calls recorded without a result at a quiet end: id → tool name. */
   closed?: Record<string, string>;
@@ -115,6 +136,7 @@ export class ClaudeCodeMapper implements EntryMapper {
   private readonly groups = new Map<string, Group>();
   /** A subagent file's own description (`<agent>.meta.json`). */
   private readonly meta: SubagentMeta | undefined;
+  private readonly compacting = new Map<string, Compacting>();
 
   constructor(
     saved: unknown,
@@ -124,6 +146,9 @@ export class ClaudeCodeMapper implements EntryMapper {
     this.state = stateOf(saved);
     this.router = new ClaudeThreadRouter(this.state.router);
     this.meta = subagentMeta(options.file);
+    for (const [thread, boundary] of Object.entries(this.state.boundaries ?? {}))
+      this.compacting.set(thread, { boundary, reattached: [], refs: [] });
+    delete this.state.boundaries;
   }
 
   line(value: unknown, lineNo: number, ref?: EntryRef): void {
@@ -153,6 +178,7 @@ export class ClaudeCodeMapper implements EntryMapper {
       this.sink.describe(MAIN_THREAD, { title: titled.title });
       return;
     }
+    if (entry.type === 'attachment' && this.reattach(entry, ref)) return;
     const thread = this.router.route(entry, lineNo);
     if (thread === undefined)
       return this.sink.ignore(
@@ -160,11 +186,13 @@ export class ClaudeCodeMapper implements EntryMapper {
           ? `attachment:${entry.attachment?.type ?? 'unknown'}`
           : entry.type,
       );
+    const forked = forkedThreadReason(thread);
+    if (forked !== undefined) return this.sink.ignore(forked);
     // Every entry of a thread dates it, as the import's scan (claude-code-scan.ts) does.
     this.describe(thread, entry);
     if (isQueuedPrompt(entry)) {
       this.flush(thread);
-      this.closeBoundary(thread);
+      this.closeCompaction(thread);
       const timestamp = normalizeTimestamp(entry.timestamp);
       this.sink.message(thread, {
         role: 'user',
@@ -176,36 +204,49 @@ export class ClaudeCodeMapper implements EntryMapper {
       this.assistant(thread, entry, lineNo, ref);
     } else if (entry.type === 'user') {
       this.flush(thread);
-      this.user(thread, entry, lineNo);
+      if (entry.isCompactSummary === true) this.compactSummary(thread, entry, lineNo, ref);
+      else {
+        this.closeCompaction(thread);
+        this.user(thread, entry, lineNo);
+      }
     } else if (entry.subtype === 'compact_boundary') {
       this.flush(thread);
-      this.closeBoundary(thread);
-      (this.state.boundaries ??= {})[thread] = {
-        ...(entry.compactMetadata?.trigger !== undefined && {
-          trigger: entry.compactMetadata.trigger,
-        }),
-        ...(entry.compactMetadata?.preTokens !== undefined && {
-          preTokens: entry.compactMetadata.preTokens,
-        }),
-      };
+      // Two compactions with nothing between them: the first is recorded as it is.
+      this.closeCompaction(thread);
+      const meta = entry.compactMetadata;
+      const logical = isRecord(entry) ? entry.logicalParentUuid : undefined;
+      const timestamp = normalizeTimestamp(entry.timestamp);
+      this.compacting.set(thread, {
+        boundary: {
+          ...(meta?.trigger !== undefined && { trigger: meta.trigger }),
+          ...(meta?.preTokens !== undefined && { preTokens: meta.preTokens }),
+          ...(typeof logical === 'string' && { logicalParentUuid: logical }),
+          ...(timestamp !== undefined && { timestamp }),
+        },
+        reattached: [],
+        refs: ref ? [ref] : [],
+      });
     } else this.sink.ignore(entry.subtype ? `${entry.type}:${entry.subtype}` : entry.type);
   }
 
   /** The thread has no more entries (import): its response is written, open calls recorded. */
   endThread(thread: string): void {
     this.flush(thread);
-    this.closeBoundary(thread);
+    this.closeCompaction(thread);
     this.closeCalls((call) => call.thread === thread);
   }
 
   end(final: boolean): { held: EntryRef[]; waiting: boolean } {
     if (final) {
       for (const thread of [...this.groups.keys()]) this.flush(thread);
-      for (const thread of Object.keys(this.state.boundaries ?? {})) this.closeBoundary(thread);
+      for (const thread of [...this.compacting.keys()]) this.closeCompaction(thread);
       this.closeCalls(() => true);
       return { held: [], waiting: false };
     }
-    const held = [...this.groups.values()]
+    // A boundary kept from an earlier version's state has no entries to read again.
+    for (const [thread, c] of this.compacting)
+      if (c.refs.length === 0) this.closeCompaction(thread);
+    const held = [...this.groups.values(), ...this.compacting.values()]
       .flatMap((g) => g.refs)
       .sort((a, b) => a.lineNo - b.lineNo);
     for (const call of Object.values(this.state.calls)) {
@@ -230,7 +271,7 @@ export class ClaudeCodeMapper implements EntryMapper {
     const timestamp = normalizeTimestamp(entry.timestamp);
     let group = this.groups.get(thread);
     if (!group) {
-      this.closeBoundary(thread);
+      this.closeCompaction(thread);
       group = {
         thread,
         key,
@@ -324,23 +365,6 @@ export class ClaudeCodeMapper implements EntryMapper {
       ...(historyOnly && { historyOnly }),
     };
     const content = entry.message?.content;
-    if (entry.isCompactSummary === true) {
-      const boundary = this.state.boundaries?.[thread];
-      delete this.state.boundaries?.[thread];
-      const summary = contentText(content);
-      this.sink.compaction(thread, {
-        strategy: 'claude-code-compact',
-        summary,
-        extra: {
-          source_format: 'claude-code',
-          ...(boundary?.trigger !== undefined && { trigger: boundary.trigger }),
-          ...(boundary?.preTokens !== undefined && { pre_tokens: boundary.preTokens }),
-        },
-      });
-      this.sink.message(thread, { role: 'user', content: summary, kind: 'summary', ...at });
-      return;
-    }
-    this.closeBoundary(thread);
     if (typeof content === 'string') {
       this.sink.message(thread, { role: 'user', content, ...at });
       return;
@@ -412,19 +436,100 @@ export class ClaudeCodeMapper implements EntryMapper {
     }
   }
 
-  /** A compaction boundary with no summary entry after it still counts as a compaction. */
-  private closeBoundary(thread: string): void {
-    const boundary = this.state.boundaries?.[thread];
-    if (!boundary) return;
-    delete this.state.boundaries![thread];
+  /** The summary Claude Code wrote after a boundary (or, in a damaged file, without one). */
+  private compactSummary(thread: string, entry: ClaudeEntry, line: number, ref?: EntryRef): void {
+    let c = this.compacting.get(thread);
+    if (c?.summary !== undefined || c?.boundary === undefined) {
+      this.closeCompaction(thread);
+      c = { reattached: [], refs: [] };
+      this.compacting.set(thread, c);
+    }
+    if (ref) c.refs.push(ref);
+    const timestamp = normalizeTimestamp(entry.timestamp);
+    c.summary = {
+      text: contentText(entry.message?.content),
+      historyOnly: this.historyOnly(thread, line),
+      ...(timestamp !== undefined && { timestamp }),
+    };
+  }
+
+  /** An attachment entry after a compaction is part of the new context; false: not one. */
+  private reattach(entry: ClaudeEntry, ref?: EntryRef): boolean {
+    const thread =
+      entry.isSidechain === true
+        ? entry.agentId !== undefined
+          ? `agent:${entry.agentId}`
+          : this.state.router[entry.parentUuid ?? '']
+        : MAIN_THREAD;
+    const c = thread !== undefined ? this.compacting.get(thread) : undefined;
+    // A prompt queued meanwhile is the person's next turn, not re-attached context.
+    if (!c || isQueuedPrompt(entry)) return false;
+    const text = reattachedText(entry.attachment);
+    if (text === undefined) return false;
+    if (ref) c.refs.push(ref);
+    const timestamp = normalizeTimestamp(entry.timestamp);
+    c.reattached.push({
+      role: 'user',
+      content: text,
+      ...(timestamp !== undefined && { timestamp }),
+    });
+    return true;
+  }
+
+  /**
+   * The compaction is complete (the thread goes on, or the file ends): one record whose new
+   * context is the summary and what was re-attached. A boundary without a summary, or a
+   * summary without a boundary, is recorded as it is, with a note.
+   */
+  private closeCompaction(thread: string): void {
+    const c = this.compacting.get(thread);
+    if (!c) return;
+    this.compacting.delete(thread);
+    const { boundary, summary } = c;
+    const note = !boundary
+      ? 'summary entry without a compact boundary before it'
+      : !summary
+        ? 'compact boundary without a summary entry'
+        : undefined;
+    const at = boundary?.timestamp ?? summary?.timestamp;
+    const run = thread === MAIN_THREAD ? this.options.compactionRun?.(at) : undefined;
+    const messages: NewMessage[] = [
+      ...(summary
+        ? [
+            {
+              role: 'user' as const,
+              content: summary.text,
+              kind: 'summary' as const,
+              ...(summary.timestamp !== undefined && { timestamp: summary.timestamp }),
+              ...(summary.historyOnly && { historyOnly: true }),
+            },
+          ]
+        : []),
+      ...c.reattached,
+    ];
     this.sink.compaction(thread, {
       strategy: 'claude-code-compact',
-      summary: '',
+      summary: summary?.text ?? '',
+      messages,
+      ...(at !== undefined && { at }),
+      ...(boundary?.preTokens !== undefined && { agentTokensBefore: boundary.preTokens }),
+      ...(run?.usage !== undefined && { llmUsage: run.usage }),
+      ...(run?.model !== undefined && { model: run.model }),
       extra: {
         source_format: 'claude-code',
-        note: 'compact boundary without a summary entry',
-        ...(boundary.trigger !== undefined && { trigger: boundary.trigger }),
-        ...(boundary.preTokens !== undefined && { pre_tokens: boundary.preTokens }),
+        ...(note !== undefined && { note }),
+        ...(boundary?.trigger !== undefined && { trigger: boundary.trigger }),
+        ...(boundary?.preTokens !== undefined && { pre_tokens: boundary.preTokens }),
+        ...(boundary?.logicalParentUuid !== undefined && {
+          logical_parent_uuid: boundary.logicalParentUuid,
+        }),
+        ...(c.reattached.length > 0 && { reattached: c.reattached.length }),
+        ...(run && {
+          compaction_run: {
+            file: run.file,
+            ...(run.agentId !== undefined && { agent_id: run.agentId }),
+          },
+        }),
       },
     });
   }

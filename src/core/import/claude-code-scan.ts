@@ -7,6 +7,7 @@ import {
   MAIN_THREAD,
   blocksOf,
   normalizeWorkdir,
+  forkedThreadReason,
   promptHash,
   promptOf,
   titleOf,
@@ -49,6 +50,8 @@ export interface ClaudeScan {
   titles: { summary: string; leafUuid?: string }[];
   /** The last `custom-title` (a /rename), else the last `ai-title` (Claude Code 2.1). */
   title?: { title: string; rank: number };
+  /** Entries of compaction runs and side questions (never tasks), by reason. */
+  forked: Map<string, number>;
 }
 
 const MAX_TITLES = 20;
@@ -64,6 +67,7 @@ export async function scanClaudeCode(file: string, maxLineBytes?: number): Promi
   const threads = new Map<string, ClaudeThreadInfo>();
   const titles: ClaudeScan['titles'] = [];
   let title: ClaudeScan['title'];
+  const scan = { forked: new Map<string, number>() };
   // Task tool calls of the main thread by the hash of their prompt, to link subagents to them.
   const taskCalls = new Map<string, { id: string; description?: string; subagentType?: string }>();
   const readOptions = { end: size, ...(maxLineBytes !== undefined && { maxLineBytes }) };
@@ -86,7 +90,19 @@ export async function scanClaudeCode(file: string, maxLineBytes?: number): Promi
       continue;
     }
     const key = router.route(entry, line.lineNo);
-    if (key === undefined) continue;
+    if (key === undefined) {
+      // What Claude Code re-attaches after a compaction may end the file: the thread lasts
+      // until then, so the import writes it into that compaction's new context.
+      const main = threads.get(MAIN_THREAD);
+      if (entry.type === 'attachment' && entry.isSidechain !== true && main)
+        main.lastLine = line.lineNo;
+      continue;
+    }
+    const forked = forkedThreadReason(key);
+    if (forked !== undefined) {
+      scan.forked.set(forked, (scan.forked.get(forked) ?? 0) + 1);
+      continue;
+    }
     let info = threads.get(key);
     if (!info) {
       info = {
@@ -110,7 +126,14 @@ export async function scanClaudeCode(file: string, maxLineBytes?: number): Promi
       if (call.subagentType !== undefined) info.subagentType = call.subagentType;
     }
   }
-  return { size, threads, router, titles, ...(title !== undefined && { title }) };
+  return {
+    size,
+    threads,
+    router,
+    titles,
+    forked: scan.forked,
+    ...(title !== undefined && { title }),
+  };
 }
 
 function note(info: ClaudeThreadInfo, entry: ClaudeEntry, lineNo: number): void {

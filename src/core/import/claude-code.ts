@@ -32,6 +32,7 @@ import { ClaudeEntrySchema, MAIN_THREAD } from './claude-code-entry';
 import { subagentMeta } from './claude-code-files';
 import { scanClaudeCode, type ClaudeScan, type ClaudeThreadInfo } from './claude-code-scan';
 import { ClaudeCodeMapper } from './claude-code-mapper';
+import { findCompactionRun } from './claude-code-compaction';
 import { ImportReport, type TranscriptImport } from './import-report';
 import { beginImport, discardImportedTask, type ImportSession } from './import-session';
 import type { TranscriptSink } from './transcript-sink';
@@ -52,7 +53,12 @@ export async function importClaudeCode(
 ): Promise<TranscriptImport> {
   const scan = await scanClaudeCode(file, options.maxLineBytes);
   if (scan.threads.size === 0) {
-    throw badInput(`${path.basename(file)}: no Claude Code user or assistant entries found`);
+    const [forked] = scan.forked.keys();
+    throw badInput(
+      forked !== undefined
+        ? `${path.basename(file)}: a Claude Code ${forked}, not a conversation: import its session instead`
+        : `${path.basename(file)}: no Claude Code user or assistant entries found`,
+    );
   }
   const report = new ImportReport(file);
   const mainUuid = scan.threads.has(MAIN_THREAD) ? crypto.randomUUID() : null;
@@ -69,7 +75,7 @@ export async function importClaudeCode(
   };
   const sink: TranscriptSink = {
     describe: () => undefined, // the scan knows each thread before its task is created
-    message: (thread, message) => void writerOf(thread).append(message),
+    message: (thread, message, opts) => void writerOf(thread).append(message, opts),
     tool: (thread, call) => writerOf(thread).addTool(call),
     llmCall: (thread, usage, calls = 1) => {
       const writer = writerOf(thread);
@@ -83,6 +89,7 @@ export async function importClaudeCode(
   const mapper = new ClaudeCodeMapper(undefined, sink, {
     historyBefore: (thread) => scan.threads.get(thread)?.lastCompactLine ?? 0,
     file,
+    compactionRun: (at) => findCompactionRun(file, at),
   });
   // A subagent's own file: its description and type from `<agent>.meta.json` (Claude Code 2.1).
   const meta = subagentMeta(file);
@@ -91,6 +98,8 @@ export async function importClaudeCode(
     info.description ??= meta.description;
     info.subagentType ??= meta.agentType;
   }
+  for (const [reason, entries] of scan.forked)
+    for (let i = 0; i < entries; i++) report.ignore(reason);
   try {
     for await (const line of readJsonl(file, readOptions)) {
       if (!line.ok) {

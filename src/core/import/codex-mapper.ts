@@ -21,6 +21,7 @@ import {
 import { MAIN, type EntryMapper, type EntryRef, type TranscriptSink } from './transcript-sink';
 import { answeredCall, unansweredCall, type ToolCallStart } from './transcript-writer';
 import { REASONING_NAME } from './types';
+import type { NewMessage } from '../store/message-store';
 
 /**
  * Codex rollouts, line by line: the one mapping of `cwb import` (codex.ts) and live sync
@@ -344,21 +345,30 @@ export class CodexMapper implements EntryMapper {
     }
   }
 
+  /**
+   * Codex compacted its context: the new context is the `replacement_history` it kept (the
+   * summary among them), else its `message` as the summary. A `compacted` item with neither
+   * is recorded as it is, with a note, its new context empty but for the instructions.
+   */
   private compacted(p: Record<string, unknown>, at: At): void {
     this.flush();
     this.state.inModelRun = false;
     const summary = asString(p.message) ?? '';
     const replacement = Array.isArray(p.replacement_history) ? p.replacement_history : undefined;
-    this.sink.compaction(MAIN, {
-      strategy: 'codex-compact',
-      summary,
-      extra: {
-        source_format: 'codex',
-        ...(replacement && { replacement_items: replacement.length }),
-      },
-    });
+    const messages: NewMessage[] = [];
     let summaryWritten = false;
     for (const item of replacement ?? []) {
+      // Remote compaction: the summary is the provider's, encrypted; shown as what it is.
+      if (isRecord(item) && typeof item.encrypted_content === 'string') {
+        summaryWritten = true;
+        messages.push({
+          role: 'user',
+          content: `[Codex's compaction summary, encrypted by the provider: ${item.encrypted_content.length} characters]`,
+          kind: 'summary',
+          ...at,
+        });
+        continue;
+      }
       if (!isRecord(item) || item.type !== 'message') {
         this.sink.ignore('compacted:replacement_item');
         continue;
@@ -368,15 +378,27 @@ export class CodexMapper implements EntryMapper {
         item.role === 'assistant' ? 'assistant' : item.role === 'user' ? 'user' : 'system';
       const isSummary: boolean = !summaryWritten && summary !== '' && text.includes(summary);
       summaryWritten ||= isSummary;
-      this.sink.message(MAIN, {
-        role,
-        content: text,
-        ...(isSummary && { kind: 'summary' }),
-        ...at,
-      });
+      messages.push({ role, content: text, ...(isSummary && { kind: 'summary' }), ...at });
     }
-    if (!summaryWritten)
-      this.sink.message(MAIN, { role: 'user', content: summary, kind: 'summary', ...at });
+    if (!summaryWritten && (summary !== '' || messages.length === 0))
+      messages.push({ role: 'user', content: summary, kind: 'summary', ...at });
+    const note =
+      summary === '' && messages.every((m) => m.kind === 'summary')
+        ? 'compacted item without a summary or kept messages'
+        : summary === ''
+          ? 'compacted item without a summary message: its kept messages are the new context'
+          : undefined;
+    this.sink.compaction(MAIN, {
+      strategy: 'codex-compact',
+      summary,
+      messages,
+      ...(at.timestamp !== undefined && { at: at.timestamp }),
+      extra: {
+        source_format: 'codex',
+        ...(replacement && { replacement_items: replacement.length }),
+        ...(note !== undefined && { note }),
+      },
+    });
   }
 
   /** The first real request titles the task (live sync; the import's scan finds the same). */

@@ -70,7 +70,7 @@ export async function importCodex(
     const writer = new TranscriptWriter(session.task);
     const sink: TranscriptSink = {
       describe: () => undefined, // the scan knows the session before its task is created
-      message: (_thread, message) => void writer.append(message),
+      message: (_thread, message, opts) => void writer.append(message, opts),
       tool: (_thread, call) => writer.addTool(call),
       llmCall: (_thread, usage, calls = 1) => {
         writer.countLlmCall(calls);

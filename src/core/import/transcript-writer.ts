@@ -3,7 +3,12 @@ import type { TaskContextManager } from '../store/task-context-manager';
 import type { NewMessage } from '../store/message-store';
 import type { NewToolCall } from '../store/tool-store';
 import type { ImportedCounters } from '../store/task-import';
-import { countMessageTokens } from '../tokens';
+import {
+  agentCompactionRecord,
+  newAgentContext,
+  noteMessage,
+  type CompactionInput,
+} from './agent-compaction';
 import { clip, durationBetween } from './text';
 
 /** A tool call seen in a transcript, waiting for its result. */
@@ -21,11 +26,7 @@ export interface ToolCallResult {
   timestamp?: string;
 }
 
-export interface CompactionInput {
-  strategy: string;
-  summary: string;
-  extra?: Record<string, unknown>;
-}
+export type { CompactionInput } from './agent-compaction';
 
 /**
  * Tools whose call ends the task: the agent writes no result after them (Cline and Roo
@@ -55,9 +56,8 @@ export class TranscriptWriter {
     total_tokens: 0,
   };
   private usageSeen = false;
-  /** First seq and estimated tokens of the messages since the last compaction. */
-  private segmentStart = 1;
-  private segmentTokens = 0;
+  /** The agent's context as its own compactions left it (agent-compaction.ts). */
+  private readonly context = newAgentContext();
   private lastSeq = 0;
   private allTokens = 0;
 
@@ -67,10 +67,16 @@ export class TranscriptWriter {
     return this.lastSeq;
   }
 
-  append(message: NewMessage): MessageRecord {
+  /** `pinned`: stays in the context whatever the agent compacts later (its system prompt). */
+  append(message: NewMessage, options?: { pinned?: boolean }): MessageRecord {
+    const record = this.written(message);
+    noteMessage(this.context, record.seq, message, record.tokens, options?.pinned === true);
+    return record;
+  }
+
+  private written(message: NewMessage): MessageRecord {
     const record = this.task.messages.append(message);
     this.lastSeq = record.seq;
-    this.segmentTokens += record.tokens;
     this.allTokens += record.tokens;
     return record;
   }
@@ -128,25 +134,17 @@ export class TranscriptWriter {
   }
 
   /**
-   * A compaction found in the transcript: one summaries.jsonl record covering the messages
-   * since the previous one. Call it before appending the summary message itself.
+   * A compaction the agent made itself: its new context (summary, kept and re-attached
+   * messages) is written, then one summaries.jsonl record covering the messages since the
+   * previous one, whose plan is that new context (agent-compaction.ts).
    */
   compaction(input: CompactionInput): void {
-    const summaryTokens = countMessageTokens({ content: input.summary }).tokens;
-    const start = this.segmentStart;
     const end = this.lastSeq;
-    this.task.summaries.add({
-      strategy: input.strategy,
-      start_seq: start,
-      end_seq: end,
-      summary: input.summary,
-      original_tokens: this.segmentTokens,
-      summary_tokens: summaryTokens,
-      compressed_message_count: Math.max(0, end - start + 1),
-      extra: { imported: true, ...input.extra },
+    const created = (input.messages ?? []).map((m) => {
+      const record = this.written(m);
+      return { seq: record.seq, tokens: record.tokens };
     });
-    this.segmentStart = end + 1;
-    this.segmentTokens = 0;
+    this.task.summaries.add(agentCompactionRecord(this.context, input, end, created));
   }
 
   /**

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { SessionEvent, SessionFormat } from '../import/session-format';
 import { SESSION_FORMATS } from '../import/session-formats';
 import { ClaudeCodeMapper } from '../import/claude-code-mapper';
+import { findCompactionRun } from '../import/claude-code-compaction';
 import { CodexMapper } from '../import/codex-mapper';
 import { openHandsEventsMapper } from './openhands-events';
 import { FILE_AGENT_KINDS } from './file-agent-kinds';
@@ -88,7 +89,11 @@ registerSourceKind({
   depth: 4,
   reader: {
     mode: 'jsonl',
-    mapper: (saved, sink, source) => new ClaudeCodeMapper(saved, sink, { file: source.path }),
+    mapper: (saved, sink, source) =>
+      new ClaudeCodeMapper(saved, sink, {
+        file: source.path,
+        compactionRun: (at) => findCompactionRun(source.path, at),
+      }),
   },
 });
 

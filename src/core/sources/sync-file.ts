@@ -4,7 +4,6 @@ import path from 'node:path';
 import type { TokenUsage } from '../../shared/task-types';
 import type { ContextStore } from '../store/context-store';
 import type { TaskContextManager } from '../store/task-context-manager';
-import { countMessageTokens } from '../tokens';
 import { fileTimes } from '../import/text';
 import { eventFolderSource, jsonlSource, type EntrySource } from './entry-source';
 import { stableUuid } from './fingerprint';
@@ -22,6 +21,14 @@ import { SyncStateRepository, type SourceFileRow } from './sync-state';
 import { isoTimestamp } from '../iso-timestamp';
 import type { SessionEvent } from '../import/session-format';
 import { isStoreUnit, storeSession, syncStore, type SessionStore } from './sync-store';
+import type { NewMessage } from '../store/message-store';
+import {
+  agentCompactionRecord,
+  newAgentContext,
+  newMessageTokens,
+  noteMessage,
+  type AgentContextState,
+} from '../import/agent-compaction';
 
 /**
  * How long a session file must have been still before a sync takes its last reply as
@@ -52,6 +59,8 @@ interface FileState {
       pinned?: number[];
       /** Fleet index: the row's counters as the syncs counted them (row-stats.ts). */
       totals?: RowTotals;
+      /** The agent's context as its own compactions left it (import/agent-compaction.ts). */
+      context?: AgentContextState;
     }
   >;
   info: Record<string, ThreadInfo>;
@@ -345,6 +354,7 @@ interface OpenThread {
   pinned: number[];
   /** The last seq the agent's compactions put out of the context (marked before commit). */
   historyThrough: number;
+  context: AgentContextState;
 }
 
 interface SourceNow {
@@ -426,9 +436,30 @@ async function readRange(
       segmentTokens: committed?.segmentTokens ?? 0,
       pinned: [...(committed?.pinned ?? [])],
       historyThrough: committed?.historyThrough ?? 0,
+      // A state saved before the records had plans: its segment, the context's size unknown.
+      context: committed?.context
+        ? structuredClone(committed.context)
+        : {
+            ...newAgentContext(),
+            segmentStart: committed?.segmentStart ?? 1,
+            segmentTokens: committed?.segmentTokens ?? 0,
+          },
     };
     open.set(key, t);
     return t;
+  };
+
+  /** Appends a message (or passes one a redone range wrote before); its estimated tokens. */
+  const put = (t: OpenThread, message: NewMessage): number => {
+    t.seq++;
+    if (t.skipMessages > 0) {
+      t.skipMessages--;
+      return newMessageTokens(message);
+    }
+    const tokens = t.task.messages.append(message).tokens;
+    t.estimated += tokens;
+    written++;
+    return tokens;
   };
 
   const sink: SyncSink = {
@@ -442,16 +473,10 @@ async function readRange(
     },
     message(key, message, options) {
       const t = thread(key);
-      t.seq++;
+      const tokens = put(t, message);
       if (options?.pinned && !t.pinned.includes(t.seq)) t.pinned.push(t.seq);
-      if (t.skipMessages > 0) {
-        t.skipMessages--;
-        return;
-      }
-      const tokens = t.task.messages.append(message).tokens;
-      t.estimated += tokens;
       t.segmentTokens += tokens;
-      written++;
+      noteMessage(t.context, t.seq, message, tokens, options?.pinned === true);
     },
     tool(key, call) {
       const t = thread(key);
@@ -472,23 +497,13 @@ async function readRange(
       const t = thread(key);
       // Skipped messages of a redone range count too: the segment ends at the last seq.
       const end = t.seq;
-      const start = t.segmentStart;
+      const created = (input.messages ?? []).map((m) => ({ tokens: put(t, m), seq: t.seq }));
+      const record = agentCompactionRecord(t.context, input, end, created);
       if (t.skipSummaries > 0) t.skipSummaries--;
-      else {
-        t.task.summaries.add({
-          strategy: input.strategy,
-          start_seq: start,
-          end_seq: end,
-          summary: input.summary,
-          original_tokens: t.segmentTokens,
-          summary_tokens: countMessageTokens({ content: input.summary }).tokens,
-          compressed_message_count: Math.max(0, end - start + 1),
-          extra: { imported: true, live: true, ...input.extra },
-        });
-      }
+      else t.task.summaries.add({ ...record, extra: { live: true, ...record.extra } });
       t.summaries++;
       t.segmentStart = end + 1;
-      t.segmentTokens = 0;
+      t.segmentTokens = t.context.segmentTokens;
       // As `cwb import`: what the agent compacted is history, out of the context.
       t.historyThrough = Math.max(t.historyThrough, end);
     },
@@ -595,6 +610,7 @@ async function readRange(
           ...(t.historyThrough > 0 && { historyThrough: t.historyThrough }),
           ...(t.pinned.length > 0 && { pinned: t.pinned }),
           ...(totals && { totals }),
+          context: t.context,
         };
       }
       // Info of threads that have no task yet still changes with the lines read.

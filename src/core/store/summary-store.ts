@@ -14,6 +14,8 @@ export interface NewSummary {
   compressed_message_count: number;
   /** Strategy-specific fields (kept seqs, refs, pipeline id, ...). */
   extra?: Record<string, unknown>;
+  /** When it happened, if not now: an agent's own compaction found in its session. */
+  at?: string;
 }
 
 /** summaries.jsonl: one record per compaction, with the fields of both seeds. */
@@ -25,7 +27,7 @@ export class SummaryStore {
   }
 
   add(input: NewSummary): SummaryRecord {
-    const now = isoTimestamp();
+    const now = input.at ?? isoTimestamp();
     return this.log.append((id) => ({
       ...input.extra,
       id,

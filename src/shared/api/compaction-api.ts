@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { MessageKind } from '../task-types';
+import type { MessageKind, TokenUsage } from '../task-types';
 import type { CompactionQualityInfo } from '../fact-kinds';
 import { taskRefInput, taskUuidSchema, type BadLineInfo } from './common-schemas';
 import { operation } from './operation';
@@ -122,6 +122,19 @@ export interface CompactionRecordInfo {
   /** Entries in the record's plan (the context it produced); null for records without one. */
   planLength: number | null;
   undone: boolean;
+  /** The agent compacted its own context (Claude Code, Codex, ...): found in its session. */
+  agent_compaction?: true;
+  /** The agent's own count of the context it compacted (Claude Code's preTokens). */
+  agent_tokens_before?: number;
+  /** Which counter made tokens_before/after: "estimate" (the seed estimate). */
+  token_counter?: string;
+  /** Why the record looks as it does (an agent's boundary without a summary, ...). */
+  note?: string;
+  /** The agent's own compaction: what started it (Claude Code: "auto" or "manual"). */
+  trigger?: string;
+  /** The model of the compaction's own call (Claude Code's acompact run). */
+  model?: string;
+  llm_usage?: Partial<TokenUsage> | null;
 }
 
 export interface CompactionList {
