@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { STRATEGY_NAMES } from '../../shared/strategy-names';
 import { compactTask, rewindTask, undoTaskCompaction } from '../../core/compaction/task-compaction';
 import type { CompactionRun, StepReport } from '../../core/compaction/compaction-engine';
-import { allRecords } from '../../core/compaction/compaction-record';
+import { allRecords, type CompactionRecord } from '../../core/compaction/compaction-record';
 import { collectToolOutputs } from '../../core/compaction/tool-output-gc';
 import { resolveContext, withStore, type GlobalOptions } from '../cli-context';
 import {
@@ -86,9 +86,9 @@ export function registerCompaction(program: Command, output: Output): void {
             r.strategy,
             formatTime(r.created_at),
             r.start_seq ? `${r.start_seq}–${r.end_seq}` : '-',
-            `${formatCount(r.tokens_before)} → ${formatCount(r.tokens_after)}`,
-            r.undone ? 'undone' : 'in effect',
-            r.summary,
+            recordTokens(r),
+            r.undone ? 'undone' : r.agent_compaction ? "agent's own" : 'in effect',
+            typeof r.note === 'string' ? `(${r.note}) ${r.summary}` : r.summary,
           ]),
         ),
       );
@@ -159,6 +159,20 @@ export function registerCompaction(program: Command, output: Output): void {
           `Rewound to message ${seq} (record ${result.recordId}): ${result.hiddenSeqs.length} later messages left the context${result.undone.length ? `, compactions ${result.undone.join(', ')} undone` : ''}; ${formatCount(result.tokensBefore)} → ${formatCount(result.tokensAfter)} tokens. Undo it with: cwb undo ${uuid} ${result.recordId}`,
         );
     });
+}
+
+/**
+ * Our estimates before → after; beside them, for an agent's own compaction, the agent's own
+ * count of what it compacted (Claude Code's preTokens), labelled as such.
+ */
+function recordTokens(r: CompactionRecord): string {
+  const agent =
+    r.agent_tokens_before ?? (typeof r.pre_tokens === 'number' ? r.pre_tokens : undefined);
+  const ours =
+    r.tokens_before === undefined && r.tokens_after === undefined
+      ? '-'
+      : `${formatCount(r.tokens_before)} → ${formatCount(r.tokens_after)}${r.token_counter === 'estimate' ? ' est.' : ''}`;
+  return agent === undefined ? ours : `${ours} (agent: ${formatCount(agent)} before)`;
 }
 
 function describeRun(run: CompactionRun): string {

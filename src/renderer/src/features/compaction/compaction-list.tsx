@@ -65,11 +65,24 @@ export function CompactionList({
                 }
               >
                 {f.number(before)} → {f.number(after)}
+                {r.agent_tokens_before !== undefined && (
+                  <div
+                    className="cmp-agent-tokens"
+                    title={t('agentTokensTitle', { count: f.number(r.agent_tokens_before) })}
+                  >
+                    {t('agentTokens', { count: f.number(r.agent_tokens_before) })}
+                  </div>
+                )}
               </td>
               <td>
                 <span className={`cmp-badge ${r.undone ? 'cmp-badge-undone' : 'cmp-badge-on'}`}>
                   {r.undone ? t('undone') : t('inEffect')}
                 </span>
+                {r.agent_compaction === true && (
+                  <span className="cmp-badge cmp-badge-agent" title={t('agentOwnTitle')}>
+                    {t('agentOwn')}
+                  </span>
+                )}
               </td>
               <td>
                 {/* A flex box inside the cell: a flex td leaves the table and its border drifts. */}
@@ -83,11 +96,14 @@ export function CompactionList({
                       {t('viewDiff')}
                     </button>
                   )}
-                  {!r.undone && r.planLength !== null && confirming !== r.id && (
-                    <button type="button" disabled={!canUndo} onClick={() => setConfirming(r.id)}>
-                      {t('undo')}
-                    </button>
-                  )}
+                  {!r.undone &&
+                    r.planLength !== null &&
+                    r.agent_compaction !== true &&
+                    confirming !== r.id && (
+                      <button type="button" disabled={!canUndo} onClick={() => setConfirming(r.id)}>
+                        {t('undo')}
+                      </button>
+                    )}
                   {confirming === r.id && (
                     <div className="cmp-confirm" role="alertdialog" aria-label={t('undo')}>
                       <p>{t('undoConfirm', { id: String(r.id) })}</p>

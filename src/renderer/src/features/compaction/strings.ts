@@ -15,6 +15,12 @@ export const compactionStrings = defineStrings({
       'This compaction has no stored plan (it came with an import), so its contexts cannot be rebuilt. Its summary:',
     inEffect: 'In effect',
     undone: 'Undone',
+    agentOwn: "The agent's own",
+    agentOwnTitle:
+      'The agent compacted its own context (found in its session): it cannot be undone.',
+    agentTokens: 'agent: {count} before',
+    agentTokensTitle:
+      'The agent counted {count} tokens before it compacted (its own counter, with its system prompt and tools); the figures beside it are our estimate of the messages.',
     tokensBeforeAfter: '{before} → {after} tokens',
     tokensShort: '{count} tok',
     tokensOf: plural('count', { one: '{count} token', other: '{count} tokens' }),
@@ -269,6 +275,12 @@ export const compactionStrings = defineStrings({
       'この圧縮には保存された計画がありません（インポートされたもの）。前後のコンテキストは再構成できません。要約：',
     inEffect: '有効',
     undone: '取り消し済み',
+    agentOwn: 'エージェント自身',
+    agentOwnTitle:
+      'エージェントが自分でコンテキストを圧縮しました（セッションに記録されたもの）。取り消しはできません。',
+    agentTokens: 'エージェント: 圧縮前 {count}',
+    agentTokensTitle:
+      'エージェント自身の数え方で圧縮前は {count} トークンでした（システムプロンプトとツールを含む）。横の数値はメッセージの推定値です。',
     tokensBeforeAfter: '{before} → {after} トークン',
     tokensShort: '{count} トークン',
     tokensOf: '{count} トークン',
