@@ -143,6 +143,8 @@ interface Snapshot {
   row: Record<string, unknown>;
   messages: Record<string, unknown>[];
   tools: Record<string, unknown>[];
+  /** The agent's own compactions: the same records, at the session's times (live flag aside). */
+  summaries: Record<string, unknown>[];
 }
 
 function task(store: ContextStore, row: TaskRow): Snapshot {
@@ -190,6 +192,7 @@ function task(store: ContextStore, row: TaskRow): Snapshot {
       tool_call_id: t.tool_call_id,
       duration_ms: t.duration_ms,
     })),
+    summaries: lines(path.join(dir, 'summaries.jsonl')).map(({ live: _live, ...rest }) => rest),
   };
 }
 
@@ -279,6 +282,7 @@ describe('source kinds of every agent, against the real fixtures', () => {
       const order = (tools: unknown[]): unknown[] =>
         [...tools].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
       expect(synced.map((t) => order(t.tools))).toEqual(expected.map((t) => order(t.tools)));
+      expect(synced.map((t) => t.summaries)).toEqual(expected.map((t) => t.summaries));
       for (const t of synced) {
         const row = t.row as { total_tokens: number; agent: string; title: string | null };
         expect(row.total_tokens).toBeGreaterThan(0);

@@ -87,7 +87,7 @@ export function describeSourceTask(
   runOnIndex(
     store,
     `UPDATE tasks SET
-         title = COALESCE(@title, title, @promptTitle),
+         title = COALESCE(@title, @requestTitle, title, @promptTitle),
          prompt = COALESCE(prompt, @prompt),
          model = COALESCE(model, @model),
          workdir = COALESCE(workdir, @workdir),
@@ -106,6 +106,9 @@ export function describeSourceTask(
       uuid,
       // The agent's own title (Claude Code's summary) replaces the one from the prompt.
       title: isMain ? (info.title ?? null) : null,
+      // A real request read in a later sync replaces a title taken from the first prompt
+      // (a bare slash command), as `cwb import` of the whole file titles it.
+      requestTitle: isMain ? (titleLine(info.request) ?? null) : null,
       promptTitle: promptTitle(info) ?? null,
       prompt: info.prompt !== undefined ? clip(info.prompt, PROMPT_MAX_CHARS) : null,
       model: info.model ?? null,
