@@ -48,11 +48,17 @@ import { reattachedText, type CompactionRun } from './claude-code-compaction';
  *   `tool_call_id` and one tools.jsonl record paired with the call; the other blocks (text,
  *   images as "[image]") become one user message. A string content is one user message.
  *   Meta entries (expanded slash commands) are kept: the model saw them.
- * - Compaction: a `compact_boundary` system entry plus the `isCompactSummary` user entry
- *   that follows become one summaries.jsonl record (trigger and preTokens kept) and a user
- *   message of kind `summary`; a boundary without a summary entry is a record with an empty
- *   summary. Messages before the thread's last compaction are history-only (import knows
- *   the line from its scan; live sync marks them when the compaction arrives).
+ * - Compaction: a `compact_boundary` system entry, the `isCompactSummary` user entry after
+ *   it and the `attachment` entries Claude Code re-attaches before the next reply (files,
+ *   file references, the plan, hook context) are ONE compaction: its new context (the
+ *   summary as a user message of kind `summary`, each attachment as a user message) and a
+ *   record with a plan (agent-compaction.ts), trigger, preTokens and the model and usage of
+ *   its `agent-acompact-*` run. Held back until the thread goes on. A boundary without a
+ *   summary, or a summary without a boundary, is recorded as it is with a note. Messages
+ *   before the thread's last compaction are history-only (import knows the line from its
+ *   scan; live sync marks them when the compaction arrives).
+ * - Compaction runs and side questions (agent-acompact-*, agent-aside_question-*): ignored
+ *   with their reason, never a thread of their own.
  * - Calls without a result at the end (or when a live file has been still) are recorded
  *   as failed; a result that comes after all is written as its message, not recorded twice.
  * - Other `system` entries are notices for the terminal, not model context: ignored.
