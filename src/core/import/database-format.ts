@@ -23,7 +23,7 @@ export interface DatabaseFormatSpec {
    * One session's events; its rows are read in one transaction before they are mapped.
    * Unless `final`, a reply still being written is left out (see SessionStore.events).
    */
-  events(db: ForeignDb, id: string, final: boolean): Iterable<SessionEvent>;
+  events(db: ForeignDb, id: string, final: boolean, file: string): Iterable<SessionEvent>;
 }
 
 export interface DatabaseFormat extends SessionFormat {
@@ -55,7 +55,7 @@ export function databaseStore(spec: DatabaseFormatSpec, file: string): SessionSt
     sessions: () => readForeign(file, () => db.transaction(() => spec.sessions(db))()),
     async *events(id, final) {
       const events = readForeign(file, () =>
-        db.transaction(() => [...spec.events(db, id, final)])(),
+        db.transaction(() => [...spec.events(db, id, final, file)])(),
       );
       yield* events;
     },

@@ -4,11 +4,17 @@ import { badInput } from '../errors';
 import { StoreUnavailable } from '../sources/sync-store';
 import { claimingFormat, type DatabaseFormat } from './database-format';
 import { kiloDatabaseFormat, opencodeDatabaseFormat } from './opencode-db';
+import { crushDatabaseFormat } from './crush-db';
+import { gooseDatabaseFormat } from './goose-db';
+import { zedDatabaseFormat } from './zed-db';
 
 /** The agents whose sessions `cwb import` reads from an SQLite database (one line each). */
 export const DATABASE_FORMATS = {
   opencode: opencodeDatabaseFormat,
   kilo: kiloDatabaseFormat,
+  crush: crushDatabaseFormat,
+  goose: gooseDatabaseFormat,
+  zed: zedDatabaseFormat,
 } as const satisfies Record<string, DatabaseFormat>;
 
 export type DatabaseFormatName = keyof typeof DATABASE_FORMATS;

@@ -10,6 +10,7 @@ import { FILE_AGENT_KINDS } from './file-agent-kinds';
 import type { CreateEntryMapper } from './sync-sink';
 import type { OpenStore } from './sync-store';
 import { kiloSourceKind, opencodeSourceKind } from './opencode-source';
+import { crushSourceKind, gooseSourceKind, zedSourceKind } from './db-agent-sources';
 
 /**
  * Whole-document formats (Gemini CLI, Cline/Roo, OpenHands) rewrite their file on every
@@ -41,6 +42,8 @@ export interface SourceKind {
    * which is synced as one source, event by event, through `mapper`.
    */
   events?: { unitOf(relative: string): string | undefined; mapper: CreateEntryMapper };
+  /** A store kept inside projects (Crush's `.crush/crush.db`): looked for, at this path, in the working directory of every task known. */
+  inWorkdirs?: string;
 }
 
 const kinds = new Map<string, SourceKind>();
@@ -175,3 +178,6 @@ registerSourceKind({
 for (const kind of FILE_AGENT_KINDS) registerSourceKind(kind);
 registerSourceKind(opencodeSourceKind);
 registerSourceKind(kiloSourceKind);
+registerSourceKind(crushSourceKind);
+registerSourceKind(gooseSourceKind);
+registerSourceKind(zedSourceKind);

@@ -73,6 +73,7 @@ export class SourceSync {
           results.push(await this.syncPath(source, file));
         }
       }
+      for (const file of this.inWorkdirs(source)) results.push(await this.syncPath(source, file));
     }
     const deadline = Date.now() + (options.waitBusyMs ?? 0);
     let delay = 20;
@@ -86,6 +87,25 @@ export class SourceSync {
       }
     }
     return results;
+  }
+
+  /** A kind's stores inside the working directories of the tasks known (Crush's), not under a folder of it. */
+  private inWorkdirs(source: SourceSettings): string[] {
+    const rel = source.kind.inWorkdirs;
+    if (rel === undefined) return [];
+    let workdirs: string[];
+    try {
+      workdirs = (
+        this.store.db
+          .prepare("SELECT DISTINCT workdir FROM tasks WHERE workdir IS NOT NULL AND workdir != ''")
+          .all() as { workdir: string }[]
+      ).map((r) => r.workdir);
+    } catch {
+      return []; // a task index without tasks.db: only the configured folders
+    }
+    return workdirs
+      .map((w) => path.join(w, ...rel.split('/')))
+      .filter((f) => !source.folders.some((folder) => isInside(folder, f)) && fs.existsSync(f));
   }
 
   syncPath(source: SourceSettings, file: string): Promise<SyncFileResult> {

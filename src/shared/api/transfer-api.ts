@@ -33,6 +33,9 @@ export const IMPORT_FILE_FORMATS = [
   'qwen-code',
   'cursor',
   'droid',
+  'crush',
+  'goose',
+  'zed',
 ] as const;
 /** What an import may ask for: a format, or `auto` to detect it. */
 export const IMPORT_FORMATS = ['auto', ...IMPORT_FILE_FORMATS] as const;

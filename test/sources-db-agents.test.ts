@@ -1,0 +1,213 @@
+/**
+ * Goose, Crush and Zed as live sources: each database found where the agent keeps it
+ * (Goose's and Zed's data folders; Crush's `.crush/crush.db` in the working directory of a
+ * task already known), synced while the agent writes it — rows added (Goose), a row rewritten
+ * as it streams (Crush), a thread rewritten whole (Zed) — every message once, as `cwb import`
+ * of the final database gives it, and the database and its WAL never written.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import type { TaskRow } from '../src/shared/task-types';
+import { ContextStore } from '../src/core/store/context-store';
+import { importFile } from '../src/core/import';
+import { discoverFiles } from '../src/core/sources/discover';
+import { sourceKind, type SourceKind } from '../src/core/sources/source-kinds';
+import { SourceSync } from '../src/core/sources/source-sync';
+import type { SourcesConfig } from '../src/core/sources/sources-config';
+import { syncFile } from '../src/core/sources/sync-file';
+import {
+  CRUSH_SCHEMA,
+  GOOSE_SCHEMA,
+  ZED_SCHEMA,
+  crushRows,
+  gooseRows,
+  insertRow,
+  openWal,
+  zedRows,
+} from './support/agent-dbs';
+import { realFixture } from './support/real-fixtures';
+import { useTempDir } from './support/temp-dir';
+
+const tempDir = useTempDir();
+const hash = (file: string): string =>
+  fs.existsSync(file)
+    ? crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex')
+    : 'none';
+
+function lines(file: string): Record<string, unknown>[] {
+  if (!fs.existsSync(file)) return [];
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+/** What must be equal between the synced and the imported task (Zed records no message times). */
+function snapshot(store: ContextStore, agent: string, times: boolean): unknown[] {
+  const rows = store.listTasks({ limit: 10 }).rows.filter((r) => r.agent === agent);
+  return rows.map((row: TaskRow) => ({
+    row: [
+      row.title,
+      row.agent,
+      row.task_id,
+      row.workdir,
+      row.model,
+      row.llm_call_count,
+      row.input_tokens,
+      row.output_tokens,
+      row.total_messages,
+      row.total_tool_calls,
+      row.created_at,
+      row.completed_at,
+    ],
+    messages: lines(path.join(store.taskPath(row), 'messages.jsonl')).map((m) => [
+      m.role,
+      m.content,
+      m.tool_calls,
+      m.tool_call_id,
+      m.tool_name,
+      m.history_only,
+      times ? m.timestamp : null,
+    ]),
+    tools: lines(path.join(store.taskPath(row), 'tools.jsonl'))
+      .map((t) => JSON.stringify([t.tool, t.tool_call_id, t.status]))
+      .sort(),
+  }));
+}
+
+/** Writes `steps` with `writer`, syncing after each; the files' bytes are unchanged by every sync. */
+async function growAndSync(
+  live: ContextStore,
+  kind: SourceKind,
+  file: string,
+  writer: Database.Database,
+  steps: (() => void)[],
+  sync: () => Promise<unknown> = () => syncFile(live, kind, file),
+): Promise<void> {
+  writer.pragma('wal_autocheckpoint = 0');
+  for (const step of steps) {
+    step();
+    const before = [hash(file), hash(`${file}-wal`)];
+    await sync();
+    expect([hash(file), hash(`${file}-wal`)]).toEqual(before);
+  }
+  await syncFile(live, kind, file, { quietMs: 0 });
+  expect((await syncFile(live, kind, file, { quietMs: 0 })).status).toBe('unchanged');
+  writer.close();
+}
+
+async function expectAsImported(
+  root: string,
+  live: ContextStore,
+  file: string,
+  agent: string,
+  times = true,
+): Promise<void> {
+  const imported = ContextStore.open(path.join(root, 'imported'));
+  await importFile(imported, file);
+  const got = snapshot(live, agent, times);
+  expect(got).toHaveLength(1);
+  expect(got).toEqual(snapshot(imported, agent, times));
+  imported.close();
+  live.close();
+}
+
+describe('database sources (Goose, Crush, Zed)', () => {
+  it('goose: sessions.db in its data folder, messages added between syncs, each once', async () => {
+    const root = tempDir();
+    const kind = sourceKind('goose')!;
+    const folder = kind.defaultFolders({ HOME: path.join(root, 'home') })[0]!;
+    const file = path.join(folder, 'sessions.db');
+    const writer = openWal(file, GOOSE_SCHEMA);
+    const { sessions, messages } = gooseRows();
+    insertRow(writer, 'sessions', sessions[0]!);
+    expect(await discoverFiles(kind, folder)).toEqual([file]);
+    const live = ContextStore.open(path.join(root, 'live'));
+    // Goose stamps each message when it adds it.
+    const steps = messages.map(
+      (m) => () =>
+        insertRow(writer, 'messages', { ...m, created_timestamp: Math.floor(Date.now() / 1000) }),
+    );
+    await growAndSync(live, kind, file, writer, steps);
+    await expectAsImported(root, live, file, 'goose');
+  });
+
+  it('crush: found in the working directory of a known task; a reply rewritten as it streams is written once, whole', async () => {
+    const root = tempDir();
+    const project = path.join(root, 'api');
+    const file = path.join(project, '.crush', 'crush.db');
+    const writer = openWal(file, CRUSH_SCHEMA);
+    const { sessions, messages } = crushRows();
+    insertRow(writer, 'sessions', sessions[0]!);
+    const live = ContextStore.open(path.join(root, 'live'));
+    const kind = sourceKind('crush')!;
+    const config: SourcesConfig = {
+      watch: false,
+      poll: false,
+      pollIntervalMs: 1000,
+      quietMs: 5000,
+      file: null,
+      sources: [
+        { id: 'crush', label: 'Crush', enabled: true, folders: [], configured: false, kind },
+      ],
+    };
+    const sync = new SourceSync(live, config);
+    expect(await sync.syncAll()).toEqual([]); // no task works in the project yet
+    // A task of another agent in the same project makes its Crush database known.
+    live.createTask({ title: 'other agent', workdir: project }).close();
+    const now = (): number => Math.floor(Date.now() / 1000);
+    const steps: (() => void)[] = [];
+    for (const m of messages) {
+      if (m.role === 'assistant') {
+        // Crush writes the reply row at once, then rewrites its parts as they stream.
+        steps.push(() => insertRow(writer, 'messages', { ...m, parts: '[]', updated_at: now() }));
+        steps.push(() =>
+          insertRow(writer, 'messages', {
+            ...m,
+            parts: JSON.stringify([{ type: 'text', data: { text: 'CI inst' } }]),
+            updated_at: now(),
+          }),
+        );
+      }
+      steps.push(() => insertRow(writer, 'messages', { ...m, updated_at: now() }));
+    }
+    await growAndSync(live, kind, file, writer, steps, () => sync.syncAll());
+    await expectAsImported(root, live, file, 'crush');
+  });
+
+  it('zed: threads.db rewritten whole as the thread grows (json, then zstd), each message once', async () => {
+    const root = tempDir();
+    const kind = sourceKind('zed')!;
+    const folder = kind.defaultFolders({ HOME: path.join(root, 'home') })[0]!;
+    const file = path.join(folder, 'threads.db');
+    const writer = openWal(file, ZED_SCHEMA);
+    const [thread] = zedRows();
+    const full = JSON.parse(
+      fs.readFileSync(realFixture('zed', `${String(thread!.id)}.json`), 'utf8'),
+    ) as { messages: unknown[] };
+    const live = ContextStore.open(path.join(root, 'live'));
+    const steps = full.messages.map((_, i) => () => {
+      const partial = { ...full, messages: full.messages.slice(0, i + 1) };
+      insertRow(writer, 'threads', {
+        ...thread,
+        updated_at: new Date(Date.now() + i).toISOString(),
+        data_type: 'json',
+        data: Buffer.from(JSON.stringify(partial)),
+      });
+    });
+    steps.push(() => insertRow(writer, 'threads', thread!));
+    await growAndSync(live, kind, file, writer, [
+      () => {
+        steps[0]!();
+        expect(fs.existsSync(file)).toBe(true);
+      },
+      ...steps.slice(1),
+    ]);
+    expect(await discoverFiles(kind, folder)).toEqual([file]);
+    await expectAsImported(root, live, file, 'zed', false);
+  });
+});
