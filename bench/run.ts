@@ -24,6 +24,7 @@ import { tasksDbGroup } from './groups/tasks-db';
 import { tokensGroup } from './groups/tokens';
 import { compactionGroup } from './groups/compaction';
 import { compactionQualityGroup } from './groups/compaction-quality';
+import { compactionHookGroup } from './groups/compaction-hook';
 import { transferGroup } from './groups/transfer';
 import { uiGroup } from './groups/ui';
 import { liveSourcesGroup } from './groups/live-sources';
@@ -39,6 +40,7 @@ const GROUPS: BenchGroup[] = [
   tokensGroup,
   compactionGroup,
   compactionQualityGroup,
+  compactionHookGroup,
   transferGroup,
   uiGroup,
   fleetGroup,
