@@ -180,7 +180,7 @@ describe('cwb eval-compaction', () => {
     expect(r.stderr).toBe('');
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines[0]).toBe(
-      'Scored 8 candidates on 1 task (offline dry runs: extractive summaries, nothing written).',
+      'Scored 9 candidates on 1 task (offline dry runs: extractive summaries, nothing written).',
     );
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(100);
     expect(r.stdout).toMatch(

@@ -11,6 +11,7 @@ export const STRATEGY_NAMES = [
   'condense', // seed 004: non-destructive LLM summary, falls back to truncate
   'truncate', // seed 004: hide a share of the messages after the first, leave a marker
   'extractive', // ours: structured digest without an LLM
+  'observation-mask', // old tool outputs become refs; calls and messages stay verbatim
 ] as const;
 
 export type StrategyName = (typeof STRATEGY_NAMES)[number];

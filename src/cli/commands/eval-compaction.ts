@@ -6,12 +6,21 @@ import { describeEvaluation, type EvaluatedTask } from '../eval-report';
 import { clip, printJson, type Output } from '../output';
 import { parseCandidates, parseCount } from '../parse-args';
 import { parseTaskUuidArg } from '../task-uuid-arg';
+import { CwbError } from '../../core/errors';
+import {
+  evaluateAgentCompactions,
+  evaluateWhatIf,
+} from '../../core/compaction/agent-compaction-eval';
+import { describeAgentCompactions, describeWhatIf } from '../needed-next-report';
 
 interface EvalOptions {
   strategy?: string;
   limit: string;
   perTask?: boolean;
   json?: boolean;
+  agentCompactions?: boolean;
+  agent?: string;
+  at?: string;
 }
 
 export function registerEvalCompaction(program: Command, output: Output): void {
@@ -27,10 +36,25 @@ export function registerEvalCompaction(program: Command, output: Output): void {
     )
     .option('--limit <n>', 'without task ids: the newest N tasks', '50')
     .option('--per-task', 'a table per task too (always with a single task)')
+    .option(
+      '--agent-compactions',
+      'every compaction an agent made itself (Claude Code, Codex…): what it kept of the facts the agent needed next, beside our default pipeline run on the same prefix',
+    )
+    .option('--agent <id>', 'with --agent-compactions: only this agent (claude-code, codex, …)')
+    .option(
+      '--at <seq>',
+      'with one task: run every strategy as a what-if at this past point and score it by what the agent needed next',
+    )
     .option('--json', 'print JSON')
     .action(async (uuidArgs: string[], opts: EvalOptions, cmd: Command) => {
       // Everything the user typed is checked before any task is read.
       const uuids = [...new Set(uuidArgs.map(parseTaskUuidArg))];
+      if (opts.agentCompactions || opts.at !== undefined) {
+        await neededNextAction(uuids, opts, cmd, output);
+        return;
+      }
+      if (opts.agent !== undefined)
+        throw new CwbError('usage', '--agent goes with --agent-compactions');
       const limit = parseCount('--limit', opts.limit, 1, 10_000);
       const chosen =
         opts.strategy === undefined ? undefined : parseCandidates('--strategy', opts.strategy);
@@ -62,4 +86,39 @@ export function registerEvalCompaction(program: Command, output: Output): void {
         output.out(describeEvaluation(tasks, summary, opts.perTask === true || tasks.length === 1));
       }
     });
+}
+
+/** `--agent-compactions` and `--at`: scored by what the agent needed next (FRR). */
+async function neededNextAction(
+  uuids: string[],
+  opts: EvalOptions,
+  cmd: Command,
+  output: Output,
+): Promise<void> {
+  if (opts.agentCompactions && opts.at !== undefined)
+    throw new CwbError('usage', '--agent-compactions and --at go separately');
+  if (opts.at !== undefined && uuids.length !== 1)
+    throw new CwbError('usage', '--at needs exactly one task id');
+  if (opts.agentCompactions && uuids.length > 0)
+    throw new CwbError('usage', '--agent-compactions reads every task; give no task id');
+  const at = opts.at === undefined ? undefined : parseCount('--at', opts.at, 1);
+  const chosen =
+    opts.strategy === undefined ? undefined : parseCandidates('--strategy', opts.strategy);
+  const ctx = resolveContext(cmd.optsWithGlobals<GlobalOptions>());
+  if (at !== undefined) {
+    const report = await withStore(ctx, (store) =>
+      evaluateWhatIf(store, ctx.config, uuids[0]!, at, chosen ?? defaultCandidates(ctx.config)),
+    );
+    if (opts.json) printJson(output, report);
+    else output.out(describeWhatIf(report, ctx.config.compaction.pipeline.join('+')));
+    return;
+  }
+  const rows = await withStore(ctx, (store) =>
+    evaluateAgentCompactions(store, ctx.config, {
+      ...(opts.agent !== undefined && { agent: opts.agent }),
+      ...(chosen?.length === 1 && { pipeline: chosen[0]! }),
+    }),
+  );
+  if (opts.json) printJson(output, { compactions: rows });
+  else output.out(describeAgentCompactions(rows));
 }

@@ -10,6 +10,7 @@ import { importanceWindow } from './importance-window';
 import { condense } from './condense';
 import { truncate } from './truncate';
 import { extractive } from './extractive-digest';
+import { observationMask } from './observation-mask';
 
 /** Every strategy by its config name (DESIGN.md §5). */
 export const STRATEGIES: Record<StrategyName, Strategy<never>> = {
@@ -20,6 +21,7 @@ export const STRATEGIES: Record<StrategyName, Strategy<never>> = {
   condense: condense as Strategy<never>,
   truncate: truncate as Strategy<never>,
   extractive: extractive as Strategy<never>,
+  'observation-mask': observationMask as Strategy<never>,
 };
 
 /** Parameter overrides per strategy (from a task's own configuration or the UI's picker). */
@@ -108,5 +110,7 @@ export function defaultParams(
       return { ...c.condense, summary_prompt: null, fact_ledger: { ...c.fact_ledger } };
     case 'truncate':
       return { ...c.truncate };
+    case 'observation-mask':
+      return { ...c.observation_mask, threshold_ratio: c.threshold_ratio };
   }
 }

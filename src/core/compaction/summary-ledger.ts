@@ -15,7 +15,13 @@ const MIN_NEW_FACT_TOKENS = 150;
 export function spanMessages(entries: readonly ViewEntry[]): SpanMessage[] {
   return entries.map((e) => {
     const kind = e.record?.kind ?? e.create;
-    return { message: e.message, ...(kind !== undefined && { kind }) };
+    const stored = e.record?.content;
+    const shortened = typeof stored === 'string' && stored !== e.message.content;
+    return {
+      message: e.message,
+      ...(kind !== undefined && { kind }),
+      ...(shortened && { original: stored }),
+    };
   });
 }
 

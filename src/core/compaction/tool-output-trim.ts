@@ -225,7 +225,7 @@ function nothingToDo(tokens: number, budget: number, params: ToolOutputTrimParam
  * ref a note at the end of what it shows names (an earlier trim or the tool's own cut), or
  * a new file holding the stored content — none in a dry run, which writes nothing.
  */
-function fullOutputRef(entry: ViewEntry, ctx: StrategyContext): string {
+export function fullOutputRef(entry: ViewEntry, ctx: StrategyContext): string {
   const own = entry.record?.output_ref;
   if (own && refExists(ctx.toolOutputs, own)) return own;
   const noted = notedRef(entry.message.content ?? '');
@@ -252,7 +252,7 @@ function refExists(store: ToolOutputStore, ref: string): boolean {
   }
 }
 
-function isTrimmed(content: string): boolean {
+export function isTrimmed(content: string): boolean {
   return content.startsWith(TRIMMED_PREFIX);
 }
 

@@ -112,6 +112,8 @@ export const compactionConfigSchema = z.strictObject({
   }),
   /** Seed 004's truncate: hides this share of the messages after the first. */
   truncate: z.strictObject({ fraction: z.number().gt(0).lt(1) }),
+  /** observation-mask: tool outputs of the newest keep_turns turns stay whole. */
+  observation_mask: z.strictObject({ keep_turns: wholeAtLeast(0) }),
   /**
    * The fact ledger every summary carries (DESIGN.md §10): at most `max_tokens`, and at most
    * `share` of the tokens of the messages it replaces. max_tokens 0 turns it off.
@@ -223,6 +225,7 @@ export function defaultConfig(): AppConfig {
       },
       condense: { threshold_percent: 100, keep_messages: 3, token_buffer_ratio: 0.1 },
       truncate: { fraction: 0.5 },
+      observation_mask: { keep_turns: 10 },
       fact_ledger: { ...LEDGER_DEFAULTS },
     },
     tool_output_cache: {

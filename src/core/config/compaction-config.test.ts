@@ -23,7 +23,7 @@ function configError(yaml: string, env: NodeJS.ProcessEnv = {}): ConfigError {
 }
 
 const ALL_STRATEGIES =
-  '"summarize", "retain-summary", "tool-output-trim", "importance-window", "condense", "truncate", "extractive"';
+  '"summarize", "retain-summary", "tool-output-trim", "importance-window", "condense", "truncate", "extractive", "observation-mask"';
 
 /** Seed 002 §2.2 and §1.3 with every key set, plus our strategy sections. */
 const SEED_002_STYLE = `compaction:
@@ -88,7 +88,8 @@ describe('compaction and tool_output_cache: defaults', () => {
       },
       condense: { threshold_percent: 100, keep_messages: 3, token_buffer_ratio: 0.1 },
       truncate: { fraction: 0.5 },
-      fact_ledger: { max_tokens: 6000, share: 0.06 },
+      observation_mask: { keep_turns: 10 },
+      fact_ledger: { max_tokens: 6000, share: 0.07 },
     });
     expect(config.tool_output_cache).toEqual({
       enabled: true,
@@ -151,7 +152,8 @@ describe('compaction and tool_output_cache: values', () => {
       },
       condense: { threshold_percent: 80, keep_messages: 4, token_buffer_ratio: 0.15 },
       truncate: { fraction: 0.25 },
-      fact_ledger: { max_tokens: 6000, share: 0.06 },
+      observation_mask: { keep_turns: 10 },
+      fact_ledger: { max_tokens: 6000, share: 0.07 },
     });
     expect(config.tool_output_cache).toEqual({
       enabled: false,
@@ -217,6 +219,7 @@ describe('compaction and tool_output_cache: values', () => {
       'condense',
       'truncate',
       'extractive',
+      'observation-mask',
     ]);
     expect(isStrategyName('condense')).toBe(true);
     expect(isStrategyName('compress')).toBe(false);

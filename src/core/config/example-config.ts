@@ -28,7 +28,7 @@ context:
 
 # Making a context shorter when it grows too long: the strategies of pipeline run in order.
 # Strategies: summarize, retain-summary, tool-output-trim, importance-window, condense,
-# truncate, extractive. summarize reads context_storage above (compression_threshold,
+# truncate, extractive, observation-mask. summarize reads context_storage above (compression_threshold,
 # keep_recent_messages, summary_prompt); the others are set here.
 compaction:
   enabled: true                  # false = never compact, not even on request
@@ -58,9 +58,11 @@ compaction:
     token_buffer_ratio: 0.1      # share of the context window kept free
   truncate:
     fraction: 0.5                # share of the messages after the first that is hidden
+  observation_mask:              # old tool outputs become refs; every call and message stays
+    keep_turns: 10               # tool outputs of the newest turns stay whole
   fact_ledger:                   # paths, commands, errors, numbers, names every summary keeps
     max_tokens: 6000             # at most this many tokens (0 = no ledger)
-    share: 0.06                  # and at most this share of the messages it replaces
+    share: 0.07                  # and at most this share of the messages it replaces
 
 # Large tool outputs: kept in full on disk, cut down in the context, readable again by reference.
 tool_output_cache:

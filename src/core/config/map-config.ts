@@ -115,6 +115,8 @@ function mapCompaction(config: AppConfig, source: CompactionSource | undefined):
   c.token_buffer_ratio = condense?.token_buffer_ratio ?? c.token_buffer_ratio;
 
   out.truncate.fraction = source?.truncate?.fraction ?? out.truncate.fraction;
+  out.observation_mask.keep_turns =
+    source?.observation_mask?.keep_turns ?? out.observation_mask.keep_turns;
 
   const ledger = source?.fact_ledger ?? undefined;
   out.fact_ledger.max_tokens = ledger?.max_tokens ?? out.fact_ledger.max_tokens;

@@ -337,6 +337,11 @@ const truncateSchema = section(
   { fraction: 'a number greater than 0 and less than 1 (the share of messages hidden)' },
 );
 
+const observationMaskSchema = section(
+  { keep_turns: wholeAtLeast(0) },
+  { keep_turns: 'a whole number of turns ≥ 0 (tool outputs of the newest turns stay whole)' },
+);
+
 /** The fact ledger of summaries (DESIGN.md §10). */
 const factLedgerSchema = section(
   { max_tokens: wholeAtLeast(0), share: ratio() },
@@ -368,6 +373,7 @@ export const compactionSchema = section(
     importance_window: importanceWindowSchema,
     condense: condenseSchema,
     truncate: truncateSchema,
+    observation_mask: observationMaskSchema,
     fact_ledger: factLedgerSchema,
   },
   {
@@ -384,6 +390,7 @@ export const compactionSchema = section(
     importance_window: describeSection(importanceWindowSchema),
     condense: describeSection(condenseSchema),
     truncate: describeSection(truncateSchema),
+    observation_mask: describeSection(observationMaskSchema),
     fact_ledger: describeSection(factLedgerSchema),
   },
 );

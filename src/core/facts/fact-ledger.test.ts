@@ -68,7 +68,7 @@ describe('the ledger as text', () => {
 describe('ranking under a budget', () => {
   it('keeps what matters for carrying on: errors, failing commands, written files first', () => {
     const facts = [
-      ...Array.from({ length: 200 }, (_, i) => fact('identifier', `someIdentifier_${i}`)),
+      ...Array.from({ length: 200 }, (_, i) => fact('identifier', `someIdentifier_${i}_x`)),
       fact('path', 'src/written.ts', { written: true }),
       fact('command', 'cargo test', { detail: 'exit 101', failed: true }),
       fact('error', 'error[E0308]: mismatched types', { failed: true }),

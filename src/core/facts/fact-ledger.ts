@@ -4,6 +4,7 @@ import { renderLedger, splitLedger } from './fact-ledger-text';
 import { extractSpanFacts, type SpanMessage } from './span-facts';
 import { isKept } from './fact-survival';
 import { factScore } from './fact-score';
+import { addEvidence } from './dropped-evidence';
 export { factScore } from './fact-score';
 export { LEDGER_DEFAULTS, ledgerTokens, type LedgerBudget } from './fact-ledger-budget';
 
@@ -56,6 +57,8 @@ export function rankedLedger(
     chosen.push(fact);
     stated += `\n${fact.text}`;
   }
+  // A fact chosen before the stronger one that states it is dropped again, its room unused.
+  covered += dropStated(chosen);
   chosen.sort((a, b) => order.get(a)! - order.get(b)!);
   let text = renderLedger(chosen, { ...(options.note && { note: options.note }) });
   // The estimate of the parts can be off by a few tokens: drop the weakest until it fits.
@@ -65,6 +68,19 @@ export function rankedLedger(
     text = renderLedger(chosen, { ...(options.note && { note: options.note }) });
   }
   return { text, shown: chosen, omitted: facts.length - chosen.length - covered };
+}
+
+/** Removes facts another chosen one states (the path inside a command); returns how many. */
+function dropStated(chosen: Fact[]): number {
+  let removed = 0;
+  const byLength = [...chosen].sort((a, b) => a.text.length - b.text.length);
+  for (const fact of byLength) {
+    const stated = chosen.some((o) => o !== fact && o.text.includes(fact.text));
+    if (!stated) continue;
+    chosen.splice(chosen.indexOf(fact), 1);
+    removed++;
+  }
+  return removed;
 }
 
 /**
@@ -79,11 +95,14 @@ export function withDroppedFacts(
 ): string {
   const { body, ledger } = splitLedger(summary);
   const facts = extractSpanFacts(span);
+  addEvidence(facts, span);
   for (const fact of ledger) facts.merge(fact, 1);
   // What stands beside the summary in the context (retain-summary's <retain> list) states
   // facts too; the ledger does not repeat them.
   const stated = options.alsoStated ? `${body}\n${options.alsoStated}` : body;
-  const dropped = facts.list().filter((f) => !isKept(f, stated));
+  // What the kept messages after the span state is in the context already.
+  const later = options.laterText ?? '';
+  const dropped = facts.list().filter((f) => !isKept(f, stated) && !(later && isKept(f, later)));
   if (dropped.length === 0) return body;
   const { text } = rankedLedger(dropped, options.maxTokens, options);
   return text ? `${body}\n\n${text}` : body;

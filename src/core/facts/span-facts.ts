@@ -29,6 +29,8 @@ import {
 export interface SpanMessage {
   message: CurrentMessage;
   kind?: MessageKind;
+  /** The stored text of a message shown shortened (a trimmed tool output): where its names are. */
+  original?: string;
 }
 
 const INSTRUCTION_CHARS = 300;

@@ -13,6 +13,7 @@ export const COMPACTION_STRATEGIES = [
   'condense',
   'truncate',
   'extractive',
+  'observation-mask',
 ] as const;
 export type CompactionStrategyName = (typeof COMPACTION_STRATEGIES)[number];
 

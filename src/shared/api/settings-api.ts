@@ -63,6 +63,7 @@ const condense = z.strictObject({
   token_buffer_ratio: z.number(),
 });
 const truncate = z.strictObject({ fraction: z.number() });
+const observationMask = z.strictObject({ keep_turns: count });
 const factLedger = z.strictObject({ max_tokens: count, share: z.number() });
 const compactionFields = {
   enabled: z.boolean(),
@@ -100,6 +101,7 @@ export const settingsSchema = z.strictObject({
     importance_window: importanceWindow,
     condense,
     truncate,
+    observation_mask: observationMask,
     fact_ledger: factLedger,
   }),
   tool_output_cache: toolOutputCache,
@@ -158,6 +160,7 @@ export const settingsPatchSchema = z.strictObject({
       importance_window: importanceWindow.partial(),
       condense: condense.partial(),
       truncate: truncate.partial(),
+      observation_mask: observationMask.partial(),
       fact_ledger: factLedger.partial(),
     })
     .partial()
