@@ -4,6 +4,7 @@ import { registerInit } from './commands/init';
 import { registerTasks } from './commands/tasks';
 import { registerShow } from './commands/show';
 import { registerMessages } from './commands/messages';
+import { registerContext } from './commands/context';
 import { registerCleanup } from './commands/cleanup';
 import { registerDoctor } from './commands/doctor';
 import { registerIndex } from './commands/index-migrate';
@@ -48,6 +49,7 @@ export function buildProgram(output: Output): Command {
   registerTasks(program, output);
   registerShow(program, output);
   registerMessages(program, output);
+  registerContext(program, output);
   registerCleanup(program, output);
   registerRun(program, output);
   registerControl(program, output);

@@ -7,6 +7,8 @@ import { readLinesSync } from '../jsonl/line-reader';
 import { TASK_FILES } from '../store/contexts-layout';
 import { asMessageRecord } from '../store/message-shape';
 import { contextUsage } from '../usage/context-usage';
+import { contextBreakdown } from '../usage/context-breakdown';
+import { ownToolDefinitions } from '../usage/own-tool-definitions';
 import { UsageFiguresCache } from '../usage/usage-cache';
 import { taskContextWindow } from './task-context-window';
 import type { ServiceContext } from './service-context';
@@ -14,7 +16,7 @@ import type { ServiceContext } from './service-context';
 /** What the task view reads besides messages: the usage series, planning and tool records. */
 export function taskViewHandlers(
   ctx: ServiceContext,
-): Pick<WorkbenchHandlers, 'contextUsage' | 'listPlanning' | 'listToolCalls'> {
+): Pick<WorkbenchHandlers, 'contextUsage' | 'contextBreakdown' | 'listPlanning' | 'listToolCalls'> {
   // Kept for the host's life: reopening a long task's chart reads only what was appended.
   const usageFigures = new UsageFiguresCache();
   return {
@@ -32,6 +34,15 @@ export function taskViewHandlers(
         maxPoints,
         usageFigures,
       );
+    },
+
+    contextBreakdown: async ({ uuid, at, top }) => {
+      const reader = ctx.store.readTask(uuid);
+      return contextBreakdown(reader.dir, {
+        ...(at !== undefined && { at }),
+        top,
+        toolDefinitions: ownToolDefinitions(reader.row, () => ctx.loadConfig().config),
+      });
     },
 
     listPlanning: async ({ uuid, offset, limit }) =>

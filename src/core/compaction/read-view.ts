@@ -4,7 +4,8 @@ import { OffsetIndex } from '../jsonl/offset-index';
 import { readLinesSync } from '../jsonl/line-reader';
 import { TASK_FILES } from '../store/contexts-layout';
 import { asMessageRecord } from '../store/message-shape';
-import { activeRecords, type CompactionRecord } from './compaction-record';
+import { activeRecords, allRecords, type CompactionRecord } from './compaction-record';
+import { REASONING_NAME } from '../import/types';
 import { LineAtOffset } from './line-at-offset';
 import { entryFromRecord, inlineEntry, type PlanItem, type ViewEntry } from './view';
 
@@ -36,6 +37,49 @@ export function readView(
       }
     }
     return { view, latest, lastSeq: index.count };
+  } finally {
+    index.close();
+  }
+}
+
+/**
+ * The context as it was right after message `at`: the newest compaction in effect whose
+ * plan accounts for no later message, then the messages after it up to `at`. A message an
+ * import marked history-only because a LATER compaction of the agent replaced it was in
+ * the context then, so it counts; reasoning never does (it is history-only by nature).
+ */
+export function readViewAt(
+  dir: string,
+  at: number,
+): { view: ViewEntry[]; base: CompactionRecord | undefined; lastSeq: number } {
+  const file = path.join(dir, TASK_FILES.messages);
+  const index = OffsetIndex.open(file, path.join(dir, TASK_FILES.messagesIndex), {
+    readonly: true,
+  });
+  try {
+    const upTo = Math.min(at, index.count);
+    const base = activeRecords(dir)
+      .records.filter((r) => r.through_seq <= upTo)
+      .at(-1);
+    const laterSpans = allRecords(dir)
+      .filter((r) => !r.undone && (r.through_seq ?? r.end_seq) > upTo)
+      .map((r) => [r.start_seq, r.end_seq] as const);
+    const view: ViewEntry[] = base ? planEntries(file, index, base.plan) : [];
+    const from = (base?.through_seq ?? 0) + 1;
+    if (from <= upTo) {
+      for (const line of readLinesSync(file, { start: index.offsetOf(from), firstLineNo: from })) {
+        if (!('text' in line) || line.partial) continue;
+        const record = parseRecord(line.text);
+        if (!record) continue;
+        if (record.seq > upTo) break;
+        if (record.compaction_id !== undefined) continue;
+        const leftLater =
+          record.name !== REASONING_NAME &&
+          laterSpans.some(([start, end]) => record.seq >= start && record.seq <= end);
+        if (!record.history_only || leftLater) view.push(entryFromRecord(record));
+      }
+    }
+    return { view, base, lastSeq: index.count };
   } finally {
     index.close();
   }

@@ -31,6 +31,7 @@ export const OPERATION_NAMES = [
   'updateSettings',
   'testProvider',
   'contextUsage',
+  'contextBreakdown',
   'listPlanning',
   'listToolCalls',
   'listSources',
