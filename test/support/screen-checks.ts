@@ -28,6 +28,7 @@ const USER_CONTENT = [
   '.tv-header h2',
   '.tv-title',
   '.tv-slot',
+  '.ctx-preview',
   '.tv-row',
   '.tv-text',
   '.tv-output',

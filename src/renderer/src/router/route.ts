@@ -2,7 +2,7 @@
  * Where the UI is, kept in the URL hash so that reloads, the browser's back button and
  * links between views work the same in the app and in `cwb serve`.
  */
-export type TaskTab = 'timeline' | 'compactions' | 'planning' | 'tools';
+export type TaskTab = 'timeline' | 'compactions' | 'planning' | 'tools' | 'context';
 
 export type Route =
   | { page: 'tasks' }
@@ -11,7 +11,7 @@ export type Route =
   | { page: 'settings' };
 
 const UUID = '[0-9a-f-]{36}';
-const TABS: readonly TaskTab[] = ['timeline', 'compactions', 'planning', 'tools'];
+const TABS: readonly TaskTab[] = ['timeline', 'compactions', 'planning', 'tools', 'context'];
 
 export function parseRoute(hash: string): Route {
   const [pathPart, query = ''] = hash.replace(/^#/, '').split('?');

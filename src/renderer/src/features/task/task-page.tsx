@@ -6,6 +6,7 @@ import { useT } from '../../i18n/use-t';
 import type { Route, TaskTab } from '../../router/route';
 import { navigate } from '../../router/use-route';
 import { PlanningTab } from './planning-tab';
+import { ContextTab } from './context-tab';
 import { taskStrings, type TaskStringKey } from './strings';
 import { TaskHeader } from './task-header';
 import { TimelineTab } from './timeline-tab';
@@ -30,6 +31,7 @@ const TABS: { tab: TaskTab; label: TaskStringKey }[] = [
   { tab: 'compactions', label: 'tabCompactions' },
   { tab: 'planning', label: 'tabPlanning' },
   { tab: 'tools', label: 'tabTools' },
+  { tab: 'context', label: 'tabContext' },
 ];
 
 /**
@@ -167,6 +169,15 @@ export function TaskPage({ route }: { route: TaskRoute }) {
           <Suspense fallback={<StatePanel tone="loading" title={t('loadingTab')} />}>
             <ToolsTab uuid={uuid} revision={revision} onJump={jump} />
           </Suspense>
+        )}
+        {route.tab === 'context' && (
+          <ContextTab
+            uuid={uuid}
+            at={route.seq}
+            revision={revision}
+            onAt={(seq) => go({ tab: 'context', seq })}
+            onJump={jump}
+          />
         )}
       </div>
     </div>
