@@ -19,6 +19,8 @@ import { registerEvalCompaction } from './commands/eval-compaction';
 import { registerHook } from './commands/hook';
 import { registerHooks } from './commands/hooks';
 import { registerMcp } from './commands/mcp';
+import { registerSearch } from './commands/search';
+import { registerUsage } from './commands/usage';
 
 import { CLI_VERSION } from './version';
 
@@ -64,6 +66,8 @@ export function buildProgram(output: Output): Command {
   registerHook(program, output);
   registerHooks(program, output);
   registerMcp(program, output);
+  registerSearch(program, output);
+  registerUsage(program, output);
   for (const cmd of program.commands) cmd.exitOverride().configureOutput(program.configureOutput());
   return program;
 }

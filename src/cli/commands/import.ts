@@ -3,6 +3,7 @@ import { CwbError } from '../../core/errors';
 import { IMPORT_FORMATS, importPaths, type ImportFormat } from '../../core/import';
 import type { UuidConflict } from '../../core/store/task-import';
 import { resolveContext, withStore, type GlobalOptions } from '../cli-context';
+import { keepSearchIndexCurrent } from '../../core/search/session-search';
 import { clip, printJson, type Output } from '../output';
 import { parseChoice } from '../parse-args';
 
@@ -37,9 +38,12 @@ export function registerImport(program: Command, output: Output): void {
         CONFLICT_CHOICES,
       );
       const ctx = resolveContext(cmd.optsWithGlobals<GlobalOptions>());
-      const run = await withStore(ctx, (store) =>
-        importPaths(store, paths, { format, onConflict }),
-      );
+      const run = await withStore(ctx, async (store) => {
+        const done = await importPaths(store, paths, { format, onConflict });
+        // What was imported is searchable at once (cwb search would index it first anyway).
+        if (store.repo.kind === 'sqlite') keepSearchIndexCurrent(store, Number.POSITIVE_INFINITY);
+        return done;
+      });
       const imported = run.results.flatMap((r) =>
         r.tasks.map((t) => ({ ...t, file: r.file, format: r.format })),
       );

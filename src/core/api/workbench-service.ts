@@ -15,6 +15,8 @@ import { messagesHandlers } from './messages-handlers';
 import type { HostInfo, ServiceContext } from './service-context';
 import { providerTestHandlers } from './provider-test-handlers';
 import { settingsHandlers } from './settings-handlers';
+import { searchUsageHandlers } from './search-usage-handlers';
+import { startSearchUpkeep } from '../search/search-upkeep';
 import { sourcesHandlers, startSourceWatcher } from '../sources/sources-handlers';
 import { TaskLocks } from './task-locks';
 import { tasksHandlers } from './tasks-handlers';
@@ -112,7 +114,9 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
     ...providerTestHandlers(ctx),
     ...taskViewHandlers(ctx),
     ...sourcesHandlers(ctx),
+    ...searchUsageHandlers(ctx),
   };
+  const stopUpkeep = startSearchUpkeep(store);
   let sourceWatcher: ReturnType<typeof startSourceWatcher>;
   let sourcesReady: Promise<void> = Promise.resolve();
   if (options.watchSources) {
@@ -135,6 +139,7 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
       if (closed) return;
       closed = true;
       stopWatching();
+      stopUpkeep();
       await sourceWatcher?.close();
       await supervisor.shutdown(graceMs);
       store.close();

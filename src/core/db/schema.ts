@@ -283,6 +283,58 @@ export const MIGRATIONS: readonly string[] = [
       ON CONFLICT (facet, value) DO UPDATE SET n = n + 1;
   END;
   `,
+  // Search across sessions and usage over time (src/core/search, src/core/usage).
+  // - messages_search: every message's text, tool-call names and arguments, and tool output
+  //   (capped, see message-text.ts), keyed by task rowid * 2^32 + seq. Contentless (the text
+  //   stays in messages.jsonl; snippets are read from there) with unicode61 words and full
+  //   detail, for phrases and prefixes; exact strings are checked against the message itself.
+  // - messages_search_state: how far each task is indexed (seq, and the characters indexed).
+  // - messages_search_dirty: tasks with messages not indexed yet. Triggers add a task when it
+  //   is inserted or its message count changes, whoever wrote it (a task process, import,
+  //   source sync); indexPendingMessages reads the new messages from the task's folder. Every
+  //   existing task starts dirty: the backfill is that same catch-up, resumable per batch.
+  // - usage_hours: provider usage per task and UTC hour, as the writers saw it (our own
+  //   messages' usage, an import's or a sync's LLM calls at their messages' times). A task's
+  //   counters minus these hours are placed at its last activity, so days add up to tasks.
+  `
+  CREATE VIRTUAL TABLE IF NOT EXISTS messages_search USING fts5(
+    body, role, tool, content = '', contentless_delete = 1,
+    tokenize = 'unicode61 remove_diacritics 2'
+  );
+  CREATE TABLE IF NOT EXISTS messages_search_state (
+    task INTEGER PRIMARY KEY,
+    seq INTEGER NOT NULL DEFAULT 0,
+    chars INTEGER NOT NULL DEFAULT 0
+  );
+  CREATE TABLE IF NOT EXISTS messages_search_dirty (task INTEGER PRIMARY KEY);
+  INSERT OR IGNORE INTO messages_search_dirty (task) SELECT rowid FROM tasks;
+  CREATE TABLE IF NOT EXISTS usage_hours (
+    task INTEGER NOT NULL,
+    hour TEXT NOT NULL,
+    input_tokens INTEGER NOT NULL DEFAULT 0,
+    output_tokens INTEGER NOT NULL DEFAULT 0,
+    cache_read_tokens INTEGER NOT NULL DEFAULT 0,
+    cache_creation_tokens INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (task, hour)
+  ) WITHOUT ROWID;
+  CREATE TRIGGER IF NOT EXISTS messages_search_task_insert AFTER INSERT ON tasks
+  BEGIN
+    INSERT OR IGNORE INTO messages_search_dirty (task) VALUES (new.rowid);
+  END;
+  CREATE TRIGGER IF NOT EXISTS messages_search_task_grow AFTER UPDATE OF total_messages ON tasks
+  WHEN new.total_messages IS NOT old.total_messages
+  BEGIN
+    INSERT OR IGNORE INTO messages_search_dirty (task) VALUES (new.rowid);
+  END;
+  CREATE TRIGGER IF NOT EXISTS messages_search_task_delete AFTER DELETE ON tasks
+  BEGIN
+    DELETE FROM messages_search
+      WHERE rowid >= old.rowid * 4294967296 AND rowid < (old.rowid + 1) * 4294967296;
+    DELETE FROM messages_search_state WHERE task = old.rowid;
+    DELETE FROM messages_search_dirty WHERE task = old.rowid;
+    DELETE FROM usage_hours WHERE task = old.rowid;
+  END;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,3 +1,4 @@
+import { HourlyUsage } from '../usage/usage-hours';
 import type { MessageRecord, TokenUsage } from '../../shared/task-types';
 import type { TaskContextManager } from '../store/task-context-manager';
 import type { NewMessage } from '../store/message-store';
@@ -58,6 +59,8 @@ export class TranscriptWriter {
   private usageSeen = false;
   /** The agent's context as its own compactions left it (agent-compaction.ts). */
   private readonly context = newAgentContext();
+  /** The usage by the hour of its messages (the usage report's days). */
+  private readonly hourly = new HourlyUsage();
   private lastSeq = 0;
   private allTokens = 0;
 
@@ -76,6 +79,7 @@ export class TranscriptWriter {
 
   private written(message: NewMessage): MessageRecord {
     const record = this.task.messages.append(message);
+    this.hourly.message(record.timestamp);
     this.lastSeq = record.seq;
     this.allTokens += record.tokens;
     return record;
@@ -128,6 +132,7 @@ export class TranscriptWriter {
 
   addUsage(usage: Partial<TokenUsage>): void {
     this.usageSeen = true;
+    this.hourly.usage(usage);
     for (const key of Object.keys(this.usage) as (keyof TokenUsage)[]) {
       this.usage[key] += usage[key] ?? 0;
     }
@@ -159,7 +164,7 @@ export class TranscriptWriter {
     return {
       llm_calls: this.llmCalls,
       estimated_tokens: this.allTokens,
-      ...(this.usageSeen && { usage: { ...this.usage } }),
+      ...(this.usageSeen && { usage: { ...this.usage }, usage_hours: this.hourly.take() }),
     };
   }
 }

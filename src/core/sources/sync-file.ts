@@ -1,4 +1,6 @@
 import { writeRowStats, type RowTotals } from './row-stats';
+import { HourlyUsage, addUsageHoursOf } from '../usage/usage-hours';
+import { TaskRepository } from '../db/task-repository';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TokenUsage } from '../../shared/task-types';
@@ -345,6 +347,8 @@ interface OpenThread {
   tools: number;
   llmCalls: number;
   usage: Partial<TokenUsage>;
+  /** The same usage by the hour of its messages (the usage report's days). */
+  hourly: HourlyUsage;
   /** Estimated tokens of the messages written (the total where the session has no usage). */
   estimated: number;
   skipSummaries: number;
@@ -429,6 +433,7 @@ async function readRange(
       tools,
       llmCalls: 0,
       usage: {},
+      hourly: new HourlyUsage(),
       estimated: 0,
       skipSummaries,
       summaries,
@@ -473,6 +478,7 @@ async function readRange(
     },
     message(key, message, options) {
       const t = thread(key);
+      t.hourly.message(message.timestamp);
       const tokens = put(t, message);
       if (options?.pinned && !t.pinned.includes(t.seq)) t.pinned.push(t.seq);
       t.segmentTokens += tokens;
@@ -489,6 +495,7 @@ async function readRange(
     llmCall(key, usage, calls = 1) {
       const t = thread(key);
       t.llmCalls += calls;
+      if (usage) t.hourly.usage(usage);
       if (usage)
         for (const [field, n] of Object.entries(usage) as [keyof TokenUsage, number][])
           t.usage[field] = (t.usage[field] ?? 0) + n;
@@ -591,6 +598,8 @@ async function readRange(
           compressions,
           usage,
         });
+        if (store.repo instanceof TaskRepository)
+          addUsageHoursOf(store.repo.db, t.task.uuid, t.hourly.take());
         store.repo.setFinalStats(t.task.uuid, {
           total_messages: t.task.messages.count,
           total_summaries: t.task.summaries.nextId - 1,

@@ -1,3 +1,5 @@
+import { addUsageHoursOf, type HourUsage } from '../usage/usage-hours';
+import { TaskRepository } from '../db/task-repository';
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
@@ -21,6 +23,8 @@ export interface ImportedCounters {
   times?: { created_at: string; started_at: string; completed_at: string };
   /** The model, when only the messages named it. */
   model?: string;
+  /** The usage by the hour of its messages, when the transcript has usage. */
+  usage_hours?: HourUsage[];
 }
 
 /** The agent each importer's task_source stands for (tasks.agent, a filterable column). */
@@ -77,6 +81,8 @@ export async function importTask(
       compressions: stats.total_summaries,
       ...(usage && { usage }),
     });
+    if (counters.usage_hours && store.repo instanceof TaskRepository)
+      addUsageHoursOf(store.repo.db, task.uuid, counters.usage_hours);
     // Message, summary and tool totals come from the files themselves.
     store.repo.setFinalStats(task.uuid, stats);
     store.repo.setStatus(task.uuid, input.status, {

@@ -5,12 +5,14 @@ import { messagesOperations } from './messages-api';
 import type { z } from 'zod';
 import type { OperationName } from './operation-names';
 import { providerTestOperations } from './provider-test-api';
+import { searchOperations } from './search-api';
 import { settingsOperations } from './settings-api';
 import { sourcesOperations } from './sources-api';
 import { tasksOperations } from './tasks-api';
 import { taskViewOperations } from './task-view-api';
 import { toolOutputsOperations } from './tool-outputs-api';
 import { transferOperations } from './transfer-api';
+import { usageOperations } from './usage-api';
 
 /**
  * The workbench API: every operation the UI needs, by name, with its input schema and
@@ -30,6 +32,8 @@ export const WORKBENCH_FEATURES = {
   providerTest: providerTestOperations,
   taskView: taskViewOperations,
   sources: sourcesOperations,
+  search: searchOperations,
+  usage: usageOperations,
 };
 
 export const WORKBENCH_CONTRACT = {
@@ -44,6 +48,8 @@ export const WORKBENCH_CONTRACT = {
   ...providerTestOperations,
   ...taskViewOperations,
   ...sourcesOperations,
+  ...searchOperations,
+  ...usageOperations,
 };
 
 export type WorkbenchContract = typeof WORKBENCH_CONTRACT;

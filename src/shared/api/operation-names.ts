@@ -36,6 +36,8 @@ export const OPERATION_NAMES = [
   'listToolCalls',
   'listSources',
   'syncSources',
+  'searchSessions',
+  'usageReport',
 ] as const;
 
 export type OperationName = (typeof OPERATION_NAMES)[number];

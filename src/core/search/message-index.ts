@@ -1,0 +1,212 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { MessageRecord, TaskRow } from '../../shared/task-types';
+import { writeTx, type Db } from '../db/open-database';
+import { OffsetIndex } from '../jsonl/offset-index';
+import { readLinesSync } from '../jsonl/line-reader';
+import { TASK_FILES } from '../store/contexts-layout';
+import { asMessageRecord } from '../store/message-shape';
+import { isPartial, parseEntry } from '../store/message-window';
+import { indexedText } from './message-text';
+import { addUsageHours, hourOf, type HourUsage } from '../usage/usage-hours';
+
+/**
+ * The search index over every task's messages (schema: messages_search and its state and
+ * dirty tables, src/core/db/schema.ts). Writers never tokenize: a trigger marks a task dirty
+ * whenever its message count changes — a task process's step, an import, a source sync
+ * alike — and this catch-up reads the new lines from the task's messages.jsonl and indexes
+ * them in short write transactions. The backfill of tasks that existed before the index is
+ * the same catch-up; each batch commits with its cursor, so it resumes where it stopped.
+ */
+
+/** A message's index rowid is its task's rowid times this, plus its seq. */
+export const SEQ_SPAN = 2 ** 32;
+
+/** Lines and bytes read per write transaction: a few milliseconds of the write lock. */
+const BATCH_MESSAGES = 400;
+const BATCH_BYTES = 2 * 1024 * 1024;
+/** Dirty tasks looked at per round. */
+const TASKS_PER_ROUND = 200;
+
+export function messageRowid(taskRowid: number, seq: number): number {
+  return taskRowid * SEQ_SPAN + seq;
+}
+
+export interface IndexProgress {
+  /** Messages indexed by this call. */
+  indexed: number;
+  /** Tasks with messages still to index when the call returned. */
+  remaining: number;
+}
+
+/** Where a task's folder is (ContextStore.taskPath). */
+export type TaskDirOf = (row: Pick<TaskRow, 'uuid' | 'status'>) => string;
+
+interface DirtyTask {
+  task: number;
+  uuid: string;
+  status: TaskRow['status'];
+  agent: string;
+  seq: number;
+}
+
+/** How many tasks have messages not yet in the index. */
+export function pendingTasks(db: Db): number {
+  return (db.prepare('SELECT COUNT(*) AS n FROM messages_search_dirty').get() as { n: number }).n;
+}
+
+/**
+ * Indexes the messages of dirty tasks until none is left or `budgetMs` has passed (at least
+ * one batch runs). Safe from several processes at once: a batch is written only when the
+ * task's cursor is still where it was read, so no message is indexed twice.
+ */
+export function indexPendingMessages(
+  db: Db,
+  dirOf: TaskDirOf,
+  options: { budgetMs?: number; onProgress?: (p: IndexProgress) => void } = {},
+): IndexProgress {
+  const budget = options.budgetMs ?? Number.POSITIVE_INFINITY;
+  const started = performance.now();
+  const list = db.prepare(
+    `SELECT d.task AS task, t.uuid AS uuid, t.status AS status, t.agent AS agent,
+       COALESCE(s.seq, 0) AS seq
+     FROM messages_search_dirty d
+     LEFT JOIN tasks t ON t.rowid = d.task
+     LEFT JOIN messages_search_state s ON s.task = d.task
+     WHERE d.task > ? ORDER BY d.task LIMIT ?`,
+  );
+  let indexed = 0;
+  let after = 0;
+  for (;;) {
+    const tasks = list.all(after, TASKS_PER_ROUND) as DirtyTask[];
+    if (tasks.length === 0) break;
+    for (const t of tasks) {
+      after = t.task;
+      indexed += indexTask(db, dirOf, t, () => performance.now() - started >= budget);
+      if (performance.now() - started >= budget) {
+        const progress = { indexed, remaining: pendingTasks(db) };
+        options.onProgress?.(progress);
+        return progress;
+      }
+    }
+    options.onProgress?.({ indexed, remaining: pendingTasks(db) });
+  }
+  return { indexed, remaining: pendingTasks(db) };
+}
+
+/** Indexes one dirty task to its last complete line (or until `stop`); returns messages indexed. */
+function indexTask(db: Db, dirOf: TaskDirOf, t: DirtyTask, stop: () => boolean): number {
+  if (t.uuid === null) {
+    db.prepare('DELETE FROM messages_search_dirty WHERE task = ?').run(t.task);
+    return 0;
+  }
+  let dir: string;
+  try {
+    dir = dirOf(t);
+  } catch {
+    return 0; // another host's task this one cannot reach: left for a host that can
+  }
+  const file = path.join(dir, TASK_FILES.messages);
+  if (!fs.existsSync(file)) {
+    // Moved between status folders while we looked, or not written yet: the next call sees it.
+    settleIfCurrent(db, t.task, t.seq);
+    return 0;
+  }
+  let index: OffsetIndex;
+  try {
+    index = OffsetIndex.open(file, path.join(dir, TASK_FILES.messagesIndex), { readonly: true });
+  } catch {
+    return 0;
+  }
+  let seq = t.seq;
+  let indexed = 0;
+  try {
+    while (seq < index.count) {
+      const batch = readBatch(file, index, seq + 1);
+      if (batch.lastSeq <= seq) break;
+      if (!writeBatch(db, t, seq, batch)) return indexed; // another process got there first
+      indexed += batch.rows.length;
+      seq = batch.lastSeq;
+      if (stop()) return indexed;
+    }
+  } catch {
+    return indexed; // the folder moved mid-read (a task ending): the next call goes on
+  } finally {
+    index.close();
+  }
+  settleIfCurrent(db, t.task, seq);
+  return indexed;
+}
+
+interface Batch {
+  rows: { seq: number; body: string; role: string; tool: string }[];
+  usage: HourUsage[];
+  lastSeq: number;
+  chars: number;
+}
+
+function readBatch(file: string, index: OffsetIndex, from: number): Batch {
+  const batch: Batch = { rows: [], usage: [], lastSeq: from - 1, chars: 0 };
+  let bytes = 0;
+  for (const entry of readLinesSync(file, { start: index.offsetOf(from), firstLineNo: from })) {
+    if (isPartial(entry)) break;
+    batch.lastSeq = entry.lineNo;
+    bytes += entry.bytes;
+    const parsed = parseEntry(entry, file, asMessageRecord);
+    if (parsed.ok) {
+      const text = indexedText(parsed.value);
+      batch.chars += text.body.length;
+      batch.rows.push({ seq: entry.lineNo, ...text });
+      const usage = usageOf(parsed.value);
+      if (usage) batch.usage.push(usage);
+    }
+    if (batch.rows.length >= BATCH_MESSAGES || bytes >= BATCH_BYTES) break;
+  }
+  return batch;
+}
+
+/** A message's own provider usage (our task processes record it on each reply). */
+function usageOf(m: MessageRecord): HourUsage | undefined {
+  const u = m.usage;
+  const hour = hourOf(m.timestamp);
+  if (!u || !hour) return undefined;
+  return {
+    hour,
+    input_tokens: u.input_tokens ?? 0,
+    output_tokens: u.output_tokens ?? 0,
+    cache_read_tokens: u.cache_read_tokens ?? 0,
+    cache_creation_tokens: u.cache_creation_tokens ?? 0,
+  };
+}
+
+function writeBatch(db: Db, t: DirtyTask, from: number, batch: Batch): boolean {
+  return writeTx(db, () => {
+    const state = db.prepare('SELECT seq FROM messages_search_state WHERE task = ?').get(t.task) as
+      { seq: number } | undefined;
+    if ((state?.seq ?? 0) !== from) return false;
+    const insert = db.prepare(
+      'INSERT INTO messages_search (rowid, body, role, tool) VALUES (?, ?, ?, ?)',
+    );
+    for (const r of batch.rows) insert.run(messageRowid(t.task, r.seq), r.body, r.role, r.tool);
+    db.prepare(
+      `INSERT INTO messages_search_state (task, seq, chars) VALUES (?, ?, ?)
+       ON CONFLICT (task) DO UPDATE SET seq = excluded.seq, chars = chars + excluded.chars`,
+    ).run(t.task, batch.lastSeq, batch.chars);
+    // Usage on messages is our own task processes' (imports and syncs record theirs as they
+    // write, src/core/usage/usage-hours.ts), so an imported message is never counted twice.
+    if (t.agent === '' && batch.usage.length > 0) addUsageHours(db, t.task, batch.usage);
+    return true;
+  });
+}
+
+/** Clears the task's dirty mark once its row's message count is no more than what is indexed. */
+function settleIfCurrent(db: Db, task: number, seq: number): void {
+  writeTx(db, () =>
+    db
+      .prepare(
+        `DELETE FROM messages_search_dirty WHERE task = ?
+         AND COALESCE((SELECT total_messages FROM tasks WHERE rowid = ?), 0) <= ?`,
+      )
+      .run(task, task, seq),
+  );
+}

@@ -1,0 +1,144 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REAL_FIXTURES } from '../../../test/support/real-fixtures';
+import { importPaths } from '../import';
+import { ContextStore } from '../store/context-store';
+import { indexedText } from './message-text';
+import { indexPendingMessages, pendingTasks } from './message-index';
+import { searchSessions } from './search-sessions';
+import { wordsOf } from './search-query';
+import type { MessageRecord } from '../../shared/task-types';
+
+let root: string;
+let store: ContextStore;
+
+/** Every real transcript of test/fixtures/real, imported as a user would. */
+function realFiles(): string[] {
+  const files: string[] = [];
+  const walk = (dir: string): void => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) {
+        if (e.name === 'events') continue;
+        walk(p);
+      } else if (!['README.md', 'ui_messages.json', 'task_metadata.json'].includes(e.name))
+        files.push(p);
+    }
+  };
+  walk(REAL_FIXTURES);
+  return files;
+}
+
+const dirOf = (row: { uuid: string; status: MessageRecord['role'] | string }) =>
+  store.taskPath(row as never);
+
+function search(query: string, extra: Partial<Parameters<typeof searchSessions>[2]> = {}) {
+  return searchSessions(store.db, dirOf, { query, exact: false, limit: 200, ...extra });
+}
+
+/** Every (uuid, seq) whose indexed text holds all the words, read straight from the files. */
+function bruteForce(test: (body: string) => boolean): Set<string> {
+  const found = new Set<string>();
+  for (const row of store.listTasks({ limit: 1000 }).rows) {
+    const messages = store.readTask(row.uuid).messages(1, 100_000).messages;
+    for (const m of messages) if (test(indexedText(m).body)) found.add(`${row.uuid}:${m.seq}`);
+  }
+  return found;
+}
+
+beforeAll(async () => {
+  root = fs.mkdtempSync(path.join(os.tmpdir(), 'cwb-search-'));
+  store = ContextStore.open(path.join(root, 'contexts'));
+  const run = await importPaths(store, realFiles());
+  expect(run.failed).toEqual([]);
+  expect(run.results.length).toBeGreaterThan(8);
+}, 120_000);
+
+afterAll(() => {
+  store.close();
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+describe('search across sessions', () => {
+  it('indexes every imported task, then nothing is pending', () => {
+    expect(pendingTasks(store.db)).toBeGreaterThan(0);
+    const progress = indexPendingMessages(store.db, dirOf);
+    expect(progress.indexed).toBeGreaterThan(100);
+    expect(progress.remaining).toBe(0);
+    expect(indexPendingMessages(store.db, dirOf).indexed).toBe(0);
+  });
+
+  it('finds exactly the messages holding a word, in every agent', () => {
+    const hits = search('error');
+    const expected = bruteForce((body) => wordsOf(body.toLowerCase()).includes('error'));
+    expect(expected.size).toBeGreaterThan(5);
+    expect(new Set(hits.hits.map((h) => `${h.uuid}:${h.seq}`))).toEqual(expected);
+    for (const h of hits.hits) {
+      expect(h.match).not.toBeNull();
+      expect(h.snippet.slice(h.match![0], h.match![1]).toLowerCase()).toBe('error');
+    }
+    expect(new Set(hits.hits.map((h) => h.agent)).size).toBeGreaterThan(2);
+  });
+
+  it('matches a path as its words in a row, and exact mode as typed', () => {
+    const hits = search('pydicom/dataset.py');
+    expect(hits.hits.length).toBeGreaterThan(0);
+    const exact = searchSessions(store.db, dirOf, {
+      query: 'pydicom/dataset.py',
+      exact: true,
+      limit: 200,
+    });
+    const expected = bruteForce((body) => body.includes('pydicom/dataset.py'));
+    expect(new Set(exact.hits.map((h) => `${h.uuid}:${h.seq}`))).toEqual(expected);
+    for (const h of exact.hits) expect(h.snippet.slice(...h.match!)).toBe('pydicom/dataset.py');
+    // Exact is case-sensitive; words are not.
+    expect(
+      searchSessions(store.db, dirOf, { query: 'PYDICOM/DATASET.PY', exact: true, limit: 10 }).hits,
+    ).toEqual([]);
+    expect(search('PYDICOM/DATASET.PY').hits.length).toBe(hits.hits.length);
+  });
+
+  it('supports phrases, prefixes and the filters', () => {
+    const phrase = search('"no such file"');
+    const expected = bruteForce((b) =>
+      / no such file/i.test(` ${wordsOf(b.toLowerCase()).join(' ')}`),
+    );
+    expect(new Set(phrase.hits.map((h) => `${h.uuid}:${h.seq}`))).toEqual(expected);
+    const prefix = search('pydic*');
+    expect(prefix.hits.length).toBeGreaterThanOrEqual(search('pydicom').hits.length);
+    const all = search('the', { limit: 200 });
+    const codex = search('the', { agent: 'codex', limit: 200 });
+    expect(codex.hits.length).toBeGreaterThan(0);
+    expect(codex.hits.every((h) => h.agent === 'codex')).toBe(true);
+    expect(all.hits.some((h) => h.agent !== 'codex')).toBe(true);
+    const users = search('the', { role: 'user' });
+    expect(users.hits.length).toBeGreaterThan(0);
+    expect(users.hits.every((h) => h.role === 'user')).toBe(true);
+    const tools = search('the', { role: 'tool' });
+    expect(tools.hits.every((h) => h.role === 'tool')).toBe(true);
+    const limited = search('the', { limit: 3 });
+    expect(limited.hits).toHaveLength(3);
+    expect(limited.more).toBe(true);
+  });
+
+  it('refuses text with nothing to look for, never reading it as query syntax', () => {
+    expect(() => search('"*()')).toThrow(/no letters or digits/);
+    expect(() => search('NEAR(a b) OR "x')).not.toThrow();
+  });
+
+  it('keeps the index current when a task grows and drops a deleted task', () => {
+    const row = store.listTasks({ limit: 1 }).rows[0]!;
+    const task = store.openForMaintenance(row.uuid);
+    task.addMessage({ role: 'user', content: 'zyxwvut marker for the search test' });
+    task.flushStats();
+    task.close();
+    expect(pendingTasks(store.db)).toBe(1);
+    indexPendingMessages(store.db, dirOf);
+    const hits = search('zyxwvut');
+    expect(hits.hits.map((h) => h.uuid)).toEqual([row.uuid]);
+    store.repo.write(() => store.repo.delete(row.uuid));
+    expect(search('zyxwvut').hits).toEqual([]);
+  });
+});
