@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REAL_FIXTURES } from '../../../test/support/real-fixtures';
+import { realTranscriptFiles } from '../../../test/support/real-transcript-files';
 import { importPaths } from '../import';
 import { ContextStore } from '../store/context-store';
 import { indexedText } from './message-text';
@@ -13,23 +13,6 @@ import type { MessageRecord } from '../../shared/task-types';
 
 let root: string;
 let store: ContextStore;
-
-/** Every real transcript of test/fixtures/real, imported as a user would. */
-function realFiles(): string[] {
-  const files: string[] = [];
-  const walk = (dir: string): void => {
-    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-      const p = path.join(dir, e.name);
-      if (e.isDirectory()) {
-        if (e.name === 'events') continue;
-        walk(p);
-      } else if (!['README.md', 'ui_messages.json', 'task_metadata.json'].includes(e.name))
-        files.push(p);
-    }
-  };
-  walk(REAL_FIXTURES);
-  return files;
-}
 
 const dirOf = (row: { uuid: string; status: MessageRecord['role'] | string }) =>
   store.taskPath(row as never);
@@ -51,8 +34,7 @@ function bruteForce(test: (body: string) => boolean): Set<string> {
 beforeAll(async () => {
   root = fs.mkdtempSync(path.join(os.tmpdir(), 'cwb-search-'));
   store = ContextStore.open(path.join(root, 'contexts'));
-  const run = await importPaths(store, realFiles());
-  expect(run.failed).toEqual([]);
+  const run = await importPaths(store, realTranscriptFiles());
   expect(run.results.length).toBeGreaterThan(8);
   pendingBefore = pendingTasks(store.db);
   firstCatchUp = indexPendingMessages(store.db, dirOf);
