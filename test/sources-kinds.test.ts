@@ -562,3 +562,59 @@ describe('Claude Code 2.1', () => {
     imported.close();
   });
 });
+
+describe('Codex 0.121: a subagent thread and the newer items', () => {
+  const PARENT = 'rollout-2026-11-21T10-02-00-019ab3c1-7e2a-7d40-9c11-5f6a7b8c9d01.jsonl';
+  const CHILD = 'rollout-2026-11-21T10-03-12-019ab3c4-0b6d-7a12-8e33-1a2b3c4d5e6f.jsonl';
+
+  it('the spawned thread is a subagent task under its parent; apply_patch, MCP and web search calls recorded; synced as imported', async () => {
+    const root = tempDir();
+    const home = path.join(root, 'home');
+    const dir = path.join(home, '.codex', 'sessions', '2026', '11', '21');
+    fs.mkdirSync(dir, { recursive: true });
+    for (const name of [PARENT, CHILD]) {
+      fs.copyFileSync(realFixture('codex-subagents', name), path.join(dir, name));
+      quiet(path.join(dir, name));
+    }
+    const live = ContextStore.open(path.join(root, 'live'));
+    const sync = new SourceSync(live, loadSourcesConfig({ file: null, env: { HOME: home } }));
+    expect((await sync.syncAll('codex')).map((r) => r.status)).toEqual(['synced', 'synced']);
+
+    const imported = ContextStore.open(path.join(root, 'imported'));
+    const reports = [];
+    for (const name of [PARENT, CHILD])
+      reports.push(await importFile(imported, path.join(dir, name)));
+    expect(tasksOf(live).map((r) => task(live, r))).toEqual(
+      tasksOf(imported).map((r) => task(imported, r)),
+    );
+
+    const [parent, child] = tasksOf(live);
+    expect(parent).toMatchObject({ task_type: '', parent_uuid: null, repo: 'parser' });
+    expect(child).toMatchObject({
+      title: 'Subagent: Hypatia (explorer)',
+      task_type: 'subagent',
+      parent_uuid: parent!.uuid,
+      task_id: '019ab3c4-0b6d-7a12-8e33-1a2b3c4d5e6f',
+    });
+    const tools = lines(path.join(live.taskPath(parent!), 'tools.jsonl'));
+    expect(tools.map((t) => [t.tool, t.status])).toEqual([
+      ['spawn_agent', 'success'],
+      ['apply_patch', 'success'],
+      ['mcp__docs__search', 'success'],
+      ['web_search', 'success'],
+      // Interrupted (turn_aborted): never answered.
+      ['shell', 'error'],
+    ]);
+    // The events that repeat items, and the interruption, are accounted for as ignored.
+    expect(reports[0]!.skipped).toEqual([]);
+    expect(reports[0]!.ignored).toMatchObject({
+      'event_msg:mcp_tool_call_begin': 1,
+      'event_msg:mcp_tool_call_end': 1,
+      'event_msg:web_search_begin': 1,
+      'event_msg:web_search_end': 1,
+      'event_msg:turn_aborted': 1,
+    });
+    live.close();
+    imported.close();
+  });
+});

@@ -64,6 +64,25 @@ export function codexInstructions(meta: Record<string, unknown>): string | undef
   return text ?? asString(meta.instructions) ?? undefined;
 }
 
+/**
+ * A rollout that is a subagent's thread (Codex's `thread_spawn`): the parent thread's id and
+ * the agent's name and role. Its first `session_meta` says so; a second one (the parent's,
+ * whose history the subagent was forked from) follows it.
+ */
+export function codexSubagent(
+  meta: Record<string, unknown>,
+): { parent: string; label?: string } | undefined {
+  const source = isRecord(meta.source) ? meta.source : undefined;
+  const sub = isRecord(source?.subagent) ? source.subagent : undefined;
+  const spawn = isRecord(sub?.thread_spawn) ? sub.thread_spawn : undefined;
+  const parent = asString(spawn?.parent_thread_id) ?? asString(meta.parent_thread_id);
+  if (parent === undefined) return undefined;
+  const nickname = asString(spawn?.agent_nickname) ?? asString(meta.agent_nickname);
+  const role = asString(spawn?.agent_role) ?? asString(meta.agent_role);
+  const label = [nickname, role && `(${role})`].filter(Boolean).join(' ');
+  return { parent, ...(label !== '' && { label }) };
+}
+
 /** The call id of a tool call or output item (current rollouts: call_id; old: id). */
 export function codexCallId(payload: Record<string, unknown>): string | undefined {
   return asString(payload.call_id) ?? asString(payload.id);

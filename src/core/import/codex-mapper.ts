@@ -2,6 +2,7 @@ import type { ToolCall, TokenUsage } from '../../shared/task-types';
 import {
   codexCallId,
   codexInstructions,
+  codexSubagent,
   codexMessageText,
   toCodexLine,
   type CodexLine,
@@ -71,6 +72,12 @@ interface CodexState {
   inModelRun?: boolean;
   /** The instructions were written (the first session_meta). */
   instructed?: boolean;
+  /**
+   * Between a forked thread's second session_meta (its parent's) and its first turn_context:
+   * the parent's history copied in, which the subagent's model reads but which is not what the
+   * subagent was asked (not its prompt).
+   */
+  forkHistory?: boolean;
   /** The last cumulative usage a token_count event reported. */
   total?: TokenUsage;
   /** Calls recorded without a result at a quiet end: id → tool name. */
@@ -130,6 +137,7 @@ export class CodexMapper implements EntryMapper {
       this.sink.describe(MAIN, { firstTimestamp: line.timestamp, lastTimestamp: line.timestamp });
     if (line.kind === 'session_meta') return this.sessionMeta(p, line, started);
     if (line.kind === 'turn_context') {
+      delete this.state.forkHistory;
       this.sink.describe(MAIN, {
         ...(asString(p.model) !== undefined && { model: asString(p.model)! }),
         ...(asString(p.cwd) !== undefined && { workdir: asString(p.cwd)! }),
@@ -172,7 +180,11 @@ export class CodexMapper implements EntryMapper {
     started: string | undefined,
   ): void {
     const git = isRecord(p.git) ? p.git : undefined;
+    // Only the first session_meta is this thread's (a subagent's second one is its parent's).
+    const subagent = this.state.instructed ? undefined : codexSubagent(p);
     this.sink.describe(MAIN, {
+      ...(subagent && { parentSessionId: subagent.parent }),
+      ...(subagent?.label !== undefined && { description: subagent.label }),
       ...(asString(git?.repository_url) !== undefined && {
         gitRemote: asString(git?.repository_url)!,
       }),
@@ -182,7 +194,10 @@ export class CodexMapper implements EntryMapper {
       ...(asString(p.model) !== undefined && { model: asString(p.model)! }),
       ...(asString(p.cli_version) !== undefined && { version: asString(p.cli_version)! }),
     });
-    if (this.state.instructed) return;
+    if (this.state.instructed) {
+      this.state.forkHistory = true;
+      return;
+    }
     this.state.instructed = true;
     const instructions = codexInstructions(p);
     const timestamp = started ?? line.timestamp;
@@ -211,6 +226,9 @@ export class CodexMapper implements EntryMapper {
       this.sink.message(MAIN, { role: 'user', content: text, ...at });
     } else if (type === 'token_count' && isRecord(p.info)) {
       const counting = this.state.tokenCounts === true;
+      // Live sync, the first such event: the model run it reports was counted as a call when
+      // its first item came (no event had told that the file has them); it is that call.
+      const counted = !counting && this.options.tokenCounts === undefined && this.state.inModelRun;
       this.state.tokenCounts = true;
       const total = isRecord(p.info.total_token_usage)
         ? toUsage(p.info.total_token_usage)
@@ -226,7 +244,7 @@ export class CodexMapper implements EntryMapper {
           usage[field] = total[field] - before[field];
       }
       if (total) this.state.total = total;
-      this.sink.llmCall(MAIN, usage);
+      this.sink.llmCall(MAIN, usage, counted ? 0 : 1);
     } else if (type !== 'token_count') this.sink.ignore(`event_msg:${type}`);
   }
 
@@ -403,7 +421,7 @@ export class CodexMapper implements EntryMapper {
 
   /** The first real request titles the task (live sync; the import's scan finds the same). */
   private describePrompt(text: string): void {
-    if (realRequest(text) === undefined) return;
+    if (this.state.forkHistory || realRequest(text) === undefined) return;
     const prompt = userRequest(text);
     const request = realRequest(prompt);
     this.sink.describe(MAIN, { prompt, ...(request !== undefined && { request }) });

@@ -1,7 +1,7 @@
 import { realRequest } from './session-meta';
 import fs from 'node:fs';
 import { readJsonl } from '../jsonl/jsonl-reader';
-import { codexMessageText, toCodexLine } from './codex-line';
+import { codexMessageText, codexSubagent, toCodexLine } from './codex-line';
 import { asString, isRecord, normalizeTimestamp } from './text';
 
 export interface CodexScan {
@@ -24,6 +24,8 @@ export interface CodexScan {
   lastCompactedLine: number;
   /** `token_count` events carrying usage: one per model response. */
   tokenCounts: number;
+  /** A subagent's thread (thread_spawn): its parent's session id and the agent's name. */
+  subagent?: { parent: string; label?: string };
 }
 
 /** First pass over a rollout: session metadata, which user records to use, compactions, usage. */
@@ -31,6 +33,8 @@ export async function scanCodex(file: string, maxLineBytes?: number): Promise<Co
   const size = (await fs.promises.stat(file)).size;
   const scan: CodexScan = { size, hasUserItems: false, lastCompactedLine: 0, tokenCounts: 0 };
   let firstUserItem: string | undefined;
+  // A forked thread's copy of its parent's history (second session_meta to turn_context).
+  let forkHistory = false;
   const readOptions = { end: size, ...(maxLineBytes !== undefined && { maxLineBytes }) };
   for await (const raw of readJsonl(file, readOptions)) {
     if (!raw.ok) continue;
@@ -41,8 +45,11 @@ export async function scanCodex(file: string, maxLineBytes?: number): Promise<Co
       scan.lastTimestamp = line.timestamp;
     }
     const p = line.payload;
+    if (line.kind === 'session_meta' && scan.sessionId !== undefined) forkHistory = true;
+    else if (line.kind === 'turn_context') forkHistory = false;
     if (line.kind === 'session_meta' && scan.sessionId === undefined) {
       scan.sessionId = asString(p.id);
+      scan.subagent = codexSubagent(p);
       scan.cwd = asString(p.cwd);
       scan.provider = asString(p.model_provider);
       scan.cliVersion = asString(p.cli_version);
@@ -62,11 +69,16 @@ export async function scanCodex(file: string, maxLineBytes?: number): Promise<Co
     } else if (line.kind === 'response_item' && p.type === 'message' && p.role === 'user') {
       scan.hasUserItems = true;
       const text = codexMessageText(p);
-      if (firstUserItem === undefined && !text.trimStart().startsWith('<') && realRequest(text))
+      if (
+        !forkHistory &&
+        firstUserItem === undefined &&
+        !text.trimStart().startsWith('<') &&
+        realRequest(text)
+      )
         firstUserItem = text;
     } else if (line.kind === 'event_msg' && p.type === 'user_message') {
       const message = asString(p.message);
-      if (realRequest(message)) scan.prompt ??= message;
+      if (!forkHistory && realRequest(message)) scan.prompt ??= message;
     } else if (line.kind === 'event_msg' && p.type === 'token_count' && isRecord(p.info)) {
       scan.tokenCounts++;
     }

@@ -39,8 +39,12 @@ export async function importCodex(
     throw badInput(`${path.basename(file)}: no Codex rollout entries found`);
   }
   const report = new ImportReport(file);
+  const requested = titleLine(realRequest(scan.prompt)) ?? titleFrom(scan.prompt);
   const session = await beginImport(store, {
-    title: titleLine(realRequest(scan.prompt)) ?? titleFrom(scan.prompt) ?? null,
+    // A subagent's thread (as live sync titles it): the agent's name, else what it was asked.
+    title: scan.subagent
+      ? `Subagent: ${scan.subagent.label ?? requested ?? scan.sessionId ?? 'codex'}`
+      : (requested ?? null),
     prompt: scan.prompt !== undefined ? clip(scan.prompt, PROMPT_MAX_CHARS) : null,
     workdir: scan.cwd ?? null,
     model: scan.model ?? null,
@@ -48,6 +52,7 @@ export async function importCodex(
     key: {
       task_source: 'codex',
       task_id: scan.sessionId ?? '',
+      ...(scan.subagent && { task_type: 'subagent' }),
       ...repoKey(scan.cwd, scan.gitRemote),
     },
     status: 'completed',
@@ -64,6 +69,7 @@ export async function importCodex(
       originator: scan.originator ?? null,
       git_branch: scan.gitBranch ?? null,
       git_remote: scan.gitRemote ?? null,
+      ...(scan.subagent && { relation: 'subagent', parent_session_id: scan.subagent.parent }),
     },
   });
   try {

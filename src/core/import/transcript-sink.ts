@@ -24,6 +24,8 @@ export interface ThreadInfo {
   /** Subagents: the agent's id and what started it. */
   agentId?: string;
   description?: string;
+  /** A session that is another session's subagent (Codex's thread_spawn): the parent's session id. */
+  parentSessionId?: string;
 }
 
 /**

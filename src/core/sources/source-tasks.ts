@@ -28,11 +28,12 @@ export interface SourceTaskInput {
 export function openSourceTask(store: ContextStore, input: SourceTaskInput): TaskContextManager {
   let row = store.repo.get(input.uuid);
   if (!row) {
-    const isMain = isSessionThread(input.thread);
     const info = input.info;
+    // A session spawned by another (Codex's thread_spawn) is a subagent too.
+    const isMain = isSessionThread(input.thread) && info.parentSessionId === undefined;
     const title = isMain
       ? (info.title ?? promptTitle(info) ?? null)
-      : `Subagent: ${info.description ?? promptTitle(info) ?? input.thread}`;
+      : `Subagent: ${info.description ?? promptTitle(info) ?? info.sessionId ?? input.thread}`;
     const task = store.createTask({
       uuid: input.uuid,
       title,
@@ -55,6 +56,7 @@ export function openSourceTask(store: ContextStore, input: SourceTaskInput): Tas
         session_id: info.sessionId ?? null,
         ...(info.agentId !== undefined && { agent_id: info.agentId }),
         ...(!isMain && { relation: 'subagent' }),
+        ...(info.parentSessionId !== undefined && { parent_session_id: info.parentSessionId }),
       },
     });
     task.close();
@@ -97,6 +99,10 @@ export function describeSourceTask(
          owner = CASE WHEN @repo <> '' THEN @owner ELSE owner END,
          repo = CASE WHEN @repo <> '' THEN @repo ELSE repo END,
          task_id = CASE WHEN task_id = '' AND @session IS NOT NULL THEN @session ELSE task_id END,
+         -- A subagent session synced before its parent's finds it once that is there.
+         parent_uuid = COALESCE(parent_uuid, (SELECT p.uuid FROM tasks p
+           WHERE @parentSession IS NOT NULL AND p.task_source = @kind AND p.task_id = @parentSession
+           ORDER BY p.task_type <> '', p.created_at LIMIT 1)),
          created_at = COALESCE(@first, created_at),
          started_at = COALESCE(@first, started_at),
          completed_at = COALESCE(@last, completed_at),
@@ -105,10 +111,12 @@ export function describeSourceTask(
     {
       uuid,
       // The agent's own title (Claude Code's summary) replaces the one from the prompt.
-      title: isMain ? (info.title ?? null) : null,
+      title: isMain && info.parentSessionId === undefined ? (info.title ?? null) : null,
       // A real request read in a later sync replaces a title taken from the first prompt
-      // (a bare slash command), as `cwb import` of the whole file titles it.
-      requestTitle: isMain ? (titleLine(info.request) ?? null) : null,
+      // (a bare slash command), as `cwb import` of the whole file titles it; a subagent
+      // session keeps its agent's name.
+      requestTitle:
+        isMain && info.parentSessionId === undefined ? (titleLine(info.request) ?? null) : null,
       promptTitle: promptTitle(info) ?? null,
       prompt: info.prompt !== undefined ? clip(info.prompt, PROMPT_MAX_CHARS) : null,
       model: info.model ?? null,
@@ -117,6 +125,8 @@ export function describeSourceTask(
       first: info.firstTimestamp ?? null,
       last: info.lastTimestamp ?? null,
       agent: AGENT_OF_SOURCE[kind] ?? kind,
+      kind,
+      parentSession: info.parentSessionId ?? null,
       branch: info.gitBranch ?? null,
       owner: repository.owner ?? '',
       repo: repository.repo ?? '',
@@ -129,12 +139,14 @@ export function findSessionTask(
   store: ContextStore,
   kind: string,
   sessionId: string | undefined,
+  options: { anyType?: boolean } = {},
 ): string | null {
   if (sessionId === undefined) return null;
+  // anyType: the parent may itself be a subagent's session (a subagent's subagent).
   const [row] = runOnIndex(
     store,
-    `SELECT uuid FROM tasks WHERE task_source = @kind AND task_id = @session AND task_type = ''
-     ORDER BY created_at, uuid LIMIT 1`,
+    `SELECT uuid FROM tasks WHERE task_source = @kind AND task_id = @session ${options.anyType ? '' : "AND task_type = ''"}
+     ORDER BY task_type <> '', created_at, uuid LIMIT 1`,
     { kind, session: sessionId },
   ) as { uuid: string }[];
   return row?.uuid ?? null;

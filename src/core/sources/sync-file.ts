@@ -403,7 +403,12 @@ async function readRange(
     const committed = saved.threads[key];
     const uuid = committed?.uuid ?? taskOf(key);
     const info = saved.info[key] ?? {};
-    const parentUuid = isSessionThread(key) ? null : parentOf(info);
+    // A session that is a subagent of another one (Codex's thread_spawn) hangs under it.
+    const parentUuid = !isSessionThread(key)
+      ? parentOf(info)
+      : info.parentSessionId !== undefined
+        ? findSessionTask(store, kind.id, info.parentSessionId, { anyType: true })
+        : null;
     const task = openSourceTask(store, {
       uuid,
       kind: kind.id,
