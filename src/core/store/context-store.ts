@@ -212,28 +212,9 @@ export class ContextStore implements TaskHost {
 
   /** TaskFolders: the row and folder of a new task, owned by process `processId`. */
   createTaskFolder(input: CreateTaskInput & { uuid: string }, processId: number): string {
-    return this.newTaskFolder(input, processId, 'running');
-  }
-
-  /**
-   * A task that is history from its start (a source's session, src/core/sources): row and
-   * folder made completed in one transaction — the row as a created task completed at once
-   * gets it — and opened for appending, without the move and the second open that creating
-   * it running and completing it would take.
-   */
-  createCompletedTask(input: CreateTaskInput & { uuid: string }): TaskContextManager {
-    const dir = this.newTaskFolder(input, process.pid, 'completed');
-    return this.manager(input.uuid, dir);
-  }
-
-  private newTaskFolder(
-    input: CreateTaskInput & { uuid: string },
-    processId: number,
-    status: 'running' | 'completed',
-  ): string {
     const uuid = assertTaskUuid(input.uuid);
     const key: TaskKey = { ...EMPTY_KEY, ...input.key };
-    const dir = taskDir(this.root, statusFolder(status), uuid);
+    const dir = taskDir(this.root, 'running', uuid);
     const createdAt = isoTimestamp();
     this.repo.write(() => {
       if (this.repo.get(uuid))
@@ -253,8 +234,6 @@ export class ContextStore implements TaskHost {
         metadata: input.metadata,
         created_at: createdAt,
       });
-      if (status !== 'running')
-        this.repo.setStatus(uuid, status, { process_id: null, hostname: null });
       fs.mkdirSync(dir);
       writeMetadata(
         dir,
