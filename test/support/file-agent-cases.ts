@@ -25,7 +25,32 @@ const CURSOR_TRANSCRIPT = [
 ];
 const DROID_SESSION = ['-home-dev-src-ledger-api', '4d9a7c31-2e6b-4f08-b5d1-8c3e0a7f6b94.jsonl'];
 
+const AMP_THREAD = 'T-0199e4c2-7a1b-7d3e-9f20-4b6c8a1e5d37.json';
+const CONTINUE_SESSION = '6e1f3b7a-24c9-4d85-a0b2-9c7e5f1d3a68.json';
+
+/** The document with the first half of its list, as the agent had written it earlier. */
+const halfOf =
+  (list: string) =>
+  (text: string): string => {
+    const doc = JSON.parse(text) as Record<string, unknown[]>;
+    const items = doc[list]!;
+    return JSON.stringify({ ...doc, [list]: items.slice(0, Math.ceil(items.length / 2)) });
+  };
+
 export const FILE_AGENT_CASES: Case[] = [
+  {
+    kind: 'amp',
+    fixture: ['amp', AMP_THREAD],
+    at: (home) => path.join(home, '.local', 'share', 'amp', 'threads', AMP_THREAD),
+    earlier: halfOf('messages'),
+  },
+  {
+    kind: 'continue',
+    fixture: ['continue', CONTINUE_SESSION],
+    at: (home) => path.join(home, '.continue', 'sessions', CONTINUE_SESSION),
+    earlier: halfOf('history'),
+    untimed: true,
+  },
   {
     kind: 'cursor',
     fixture: ['cursor', ...CURSOR_TRANSCRIPT],

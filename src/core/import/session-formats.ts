@@ -1,6 +1,8 @@
 import { aiderFormat } from './aider';
 import { clineFormat } from './cline';
 import { geminiCliFormat } from './gemini-cli';
+import { ampFormat } from './amp';
+import { continueFormat } from './continue';
 import { copilotCliFormat } from './copilot-cli';
 import { cursorFormat } from './cursor';
 import { droidFormat } from './droid';
@@ -28,12 +30,21 @@ export const SESSION_FORMATS = {
   'copilot-cli': copilotCliFormat,
   cursor: cursorFormat,
   droid: droidFormat,
+  amp: ampFormat,
+  continue: continueFormat,
   'qwen-code': qwenCodeFormat,
 } as const satisfies Record<string, SessionFormat>;
 
 export type SessionFormatName = keyof typeof SESSION_FORMATS;
 
-export const DOCUMENT_SESSION_FORMATS = ['gemini-cli', 'openhands', 'cline', 'opencode'] as const;
+export const DOCUMENT_SESSION_FORMATS = [
+  'gemini-cli',
+  'openhands',
+  'cline',
+  'opencode',
+  'amp',
+  'continue',
+] as const;
 
 export function isSessionFormatName(name: string): name is SessionFormatName {
   return Object.hasOwn(SESSION_FORMATS, name);

@@ -1,6 +1,8 @@
 import os from 'node:os';
 import path from 'node:path';
 import type { JsonlSessionAgent } from '../import/jsonl-session';
+import { ampFormat } from '../import/amp';
+import { continueFormat } from '../import/continue';
 import { copilotCliAgentFormat } from '../import/copilot-cli';
 import { cursorFormat } from '../import/cursor';
 import { droidAgentFormat } from '../import/droid';
@@ -68,6 +70,28 @@ export const FILE_AGENT_KINDS: SourceKind[] = [
     matches: (relative) => /^(?:[^/]+\/)?[^/]+\.jsonl$/.test(relative),
     depth: 2,
   }),
+  {
+    id: 'amp',
+    label: 'Amp',
+    defaultFolders: (env) => [
+      path.join(env.XDG_DATA_HOME ?? path.join(home(env), '.local', 'share'), 'amp', 'threads'),
+    ],
+    // T-<id>.json, rewritten whole on every change
+    matches: (relative) => /^T-[^/]+\.json$/.test(relative),
+    depth: 1,
+    reader: { mode: 'document', parse: (file) => ampFormat.parse(file) },
+  },
+  {
+    id: 'continue',
+    label: 'Continue',
+    defaultFolders: (env) => [
+      path.join(env.CONTINUE_GLOBAL_DIR ?? path.join(home(env), '.continue'), 'sessions'),
+    ],
+    // <session id>.json; sessions.json is the list of them
+    matches: (relative) => /^[^/]+\.json$/.test(relative) && relative !== 'sessions.json',
+    depth: 1,
+    reader: { mode: 'document', parse: (file) => continueFormat.parse(file) },
+  },
   jsonlKind(piAgentFormat, 'Pi', {
     defaultFolders: (env) => [
       path.join(env.PI_CODING_AGENT_DIR ?? path.join(home(env), '.pi', 'agent'), 'sessions'),

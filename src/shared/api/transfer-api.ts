@@ -36,6 +36,8 @@ export const IMPORT_FILE_FORMATS = [
   'crush',
   'goose',
   'zed',
+  'amp',
+  'continue',
 ] as const;
 /** What an import may ask for: a format, or `auto` to detect it. */
 export const IMPORT_FORMATS = ['auto', ...IMPORT_FILE_FORMATS] as const;
