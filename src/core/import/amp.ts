@@ -17,6 +17,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ToolCall } from '../../shared/task-types';
+import { isoTimestamp } from '../iso-timestamp';
 import { readJsonDocument } from './json-document';
 import type { SessionEvent, SessionFormat } from './session-format';
 import { realRequest } from './session-meta';
@@ -55,7 +56,7 @@ function textOf(blocks: Record<string, unknown>[]): string {
 
 function msTime(value: unknown): string | undefined {
   const ms = asNumber(value);
-  return ms > 0 ? new Date(ms).toISOString() : undefined;
+  return ms > 0 ? isoTimestamp(new Date(ms)) : undefined;
 }
 
 function* ampEvents(file: string, doc: unknown): Generator<SessionEvent> {
