@@ -214,6 +214,44 @@ describe('contexts folders sharing a fleet index', () => {
   });
 });
 
+describe('sources on a fleet index', () => {
+  it('a sync cut off after the rows were written and before its offset was is replayed without counting twice', async () => {
+    const index = await cluster.createDatabase();
+    const base = tempDir();
+    const sessions = path.join(base, 'home', '.claude', 'projects', 'app');
+    fs.mkdirSync(sessions, { recursive: true });
+    const file = path.join(sessions, 'replay.jsonl');
+    const store = ContextStore.open(path.join(base, 'contexts'), { index, host: 'box' });
+    const sync = new SourceSync(store, sourcesOf(sessions));
+    const write = (from: number, to: number) =>
+      fs.appendFileSync(
+        file,
+        Array.from({ length: to - from }, (_, i) => `${claudeLine('replay', from + i)}\n`).join(''),
+      );
+    write(0, 6);
+    await sync.syncAll();
+    // The folder's sources.db refuses the next commit of the offset, as a kill between the
+    // index's write and the local commit leaves it: the rows are written, the offset is not.
+    store.sourcesDb.exec(`CREATE TRIGGER cut_off BEFORE UPDATE OF offset ON source_files
+      BEGIN SELECT RAISE(ABORT, 'cut off'); END`);
+    write(6, 10);
+    const [cut] = await sync.syncAll();
+    expect(cut).toMatchObject({ status: 'error' });
+    const uuid = new SyncStateRepository(store.sourcesDb).get(file)!.task_uuid!;
+    expect(store.requireTask(uuid).llm_call_count).toBe(5);
+    store.sourcesDb.exec('DROP TRIGGER cut_off');
+    const [replayed] = await sync.syncAll();
+    expect(replayed).toMatchObject({ status: 'synced' });
+    expect(store.requireTask(uuid)).toMatchObject({
+      total_messages: 10,
+      llm_call_count: 5,
+      input_tokens: 50,
+      output_tokens: 15,
+    });
+    store.close();
+  });
+});
+
 describe('a contexts folder copied elsewhere', () => {
   it('is refused on another host with what to do; given its own id, it indexes nothing twice', async () => {
     const index = await cluster.createDatabase();

@@ -1,9 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ContextStore } from '../src/core/store/context-store';
 import { SyncStateRepository } from '../src/core/sources/sync-state';
+import { startPostgres, type PostgresCluster } from './support/postgres';
 import { BUILT_CLI, REPO_ROOT, waitForExit } from './support/run-ts';
 import { useTempDir } from './support/temp-dir';
 
@@ -93,7 +94,11 @@ function textOf(f: number, i: number): string {
 }
 
 /** `cwb serve` (the built CLI) watching the sources under `home`; resolves once it watches. */
-async function startWorkbench(home: string, root: string): Promise<ChildProcess> {
+async function startWorkbench(
+  home: string,
+  root: string,
+  indexEnv: NodeJS.ProcessEnv,
+): Promise<ChildProcess> {
   const child = spawn(process.execPath, [BUILT_CLI, '--contexts', root, 'serve', '--port', '0'], {
     cwd: REPO_ROOT,
     env: {
@@ -102,6 +107,7 @@ async function startWorkbench(home: string, root: string): Promise<ChildProcess>
       XDG_CONFIG_HOME: path.join(home, '.config'),
       CWB_CONFIG: '',
       CWB_SOURCES_WATCH: '1',
+      ...indexEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -125,8 +131,27 @@ async function stop(child: ChildProcess, signal: NodeJS.Signals): Promise<void> 
   await exited;
 }
 
-describe('sources soak (real processes)', () => {
+let cluster: PostgresCluster | undefined;
+afterAll(() => cluster?.stop());
+
+/**
+ * tasks.db, and a fleet's PostgreSQL index (docs/fleet.md): there the sync state stays in
+ * the folder's sources.db while the rows go to PostgreSQL, so a sync killed between the two
+ * commits is replayed, and the rows' counters must still come out exact.
+ */
+describe.each([
+  { index: 'tasks.db', url: async (): Promise<string | undefined> => undefined },
+  {
+    index: 'a PostgreSQL index',
+    url: async (): Promise<string | undefined> => {
+      cluster ??= await startPostgres();
+      return cluster.createDatabase();
+    },
+  },
+])('sources soak on $index (real processes)', ({ url }) => {
   it('10,000 lines appended to 20 sessions of three formats (Gemini CLI rewriting its JSON in place) while the workbench restarts 10 times, is SIGKILLed twice and a second one syncs too: every line exactly once', async () => {
+    const index = await url();
+    const indexEnv: NodeJS.ProcessEnv = index ? { CWB_INDEX_URL: index } : {};
     const home = tempDir();
     const root = path.join(home, 'contexts');
     const claudeDir = path.join(home, '.claude', 'projects', 'soak');
@@ -189,9 +214,9 @@ describe('sources soak (real processes)', () => {
     };
     const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-    const second = await startWorkbench(home, root); // syncs the same files all along
+    const second = await startWorkbench(home, root, indexEnv); // syncs the same files all along
     for (let life = 0; life < LIFETIMES; life++) {
-      const workbench = await startWorkbench(home, root);
+      const workbench = await startWorkbench(home, root, indexEnv);
       for (let b = 0; b < BURSTS_PER_LIFETIME; b++) {
         append();
         await pause(40 + ((life * 13 + b * 29) % 90));
@@ -210,6 +235,7 @@ describe('sources soak (real processes)', () => {
           HOME: home,
           XDG_CONFIG_HOME: path.join(home, '.config'),
           CWB_CONFIG: '',
+          ...indexEnv,
         },
         stdio: ['ignore', 'pipe', 'pipe'],
       }),
@@ -217,9 +243,10 @@ describe('sources soak (real processes)', () => {
     expect(last.code, last.stderr).toBe(0);
     expect(JSON.parse(last.stdout)).toMatchObject({ errors: [] });
 
-    const store = ContextStore.open(root);
+    const store = ContextStore.open(root, index ? { index } : {});
     try {
-      const repo = new SyncStateRepository(store.db);
+      expect(store.repo.kind).toBe(index ? 'postgres' : 'sqlite');
+      const repo = new SyncStateRepository(store.sourcesDb);
       let total = 0;
       for (const s of files) {
         const row = repo.get(s.file)!;
@@ -248,6 +275,9 @@ describe('sources soak (real processes)', () => {
           Array.from({ length: LINES[s.kind] }, (_, i) => textOf(f, i)),
         );
         expect(task.total_messages).toBe(LINES[s.kind]);
+        // One LLM call per assistant line (every 4th), counted once through every replay.
+        if (s.kind === 'claude-code')
+          expect(task.llm_call_count).toBe(Math.floor(LINES[s.kind] / 4));
         total += messages.length;
       }
       expect(total).toBe(10_000);
