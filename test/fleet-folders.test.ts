@@ -194,8 +194,9 @@ describe('contexts folders sharing a fleet index', () => {
 
   it('gives each folder an id once and keeps it; lists every folder of every host with its lease', async () => {
     const index = await cluster.createDatabase();
-    const a = path.join(tempDir(), 'a');
-    const b = path.join(tempDir(), 'b');
+    const base = tempDir();
+    const a = path.join(base, 'a');
+    const b = path.join(base, 'b');
     const first = ContextStore.open(a, { index, host: 'box' });
     const id = first.folderId;
     expect(readFolderIdentity(a)).toMatchObject({ id, host: 'box' });
