@@ -231,7 +231,9 @@ describe('the reading path, keyboard only', () => {
     await tabTo(page, `el.tagName === 'BUTTON' && el.type === 'submit'`);
     await page.keyboard.press('Enter');
     const file = await download;
-    await dialog.locator('.log-ok').waitFor();
+    // The file's line, then the line saying it was not redacted (Markdown is not by default).
+    await dialog.locator('.log-ok').first().waitFor();
+    expect(await dialog.locator('.transfer-log').textContent()).toContain('Not redacted');
     const walked = performance.now() - started;
     console.log(
       `reading path walked in ${(walked / 1000).toFixed(1)} s with the keyboard alone ` +

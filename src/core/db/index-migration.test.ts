@@ -52,10 +52,17 @@ describe('cwb index migrate: tasks.db → PostgreSQL', () => {
     expect(report).toMatchObject({ rows: 1234, copied: 734, resumedFrom: 500, verified: true });
     expect(target.query({ limit: 0 }).total).toBe(1234);
     for (const uuid of ['task-00000', 'task-00005', 'task-00003', 'task-01233']) {
-      const { ...copy } = target.require(uuid) as TaskRow & { host?: string; seq?: number };
+      const { ...copy } = target.require(uuid) as TaskRow & {
+        host?: string;
+        seq?: number;
+        folder_id?: string | null;
+      };
       expect(copy.host).toBe('old-box');
+      // A repository opened without a contexts folder's id writes rows no folder claims yet.
+      expect(copy.folder_id).toBeNull();
       delete copy.host;
       delete copy.seq;
+      delete copy.folder_id;
       // tasks.db's host is its hostname; the fleet's is the host the copy was made for.
       const { host: sourceHost, ...original } = source.require(uuid);
       expect(sourceHost).toBe(original.hostname);
