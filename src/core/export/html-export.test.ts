@@ -124,3 +124,16 @@ describe('writeHtml', () => {
     store.close();
   });
 });
+
+describe('html messageBlock', () => {
+  it('cuts a very long message on the page without splitting a character, and says how much is left', async () => {
+    const { messageBlock, MAX_SHOWN_CHARS } = await import('./html-format');
+    const content = `${'a'.repeat(MAX_SHOWN_CHARS - 1)}😀${'b'.repeat(500)}`;
+    const block = messageBlock(
+      { seq: 7, role: 'user', content, timestamp: '2026-01-01T00:00:00.000Z', tokens: 1 },
+      (text) => text,
+    );
+    expect(block).not.toContain('\ud83d<');
+    expect(block).toContain(`${'a'.repeat(20)}<span class="cut">… 502 more characters`);
+  });
+});

@@ -7,6 +7,7 @@
  */
 import type { MessageRecord, TaskRow } from '../../shared/task-types';
 import { REASONING_NAME } from '../import/types';
+import { cutIndex } from '../utf16-cut';
 
 /** A message body longer than this is cut on the page (the task's files keep it whole). */
 export const MAX_SHOWN_CHARS = 100_000;
@@ -31,8 +32,10 @@ function n(value: number | null | undefined): string {
 /** Text as shown: cut past MAX_SHOWN_CHARS with a line that says how much was left out. */
 function shown(text: string): string {
   if (text.length <= MAX_SHOWN_CHARS) return esc(text);
-  const rest = text.length - MAX_SHOWN_CHARS;
-  return `${esc(text.slice(0, MAX_SHOWN_CHARS))}<span class="cut">… ${n(rest)} more characters are in the task's files</span>`;
+  // Never half of a surrogate pair: an emoji cut in two would show as a broken glyph.
+  const end = cutIndex(text, MAX_SHOWN_CHARS);
+  const rest = text.length - end;
+  return `${esc(text.slice(0, end))}<span class="cut">… ${n(rest)} more characters are in the task's files</span>`;
 }
 
 const STYLE = `

@@ -79,6 +79,10 @@ describe('Redactor', () => {
     const r = new Redactor({ homeFolders: { home: '/srv/me' } });
     expect(r.redact(`${text} /srv/me/y`)).toBe('edit ~/src/app.ts and ~/x.md, ~\\notes.txt ~/y');
     expect(r.counts['home-folder']).toEqual({ places: 4, secrets: 4 });
+    // A URL's path is not a home folder.
+    expect(r.redact('see https://example.com/home/about')).toBe(
+      'see https://example.com/home/about',
+    );
   });
 
   it('knows a key it has seen when only a piece of it turns up later, or was read ahead', () => {

@@ -102,8 +102,9 @@ export interface RedactionOptions {
 }
 
 /** Home folders as they appear in paths on Linux, macOS and Windows (also JSON-escaped). */
+// A path's start only: not "/home/" inside a URL's path (example.com/home/page).
 const HOME_PATHS =
-  /(?:\/home\/[A-Za-z0-9._-]+|\/Users\/[A-Za-z0-9._ -]+?(?=\/|\\|$|["'\s])|[A-Za-z]:(?:\\\\|\\)Users(?:\\\\|\\)[A-Za-z0-9._ -]+?(?=\\|$|["'\s]))/g;
+  /(?<![\w.~-])(?:\/home\/[A-Za-z0-9._-]+|\/Users\/[A-Za-z0-9._ -]+?(?=\/|\\|$|["'\s])|[A-Za-z]:(?:\\\\|\\)Users(?:\\\\|\\)[A-Za-z0-9._ -]+?(?=\\|$|["'\s]))/g;
 
 /**
  * Pieces of a secret that can turn up alone: the fact ledger lists a key's dash-separated
