@@ -90,7 +90,7 @@ export const transferGroup: BenchGroup = {
       archive: `export as archive (${mb(folder)} folder → ${mb(outputs.archive ?? 0)} zip)`,
       markdown: `export as Markdown (${mb(messagesBytes)} messages.jsonl → ${mb(outputs.markdown ?? 0)})`,
       openai: `export as OpenAI JSON (${mb(messagesBytes)} messages.jsonl → ${mb(outputs.openai ?? 0)})`,
-      html: `export as a redacted HTML page (${mb(messagesBytes)} messages.jsonl → ${mb(outputs.html ?? 0)}; read twice: counted, then written)`,
+      html: `export as a redacted HTML page (${mb(messagesBytes)} messages.jsonl → ${mb(outputs.html ?? 0)}; the files read once for secrets, then the page made twice: counted, then written)`,
       import: `import the archive (${mb(folder)} unpacked)`,
     };
     for (const way of ['archive', 'markdown', 'openai', 'html', 'import'] as const) {

@@ -63,15 +63,12 @@ export async function writeHtml(
     const result = await writePage(reader, sink, null, null, options.version);
     return { ...result, redactions: null };
   }
-  const seeded = async (): Promise<Redactor> => {
-    const redactor = new Redactor(options.redaction!);
-    await learnTaskSecrets(redactor, reader.dir);
-    return redactor;
-  };
-  const counting = await seeded();
+  const learned = new Redactor(options.redaction);
+  await learnTaskSecrets(learned, reader.dir);
+  const counting = learned.fresh();
   await writePage(reader, NULL_SINK, counting, null, options.version);
   const counts = counting.counts;
-  const result = await writePage(reader, sink, await seeded(), counts, options.version);
+  const result = await writePage(reader, sink, learned.fresh(), counts, options.version);
   return { ...result, redactions: counts };
 }
 

@@ -98,6 +98,10 @@ describe('Redactor', () => {
     ahead.learn(`later: ${fake.anthropic}`);
     expect(ahead.total).toBe(0);
     expect(ahead.redact(`first ${piece}`)).toBe('first [REDACTED:anthropic-key]');
+    // A fresh one knows the same secrets and has counted nothing.
+    const again = ahead.fresh();
+    expect(again.total).toBe(0);
+    expect(again.redact(piece)).toBe('[REDACTED:anthropic-key]');
   });
 
   it('says what was redacted in words', () => {

@@ -136,6 +136,13 @@ export class Redactor {
     this.home = options.homeFolders ?? null;
   }
 
+  /** A redactor that knows every secret this one knows and has counted nothing yet. */
+  fresh(): Redactor {
+    const copy = new Redactor({ homeFolders: this.home });
+    for (const [form, known] of this.known) copy.known.set(form, known);
+    return copy;
+  }
+
   // Patterns first: a remembered piece of one key must not break the shape of another.
   redact(text: string): string {
     let out = text;
