@@ -319,8 +319,13 @@ describe('pause, resume and inheritance', () => {
     const llm = await startScriptedLlm({
       flavor: 'openai',
       script: (_r, i) => {
-        // Pause after the 60th call: more than the default 50 turns already.
-        if (i === 59) pause();
+        // Pause after the 60th call: more than the default 50 turns already. The answer waits
+        // so the pause (a message to the task process) is there before the next turn begins;
+        // on a loaded machine an immediate answer let the process start a 61st call first.
+        if (i === 59) {
+          pause();
+          return { tool_calls: [{ name: 'list_dir', arguments: { path: '.' } }], delayMs: 1500 };
+        }
         if (i < 69) return { tool_calls: [{ name: 'list_dir', arguments: { path: '.' } }] };
         return { content: i === 69 ? 'Done after 70 calls.' : 'Summary.' };
       },
