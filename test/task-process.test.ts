@@ -272,7 +272,7 @@ describe('pause, resume and inheritance', () => {
         if (index === 1)
           return {
             tool_calls: [{ name: 'update_plan', arguments: { plan: '1. read\n2. answer' } }],
-            delayMs: 300,
+            delayMs: 1500, // time for the pause to arrive first, even on a loaded machine
           };
         if (index === 2) return { content: 'All done.' };
         return { content: 'Summary: planned and answered.' };
