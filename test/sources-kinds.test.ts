@@ -21,6 +21,7 @@ import { SyncStateRepository } from '../src/core/sources/sync-state';
 import { realFixture } from './support/real-fixtures';
 import { useTempDir } from './support/temp-dir';
 import { FILE_AGENT_CASES } from './support/file-agent-cases';
+import { readView } from '../src/core/compaction/read-view';
 
 const tempDir = useTempDir();
 
@@ -295,6 +296,8 @@ describe('source kinds of every agent, against the real fixtures', () => {
   }
 });
 
+const store0 = (store: ContextStore): TaskRow => store.listTasks({ limit: 10 }).rows[0]!;
+
 /** summaries.jsonl of a store's only task, without the times of writing and the live flag. */
 function summaries(store: ContextStore): Record<string, unknown>[] {
   const row = store.listTasks({ limit: 10 }).rows[0]!;
@@ -433,6 +436,55 @@ describe('an agent compacting its own context in a live session', () => {
         m.content,
       ]);
     expect(shown(live)).toEqual(shown(imported));
+    live.close();
+    imported.close();
+  });
+
+  it('Codex: a context_compacted event whose compacted item is not in the file is a record saying so, as on import', async () => {
+    // The real rollout with the event Codex writes when it compacts, here alone (its item lost),
+    // after the first answer, before the next request; synced cut right after it.
+    const name = 'rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl';
+    const rows = fs.readFileSync(realFixture('codex', name), 'utf8').trimEnd().split('\n');
+    const at = (JSON.parse(rows[31]!) as { timestamp: string }).timestamp;
+    const event = JSON.stringify({
+      timestamp: at,
+      type: 'event_msg',
+      payload: { type: 'context_compacted' },
+    });
+    const root = tempDir();
+    const dir = path.join(root, 'home', '.codex', 'sessions', '2026', '05', '11');
+    fs.mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, name);
+    fs.writeFileSync(file, [...rows.slice(0, 32), event].join('\n') + '\n');
+    const live = ContextStore.open(path.join(root, 'live'));
+    const kind = sourceKind('codex')!;
+    await syncFile(live, kind, file);
+    fs.appendFileSync(file, rows.slice(32).join('\n') + '\n');
+    await syncFile(live, kind, file);
+    quiet(file);
+    await syncFile(live, kind, file);
+    const imported = ContextStore.open(path.join(root, 'imported'));
+    await importFile(imported, file);
+    const records = summaries(imported);
+    expect(records).toHaveLength(1);
+    expect(records[0]).toMatchObject({ summary: '', strategy: 'codex-compact' });
+    expect(String(records[0]!.note)).toMatch(/context_compacted event without a compacted item/);
+    expect((records[0]!.replaced_seqs as number[]).length).toBeGreaterThan(15);
+    // Only the instructions stay: what Codex kept besides them is not in the file.
+    expect(records[0]!.plan).toEqual([{ seq: 1 }]);
+    expect(summaries(live)).toEqual(records);
+    const current = (store: ContextStore): unknown[] =>
+      readView(store.taskPath(store.listTasks({ limit: 10 }).rows[0]!)).view.map(
+        (e) => e.message.content,
+      );
+    expect(current(live)).toEqual(current(imported));
+    // The instructions, then the next request: nothing from before the event.
+    const request = (JSON.parse(rows[32]!) as { payload: { message: string } }).payload.message;
+    expect(current(imported).slice(0, 2)).toEqual([
+      expect.stringMatching(/^You are Codex/),
+      request,
+    ]);
+    expect(task(live, store0(live)).messages).toEqual(task(imported, store0(imported)).messages);
     live.close();
     imported.close();
   });

@@ -356,14 +356,41 @@ describe("Codex's own compaction, imported", () => {
     content: [{ type: role === 'assistant' ? 'output_text' : 'input_text', text }],
   });
 
-  async function importRollout(lines: string[]) {
+  async function importRollout(lines: string[], tail = '') {
     const file = path.join(tempDir(), 'rollout-2026-11-20T09-00-00-c.jsonl');
-    fs.writeFileSync(file, lines.join('\n') + '\n');
+    fs.writeFileSync(file, lines.join('\n') + '\n' + tail);
     const store = ContextStore.open(path.join(tempDir(), 'contexts'));
-    const { rows } = await importCodex(store, file);
+    const { rows, report } = await importCodex(store, file);
     const dir = store.taskPath(rows[0]!);
-    return { store, dir, records: allRecords(dir) };
+    return { store, dir, report, records: allRecords(dir) };
   }
+  /** Instructions, a request, a call and its output, a conclusion: what a compaction replaces. */
+  const conversation = (): string[] => [
+    line(0, 'session_meta', { id: 'c-3', cwd: '/repo', instructions: 'You are Codex.' }),
+    line(1, 'response_item', message('user', 'fix the parser in src/parse.ts')),
+    line(2, 'response_item', {
+      type: 'function_call',
+      name: 'shell',
+      arguments: '{"command":["cat","src/parse.ts"]}',
+      call_id: 'call_1',
+    }),
+    line(3, 'response_item', {
+      type: 'function_call_output',
+      call_id: 'call_1',
+      output: "throw new Error('ENOENT: config.yaml')",
+    }),
+    line(4, 'response_item', message('assistant', 'It throws ENOENT for config.yaml (#412).')),
+  ];
+  const compactedEvent = (s: number, payload: Record<string, unknown> = {}): string =>
+    line(s, 'event_msg', { type: 'context_compacted', ...payload });
+  const compactedItem = (s: number, text: string): string =>
+    line(s, 'compacted', {
+      message: text,
+      replacement_history: [
+        message('user', 'fix the parser in src/parse.ts'),
+        message('user', `Summary so far: ${text}`),
+      ],
+    });
 
   it('the kept messages and the summary are the new context, with the instructions it never drops', async () => {
     const { store, dir, records } = await importRollout([
@@ -416,6 +443,131 @@ describe("Codex's own compaction, imported", () => {
       'fix it',
       "[Codex's compaction summary, encrypted by the provider: 120 characters]",
     ]);
+    store.close();
+  });
+
+  it('a context_compacted event with no compacted item: a record saying the file holds no summary, the diff of what left', async () => {
+    const { store, dir, records } = await importRollout([
+      ...conversation(),
+      compactedEvent(5, { tokens_before: 182_000 }),
+      line(6, 'response_item', message('user', 'go on')),
+    ]);
+    expect(records).toHaveLength(1);
+    expect(records[0]).toMatchObject({
+      strategy: 'codex-compact',
+      summary: '',
+      created_at: at(5),
+      agent_tokens_before: 182_000,
+      created_seqs: [],
+      replaced_seqs: [2, 3, 4, 5],
+    });
+    expect(records[0]!.note).toMatch(/without a compacted item: the file holds no summary/);
+    const around = contextAroundRecord(dir, 1);
+    expect(around.before).toHaveLength(5);
+    // Only what Codex never drops (its instructions): nothing is invented for the rest.
+    expect(texts(around.after)).toEqual(['You are Codex.']);
+    expect(texts(readView(dir).view)).toEqual(['You are Codex.', 'go on']);
+    store.close();
+  });
+
+  it('an event that carries the summary (newer builds) makes it the new context', async () => {
+    const { store, dir, records } = await importRollout([
+      ...conversation(),
+      compactedEvent(5, { summary: 'Parser fix: config.yaml is optional.' }),
+    ]);
+    expect(records[0]).toMatchObject({ summary: 'Parser fix: config.yaml is optional.' });
+    expect(records[0]!.note).toMatch(/its summary is the new context/);
+    expect(texts(contextAroundRecord(dir, 1).after)).toEqual([
+      'You are Codex.',
+      'Parser fix: config.yaml is optional.',
+    ]);
+    store.close();
+  });
+
+  it('a summary with no event (older builds) and a summary with its event: one record each, never two', async () => {
+    const { store, records, report } = await importRollout([
+      ...conversation(),
+      compactedItem(5, 'first.'),
+      line(6, 'response_item', message('user', 'go on')),
+      line(7, 'response_item', message('assistant', 'Done with src/parse.ts.')),
+      compactedItem(8, 'second.'),
+      compactedEvent(8),
+      line(9, 'response_item', message('user', 'and the docs')),
+    ]);
+    expect(records.map((r) => [r.summary, r.note])).toEqual([
+      ['first.', undefined],
+      ['second.', undefined],
+    ]);
+    expect(report.ignored['event_msg:context_compacted']).toBe(1);
+    store.close();
+  });
+
+  it('a compaction at the very start: nothing before it, said so; no invented diff', async () => {
+    const { store, dir, records } = await importRollout([
+      line(0, 'session_meta', { id: 'c-4', cwd: '/repo', instructions: 'You are Codex.' }),
+      compactedItem(1, 'earlier work.'),
+      compactedEvent(1),
+      line(2, 'response_item', message('user', 'continue')),
+    ]);
+    expect(records).toHaveLength(1);
+    expect(records[0]).toMatchObject({ replaced_seqs: [] });
+    expect(records[0]!.note).toMatch(/nothing of the conversation before it is in the file/);
+    const around = contextAroundRecord(dir, 1);
+    expect(texts(around.before)).toEqual(['You are Codex.']);
+    expect(texts(around.after)).toEqual([
+      'You are Codex.',
+      'fix the parser in src/parse.ts',
+      'Summary so far: earlier work.',
+    ]);
+    store.close();
+  });
+
+  it('a truncated rollout: cut inside the compacted item, no compaction is invented and the cut line is reported', async () => {
+    const { store, dir, records, report } = await importRollout(
+      conversation(),
+      '{"timestamp":"2026-11-20T09:00:05.000Z","type":"compacted","payload":{"message":"The par',
+    );
+    expect(records).toEqual([]);
+    expect(report.skipped).toHaveLength(1);
+    expect(readView(dir).view).toHaveLength(5);
+    store.close();
+  });
+
+  it('a damaged compacted item followed by its event: the event is the record, the bad line reported', async () => {
+    const { store, records, report } = await importRollout([
+      ...conversation(),
+      '{"timestamp":"2026-11-20T09:00:05.000Z","type":"compacted","payload":{"message":"The par',
+      compactedEvent(5),
+    ]);
+    expect(records).toHaveLength(1);
+    expect(records[0]!.note).toMatch(/without a compacted item/);
+    expect(report.skipped).toHaveLength(1);
+    store.close();
+  });
+
+  it('two compactions with nothing between them: two records, the second compacting the first', async () => {
+    const { store, dir, records } = await importRollout([
+      ...conversation(),
+      compactedItem(5, 'one.'),
+      compactedEvent(5),
+      compactedItem(6, 'two.'),
+      compactedEvent(6),
+      line(7, 'response_item', message('user', 'go on')),
+    ]);
+    expect(records.map((r) => r.summary)).toEqual(['one.', 'two.']);
+    const second = contextAroundRecord(dir, 2);
+    expect(second.previousId).toBe(1);
+    expect(texts(second.before)).toEqual([
+      'You are Codex.',
+      'fix the parser in src/parse.ts',
+      'Summary so far: one.',
+    ]);
+    expect(texts(second.after)).toEqual([
+      'You are Codex.',
+      'fix the parser in src/parse.ts',
+      'Summary so far: two.',
+    ]);
+    expect(records[1]!.replaced_seqs).toEqual([6, 7]);
     store.close();
   });
 });

@@ -82,6 +82,11 @@ interface CodexState {
   total?: TokenUsage;
   /** Calls recorded without a result at a quiet end: id → tool name. */
   closed?: Record<string, string>;
+  /**
+   * A `compacted` item was the last thing recorded: the `context_compacted` event Codex writes
+   * right after it is the same compaction, not another one.
+   */
+  compactedItem?: boolean;
 }
 
 interface PendingMessage {
@@ -146,6 +151,7 @@ export class CodexMapper implements EntryMapper {
     }
     if (line.kind === 'compacted') return this.compacted(p, at);
     if (line.kind === 'event_msg') return this.event(p, at);
+    delete this.state.compactedItem;
     this.item(p, at, lineNo, ref);
   }
 
@@ -216,7 +222,9 @@ export class CodexMapper implements EntryMapper {
 
   private event(p: Record<string, unknown>, at: At): void {
     const type = asString(p.type) ?? 'unknown';
+    if (type === 'context_compacted') return this.compactedEvent(p, at);
     if (type === 'user_message') {
+      delete this.state.compactedItem;
       const message = asString(p.message) ?? '';
       this.describePrompt(message);
       if (this.userItems()) return this.sink.ignore('event_msg:user_message');
@@ -371,6 +379,7 @@ export class CodexMapper implements EntryMapper {
   private compacted(p: Record<string, unknown>, at: At): void {
     this.flush();
     this.state.inModelRun = false;
+    this.state.compactedItem = true;
     const summary = asString(p.message) ?? '';
     const replacement = Array.isArray(p.replacement_history) ? p.replacement_history : undefined;
     const messages: NewMessage[] = [];
@@ -415,6 +424,38 @@ export class CodexMapper implements EntryMapper {
         source_format: 'codex',
         ...(replacement && { replacement_items: replacement.length }),
         ...(note !== undefined && { note }),
+      },
+    });
+  }
+
+  /**
+   * A `context_compacted` event: Codex writes it right after its `compacted` item, so it is
+   * that compaction. Alone (the item lost: a truncated or damaged file, a Codex build that
+   * wrote only the event) it is still a compaction: the record says the file holds no summary
+   * (newer builds put one on the event: it is used) and the diff still shows what left.
+   */
+  private compactedEvent(p: Record<string, unknown>, at: At): void {
+    if (this.state.compactedItem) {
+      delete this.state.compactedItem;
+      return this.sink.ignore('event_msg:context_compacted');
+    }
+    this.flush();
+    this.state.inModelRun = false;
+    const summary = asString(p.summary) ?? '';
+    const before = asNumber(p.tokens_before);
+    this.sink.compaction(MAIN, {
+      strategy: 'codex-compact',
+      summary,
+      messages: summary === '' ? [] : [{ role: 'user', content: summary, kind: 'summary', ...at }],
+      ...(at.timestamp !== undefined && { at: at.timestamp }),
+      // Older builds wrote i32::MAX when they had no count.
+      ...(before > 0 && before < 2 ** 31 - 1 && { agentTokensBefore: before }),
+      extra: {
+        source_format: 'codex',
+        note:
+          summary === ''
+            ? 'context_compacted event without a compacted item: the file holds no summary, nor what Codex kept'
+            : 'context_compacted event without a compacted item: its summary is the new context; what else Codex kept is not in the file',
       },
     });
   }

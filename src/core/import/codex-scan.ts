@@ -20,7 +20,10 @@ export interface CodexScan {
   gitBranch?: string;
   /** Rollouts record each user turn twice (response item and event); use the items when there are any. */
   hasUserItems: boolean;
-  /** Line of the last `compacted` entry; messages before it are history only. */
+  /**
+   * Line of the last compaction (a `compacted` entry, or a `context_compacted` event with no
+   * such entry before it); messages before it are history only.
+   */
   lastCompactedLine: number;
   /** `token_count` events carrying usage: one per model response. */
   tokenCounts: number;
@@ -35,6 +38,8 @@ export async function scanCodex(file: string, maxLineBytes?: number): Promise<Co
   let firstUserItem: string | undefined;
   // A forked thread's copy of its parent's history (second session_meta to turn_context).
   let forkHistory = false;
+  // The last line read was a `compacted` entry (its event follows it: the same compaction).
+  let afterCompacted = false;
   const readOptions = { end: size, ...(maxLineBytes !== undefined && { maxLineBytes }) };
   for await (const raw of readJsonl(file, readOptions)) {
     if (!raw.ok) continue;
@@ -45,6 +50,14 @@ export async function scanCodex(file: string, maxLineBytes?: number): Promise<Co
       scan.lastTimestamp = line.timestamp;
     }
     const p = line.payload;
+    const compactedEvent = line.kind === 'event_msg' && p.type === 'context_compacted';
+    if (compactedEvent && !afterCompacted) scan.lastCompactedLine = raw.lineNo;
+    if (line.kind === 'compacted') afterCompacted = true;
+    else if (
+      line.kind === 'response_item' ||
+      (line.kind === 'event_msg' && p.type === 'user_message')
+    )
+      afterCompacted = false;
     if (line.kind === 'session_meta' && scan.sessionId !== undefined) forkHistory = true;
     else if (line.kind === 'turn_context') forkHistory = false;
     if (line.kind === 'session_meta' && scan.sessionId === undefined) {
