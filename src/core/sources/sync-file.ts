@@ -1,6 +1,7 @@
 import { writeRowStats, type RowTotals } from './row-stats';
 import { HourlyUsage, addUsageHoursOf } from '../usage/usage-hours';
 import { TaskRepository } from '../db/task-repository';
+import type { FinalStats } from '../db/task-index';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TokenUsage } from '../../shared/task-types';
@@ -98,6 +99,8 @@ export interface SyncFileResult {
 export interface SyncFileOptions {
   /** Tests: runs after the messages are written, before the offset is recorded. */
   beforeCommit?: () => void;
+  /** Tests: runs once the offset is recorded and the lease given back (another sync may start). */
+  afterCommit?: () => Promise<void>;
   /** How long the file must have been still for its last reply to count as complete. */
   quietMs?: number;
   /** A store already open (syncStore passes it to the syncs of its sessions). */
@@ -578,10 +581,12 @@ async function readRange(
       if (t.historyThrough > (saved.threads[key]?.historyThrough ?? 0))
         t.task.messages.markHistoryOnly(t.historyThrough, new Set(t.pinned));
     }
+    const finals = closeForCommit(open);
     now.options.beforeCommit?.();
     const uuids = [...open.values()].map((t) => t.task.uuid);
     repo.write(() => {
       for (const [key, t] of open) {
+        const final = finals.get(key)!;
         const info = saved.info[key] ?? {};
         // As `cwb import`: provider usage where the session has it, else the text's estimate,
         // so a task with text never shows 0 tokens.
@@ -605,17 +610,11 @@ async function readRange(
         });
         if (store.repo instanceof TaskRepository)
           addUsageHoursOf(store.repo.db, t.task.uuid, t.hourly.take());
-        store.repo.setFinalStats(t.task.uuid, {
-          total_messages: t.task.messages.count,
-          total_summaries: t.task.summaries.nextId - 1,
-          total_tool_calls: t.tools,
-          final_token_count: t.task.messages.currentTokenCount(),
-          final_message_count: t.task.messages.currentCount(),
-        });
+        store.repo.setFinalStats(t.task.uuid, final);
         describeSourceTask(store, t.task.uuid, info, isSessionThread(key), kind.id);
         saved.threads[key] = {
           uuid: t.task.uuid,
-          messages: t.task.messages.count,
+          messages: final.total_messages,
           tools: t.tools,
           ...(usageSeen && { usage: true }),
           ...(estimated > 0 && { estimated }),
@@ -658,10 +657,34 @@ async function readRange(
       });
       repo.release(file);
     });
+    await now.options.afterCommit?.();
     return { status: 'synced', messages: written, uuids, held: waiting };
   } finally {
+    // Closed before the commit already, unless the sync failed on the way there.
     for (const t of open.values()) t.task.close();
   }
+}
+
+/**
+ * Each task's figures for the commit, then the tasks closed: closing writes the offset
+ * index entries of messages.jsonl a task keeps in memory, and they must be on disk before
+ * the commit gives the lease back. A sync taking the file right after (another process)
+ * would otherwise index those lines itself, the late entries would then land after its
+ * own, and every later open would count the lines twice (the soak's 564 messages for 550).
+ */
+function closeForCommit(open: Map<string, OpenThread>): Map<string, FinalStats> {
+  const finals = new Map<string, FinalStats>();
+  for (const [key, t] of open) {
+    finals.set(key, {
+      total_messages: t.task.messages.count,
+      total_summaries: t.task.summaries.nextId - 1,
+      total_tool_calls: t.tools,
+      final_token_count: t.task.messages.currentTokenCount(),
+      final_message_count: t.task.messages.currentCount(),
+    });
+  }
+  for (const t of open.values()) t.task.close();
+  return finals;
 }
 
 function usageTotal(u: Partial<TokenUsage>): number {
