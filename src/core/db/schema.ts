@@ -1,3 +1,5 @@
+import { SOURCE_FILES_HELD, SOURCE_FILES_TABLE } from './source-files-schema';
+
 /**
  * tasks.db schema: the union of seed 000 §2.2 and seed 001 §12.1, plus what the workbench
  * needs (title/prompt, workdir, parent_uuid, split token counters).
@@ -220,38 +222,10 @@ export const MIGRATIONS: readonly string[] = [
   UPDATE tasks SET repo = replace(rtrim(workdir, '\\'), rtrim(rtrim(workdir, '\\'), replace(rtrim(workdir, '\\'), '\\', '')), '')
     WHERE agent <> '' AND repo = '' AND owner = '' AND workdir LIKE '%\\%';
   `,
-  // Live sources (src/core/sources): one row per session file of another agent, with how far
-  // it has been read. `pending` is the byte range of a sync in progress (recovery re-reads
-  // exactly it), `lease_*` the process doing it. Only src/core/sources reads or writes it.
-  `
-  CREATE TABLE IF NOT EXISTS source_files (
-    path TEXT PRIMARY KEY,
-    kind TEXT NOT NULL,
-    task_uuid TEXT,
-    generation INTEGER NOT NULL DEFAULT 0,
-    offset INTEGER NOT NULL DEFAULT 0,
-    line_no INTEGER NOT NULL DEFAULT 0,
-    fingerprint TEXT,
-    size INTEGER NOT NULL DEFAULT 0,
-    mtime_ms REAL NOT NULL DEFAULT 0,
-    inode TEXT,
-    messages INTEGER NOT NULL DEFAULT 0,
-    state TEXT,
-    pending TEXT,
-    lease_pid INTEGER,
-    lease_host TEXT,
-    lease_at TEXT,
-    synced_at TEXT,
-    error TEXT,
-    notice TEXT
-  );
-  CREATE INDEX IF NOT EXISTS source_files_kind ON source_files (kind);
-  `,
-  // Live sources: 1 while a file's last reply is held back or its calls wait for a result;
-  // a sync of the file once it has been still finishes them (src/core/sources/sync-file.ts).
-  `
-  ALTER TABLE source_files ADD COLUMN held INTEGER NOT NULL DEFAULT 0;
-  `,
+  // Live sources (src/core/sources): the sync state of each session file of another agent.
+  SOURCE_FILES_TABLE,
+  // Live sources: a file whose last reply waits for it to be still.
+  SOURCE_FILES_HELD,
   // The task table's Host column and filter (docs/fleet.md). A fleet's PostgreSQL index
   // has a real `host` column (the host holding the task); on one host's tasks.db the
   // host is seed 000's `hostname`, so `host` is that column under the fleet's name:

@@ -2,6 +2,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { CwbError } from '../errors';
 import { BUSY_TIMEOUT_MS, enableWal, writeTx, type Db } from './open-database';
+import { SOURCE_FILES_HELD, SOURCE_FILES_TABLE } from './source-files-schema';
 
 /**
  * Where a contexts folder on a fleet index keeps its sources' sync state (docs/sources.md):
@@ -11,35 +12,11 @@ import { BUSY_TIMEOUT_MS, enableWal, writeTx, type Db } from './open-database';
  */
 export const SOURCES_DB_FILE = 'sources.db';
 
-/** Each entry upgrades sources.db from version `index` to `index + 1` (PRAGMA user_version). */
-const SOURCES_MIGRATIONS: readonly string[] = [
-  // The shape tasks.db's source_files has (schema.ts), in one step.
-  `
-  CREATE TABLE IF NOT EXISTS source_files (
-    path TEXT PRIMARY KEY,
-    kind TEXT NOT NULL,
-    task_uuid TEXT,
-    generation INTEGER NOT NULL DEFAULT 0,
-    offset INTEGER NOT NULL DEFAULT 0,
-    line_no INTEGER NOT NULL DEFAULT 0,
-    fingerprint TEXT,
-    size INTEGER NOT NULL DEFAULT 0,
-    mtime_ms REAL NOT NULL DEFAULT 0,
-    inode TEXT,
-    messages INTEGER NOT NULL DEFAULT 0,
-    state TEXT,
-    pending TEXT,
-    lease_pid INTEGER,
-    lease_host TEXT,
-    lease_at TEXT,
-    synced_at TEXT,
-    error TEXT,
-    notice TEXT,
-    held INTEGER NOT NULL DEFAULT 0
-  );
-  CREATE INDEX IF NOT EXISTS source_files_kind ON source_files (kind);
-  `,
-];
+/**
+ * Each entry upgrades sources.db from version `index` to `index + 1` (PRAGMA user_version).
+ * Version 1 is tasks.db's source_files as its two steps made it, run at once.
+ */
+const SOURCES_MIGRATIONS: readonly string[] = [SOURCE_FILES_TABLE + SOURCE_FILES_HELD];
 
 /** Opens (creating it the first time) the sources' sync state of the contexts folder `root`. */
 export function openSourcesDb(root: string): Db {
