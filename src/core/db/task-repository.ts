@@ -11,6 +11,7 @@ import {
   type FacetValues,
 } from './task-facets';
 import { writeTx, type Db } from './open-database';
+import { prepared } from './prepared';
 import {
   costSqlOf,
   type CostSum,
@@ -87,9 +88,9 @@ export class TaskRepository implements TaskIndex {
   insert(row: NewTaskRow): void {
     const now = row.created_at ?? isoTimestamp();
     this.write(() =>
-      this.db
-        .prepare(
-          `INSERT INTO tasks (uuid, status, title, prompt, workdir, parent_uuid,
+      prepared(
+        this.db,
+        `INSERT INTO tasks (uuid, status, title, prompt, workdir, parent_uuid,
            task_source, owner, repo, task_type, task_id, user,
            created_at, started_at, updated_at, process_id, hostname,
            llm_provider, model, context_length, metadata)
@@ -97,25 +98,24 @@ export class TaskRepository implements TaskIndex {
            @task_source, @owner, @repo, @task_type, @task_id, @user,
            @created_at, @started_at, @updated_at, @process_id, @hostname,
            @llm_provider, @model, @context_length, @metadata)`,
-        )
-        .run({
-          uuid: row.uuid,
-          status: row.status ?? 'running',
-          title: row.title ?? null,
-          prompt: row.prompt ?? null,
-          workdir: row.workdir ?? null,
-          parent_uuid: row.parent_uuid ?? null,
-          ...row.key,
-          created_at: now,
-          started_at: (row.status ?? 'running') === 'running' ? now : null,
-          updated_at: now,
-          process_id: row.process_id ?? null,
-          hostname: row.hostname ?? null,
-          llm_provider: row.llm_provider ?? null,
-          model: row.model ?? null,
-          context_length: row.context_length ?? null,
-          metadata: row.metadata === undefined ? null : JSON.stringify(row.metadata),
-        }),
+      ).run({
+        uuid: row.uuid,
+        status: row.status ?? 'running',
+        title: row.title ?? null,
+        prompt: row.prompt ?? null,
+        workdir: row.workdir ?? null,
+        parent_uuid: row.parent_uuid ?? null,
+        ...row.key,
+        created_at: now,
+        started_at: (row.status ?? 'running') === 'running' ? now : null,
+        updated_at: now,
+        process_id: row.process_id ?? null,
+        hostname: row.hostname ?? null,
+        llm_provider: row.llm_provider ?? null,
+        model: row.model ?? null,
+        context_length: row.context_length ?? null,
+        metadata: row.metadata === undefined ? null : JSON.stringify(row.metadata),
+      }),
     );
   }
 
@@ -142,7 +142,7 @@ export class TaskRepository implements TaskIndex {
   }
 
   get(uuid: string): TaskRow | undefined {
-    return this.db.prepare('SELECT * FROM tasks WHERE uuid = ?').get(uuid) as TaskRow | undefined;
+    return prepared(this.db, 'SELECT * FROM tasks WHERE uuid = ?').get(uuid) as TaskRow | undefined;
   }
 
   require(uuid: string): TaskRow {
@@ -164,27 +164,26 @@ export class TaskRepository implements TaskIndex {
     const now = isoTimestamp();
     const ended = status === 'completed' || status === 'failed';
     const info = this.write(() =>
-      this.db
-        .prepare(
-          `UPDATE tasks SET status = @status, updated_at = @now,
+      prepared(
+        this.db,
+        `UPDATE tasks SET status = @status, updated_at = @now,
            completed_at = CASE WHEN @ended THEN @now ELSE NULL END,
            started_at = CASE WHEN @status = 'running' THEN @now ELSE started_at END,
            error_message = CASE WHEN @hasError THEN @error ELSE (CASE WHEN @status = 'running' THEN NULL ELSE error_message END) END,
            process_id = CASE WHEN @hasPid THEN @pid ELSE process_id END,
            hostname = CASE WHEN @hasPid THEN @host ELSE hostname END
          WHERE uuid = @uuid`,
-        )
-        .run({
-          uuid,
-          status,
-          now,
-          ended: ended ? 1 : 0,
-          hasError: extra.error_message !== undefined ? 1 : 0,
-          error: extra.error_message ?? null,
-          hasPid: extra.process_id !== undefined ? 1 : 0,
-          pid: extra.process_id ?? null,
-          host: extra.hostname ?? null,
-        }),
+      ).run({
+        uuid,
+        status,
+        now,
+        ended: ended ? 1 : 0,
+        hasError: extra.error_message !== undefined ? 1 : 0,
+        error: extra.error_message ?? null,
+        hasPid: extra.process_id !== undefined ? 1 : 0,
+        pid: extra.process_id ?? null,
+        host: extra.hostname ?? null,
+      }),
     );
     if (info.changes === 0) throw notFound(`no task with id ${uuid}`);
   }
@@ -233,15 +232,14 @@ export class TaskRepository implements TaskIndex {
    */
   setFinalStats(uuid: string, stats: FinalStats): void {
     this.write(() =>
-      this.db
-        .prepare(
-          `UPDATE tasks SET total_messages = @total_messages, total_summaries = @total_summaries,
+      prepared(
+        this.db,
+        `UPDATE tasks SET total_messages = @total_messages, total_summaries = @total_summaries,
            total_tool_calls = @total_tool_calls, tool_call_count = @total_tool_calls,
            compression_count = @total_summaries, final_token_count = @final_token_count,
            final_message_count = @final_message_count, updated_at = @now
          WHERE uuid = @uuid`,
-        )
-        .run({ uuid, ...stats, now: isoTimestamp() }),
+      ).run({ uuid, ...stats, now: isoTimestamp() }),
     );
   }
 

@@ -1,6 +1,5 @@
 import type { TaskRow } from '../../shared/task-types';
-import type { Statement } from 'better-sqlite3';
-import type { Db } from '../db/open-database';
+import { prepared } from '../db/prepared';
 import { PgTaskRepository } from '../db/pg-task-repository';
 import type { ContextStore } from '../store/context-store';
 import type { TaskContextManager } from '../store/task-context-manager';
@@ -175,17 +174,6 @@ function runOnIndex(
   }
   const statement = prepared(store.db, sql);
   return statement.reader ? statement.all(params) : (statement.run(params), []);
-}
-
-/** describeSourceTask runs for every task after every sync: its statement is prepared once per database. */
-const statements = new WeakMap<Db, Map<string, Statement>>();
-
-function prepared(db: Db, sql: string): Statement {
-  let byText = statements.get(db);
-  if (!byText) statements.set(db, (byText = new Map()));
-  let statement = byText.get(sql);
-  if (!statement) byText.set(sql, (statement = db.prepare(sql)));
-  return statement;
 }
 
 /** A title from what the person asked: the first real request, else the first prompt (as `cwb import`). */

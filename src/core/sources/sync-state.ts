@@ -3,6 +3,7 @@ import os from 'node:os';
 import nodePath from 'node:path';
 import type { Db } from '../db/open-database';
 import { writeTx } from '../db/open-database';
+import { prepared } from '../db/prepared';
 import { isoTimestamp } from '../iso-timestamp';
 
 /** One session file of another agent and how far it has been read (table source_files). */
@@ -50,15 +51,15 @@ export class SyncStateRepository {
   constructor(private readonly db: Db) {}
 
   get(path: string): SourceFileRow | undefined {
-    return this.db.prepare('SELECT * FROM source_files WHERE path = ?').get(path) as
+    return prepared(this.db, 'SELECT * FROM source_files WHERE path = ?').get(path) as
       SourceFileRow | undefined;
   }
 
   list(kind?: string): SourceFileRow[] {
     return (
       kind === undefined
-        ? this.db.prepare('SELECT * FROM source_files ORDER BY path').all()
-        : this.db.prepare('SELECT * FROM source_files WHERE kind = ? ORDER BY path').all(kind)
+        ? prepared(this.db, 'SELECT * FROM source_files ORDER BY path').all()
+        : prepared(this.db, 'SELECT * FROM source_files WHERE kind = ? ORDER BY path').all(kind)
     ) as SourceFileRow[];
   }
 
@@ -73,18 +74,16 @@ export class SyncStateRepository {
     prepare: (row: SourceFileRow) => T,
   ): { row: SourceFileRow; value: T } | undefined {
     return writeTx(this.db, () => {
-      this.db
-        .prepare(
-          'INSERT INTO source_files (path, kind) VALUES (?, ?) ON CONFLICT (path) DO NOTHING',
-        )
-        .run(path, kind);
+      prepared(
+        this.db,
+        'INSERT INTO source_files (path, kind) VALUES (?, ?) ON CONFLICT (path) DO NOTHING',
+      ).run(path, kind);
       const row = this.get(path)!;
       if (leaseHeld(row)) return undefined;
-      this.db
-        .prepare(
-          'UPDATE source_files SET lease_pid = ?, lease_host = ?, lease_at = ? WHERE path = ?',
-        )
-        .run(process.pid, os.hostname(), isoTimestamp(), path);
+      prepared(
+        this.db,
+        'UPDATE source_files SET lease_pid = ?, lease_host = ?, lease_at = ? WHERE path = ?',
+      ).run(process.pid, os.hostname(), isoTimestamp(), path);
       const value = prepare(row);
       return { row: this.get(path)!, value };
     });
@@ -93,40 +92,37 @@ export class SyncStateRepository {
   /** Rows of `kind` whose file has the name `name` (in any folder): where a moved file was read. */
   named(kind: string, name: string): SourceFileRow[] {
     return (
-      this.db
-        .prepare(
-          'SELECT * FROM source_files WHERE kind = ? AND substr(path, -length(?)) = ? ORDER BY path',
-        )
-        .all(kind, name, name) as SourceFileRow[]
+      prepared(
+        this.db,
+        'SELECT * FROM source_files WHERE kind = ? AND substr(path, -length(?)) = ? ORDER BY path',
+      ).all(kind, name, name) as SourceFileRow[]
     ).filter((row) => nodePath.basename(row.path) === name);
   }
 
   /** The file's row now stands for its new path (the agent moved the file). */
   rename(from: string, to: string): void {
-    this.db.prepare('UPDATE source_files SET path = ? WHERE path = ?').run(to, from);
+    prepared(this.db, 'UPDATE source_files SET path = ? WHERE path = ?').run(to, from);
   }
 
   update(path: string, fields: Partial<Omit<SourceFileRow, 'path'>>): void {
     const keys = Object.keys(fields);
     if (keys.length === 0) return;
-    this.db
-      .prepare(
-        `UPDATE source_files SET ${keys.map((k) => `${k} = @${k}`).join(', ')} WHERE path = @path`,
-      )
-      .run({ ...fields, path });
+    prepared(
+      this.db,
+      `UPDATE source_files SET ${keys.map((k) => `${k} = @${k}`).join(', ')} WHERE path = @path`,
+    ).run({ ...fields, path });
   }
 
   /** Gives the lease back (only if this process holds it). */
   release(path: string): void {
-    this.db
-      .prepare(
-        'UPDATE source_files SET lease_pid = NULL, lease_host = NULL, lease_at = NULL WHERE path = ? AND lease_pid = ? AND lease_host = ?',
-      )
-      .run(path, process.pid, os.hostname());
+    prepared(
+      this.db,
+      'UPDATE source_files SET lease_pid = NULL, lease_host = NULL, lease_at = NULL WHERE path = ? AND lease_pid = ? AND lease_host = ?',
+    ).run(path, process.pid, os.hostname());
   }
 
   remove(path: string): void {
-    this.db.prepare('DELETE FROM source_files WHERE path = ?').run(path);
+    prepared(this.db, 'DELETE FROM source_files WHERE path = ?').run(path);
   }
 
   write<T>(fn: () => T): T {

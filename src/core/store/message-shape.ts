@@ -82,7 +82,8 @@ function normalize(raw: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
-function isToolCall(value: unknown): value is ToolCall {
+/** A tool call as readers keep it (a function with a string name and string arguments). */
+export function isToolCall(value: unknown): value is ToolCall {
   if (typeof value !== 'object' || value === null) return false;
   const fn = (value as { function?: unknown }).function;
   if (typeof fn !== 'object' || fn === null) return false;

@@ -212,6 +212,27 @@ describe('MessageStore', () => {
     again.close();
   });
 
+  it('keeps the running count of a new context equal to reading it back, calls and Japanese text included', () => {
+    const dir = tempDir();
+    const store = MessageStore.open(dir);
+    const call = (args: string) => ({
+      id: 'call_1',
+      type: 'function' as const,
+      function: { name: 'read_file', arguments: args },
+    });
+    expect(store.currentTokenCount()).toBe(0);
+    // Content and calls each leave a remainder of 3 characters: counted apart they lose one token.
+    store.append({ role: 'assistant', content: 'abc', tool_calls: [call('{"p":"abcde"}')] });
+    store.append({ role: 'assistant', content: 'こんにちは。', tool_calls: [] });
+    store.append({ role: 'user', content: 'x'.repeat(4003) });
+    store.append({ role: 'tool', content: 'hidden', historyOnly: true });
+    const running = store.currentTokenCount();
+    store.close();
+    const again = MessageStore.open(dir, { readonly: true });
+    expect(again.currentTokenCount()).toBe(running);
+    again.close();
+  });
+
   it('refuses writes when opened read-only and never creates files', () => {
     const dir = tempDir();
     const store = MessageStore.open(dir, { readonly: true });

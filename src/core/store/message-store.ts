@@ -20,8 +20,14 @@ import {
   type CurrentWindow,
   type MessageWindow,
 } from './message-window';
-import { asCurrentMessage } from './message-shape';
-import { estimateTokens } from '../tokens/estimate';
+import { asCurrentMessage, isToolCall } from './message-shape';
+import {
+  countCharacters,
+  estimateTokens,
+  tokensOf,
+  type CharacterCounts,
+} from '../tokens/estimate';
+import { DEFAULT_MAX_LINE_BYTES } from '../jsonl/constants';
 import { TASK_FILES } from './contexts-layout';
 import { badInput } from '../errors';
 import { readView } from '../compaction/read-view';
@@ -72,6 +78,12 @@ export class MessageStore {
           messages: new AppendLog(this.messagesPath, { fsync: options.fsync }),
           current: new AppendLog(this.currentPath, { fsync: options.fsync }),
         };
+    // An empty context (a new task) holds nothing to count: the running totals start at 0
+    // instead of reading current.jsonl back at the first statistics.
+    if (this.logs?.current.size === 0) {
+      this.currentTokens = 0;
+      this.currentLines = 0;
+    }
   }
 
   /** `readonly` never writes (not even the index), so it is safe beside the task's own writer. */
@@ -106,13 +118,15 @@ export class MessageStore {
     const contentJson = JSON.stringify(input.content);
     const toolCallsJson =
       input.tool_calls !== undefined ? JSON.stringify(input.tool_calls) : undefined;
-    let tokens = input.content ? estimateTokens(input.content) : 0;
-    if (
-      toolCallsJson !== undefined &&
-      input.tool_calls !== null &&
-      !(Array.isArray(input.tool_calls) && input.tool_calls.length === 0)
-    ) {
-      tokens += estimateTokens(toolCallsJson);
+    // The message's estimate counts its content and its calls apart; current.jsonl's total
+    // counts them as one text, as currentTokenCount() reads them back. Both come from one
+    // scan of each part.
+    const contentCounts = input.content ? countCharacters(input.content) : NO_CHARACTERS;
+    const callCounts =
+      toolCallsJson !== undefined && input.tool_calls ? countCharacters(toolCallsJson) : undefined;
+    let tokens = tokensOf(contentCounts);
+    if (callCounts && !(Array.isArray(input.tool_calls) && input.tool_calls.length === 0)) {
+      tokens += tokensOf(callCounts);
     }
     const seq = this.index.count + 1;
     const timestamp = input.timestamp ?? isoTimestamp();
@@ -202,7 +216,10 @@ export class MessageStore {
       throw error;
     }
     if (!input.historyOnly) {
-      if (this.currentTokens !== undefined) this.currentTokens += record.tokens;
+      if (this.currentTokens !== undefined)
+        this.currentTokens = readsBackAs(input, encoded?.[1].length)
+          ? this.currentTokens + tokensOf(sumCounts(contentCounts, callCounts))
+          : undefined;
       if (this.currentLines !== undefined) this.currentLines++;
     }
     return record;
@@ -315,6 +332,25 @@ export class MessageStore {
     this.logs?.current.close();
     this.index.close();
   }
+}
+
+const NO_CHARACTERS: CharacterCounts = { characters: 0, japanese: 0 };
+
+function sumCounts(a: CharacterCounts, b: CharacterCounts | undefined): CharacterCounts {
+  return b ? { characters: a.characters + b.characters, japanese: a.japanese + b.japanese } : a;
+}
+
+/**
+ * Whether currentTokenCount() reading this message's current.jsonl line back counts its
+ * content and calls as written: not for a line too long for the reader (it estimates those
+ * from their bytes) or calls it drops as malformed. Otherwise the running total is dropped
+ * and read back once, so it always equals what reading the file gives.
+ */
+function readsBackAs(input: NewMessage, lineBytes: number | undefined): boolean {
+  if (lineBytes === undefined || lineBytes >= DEFAULT_MAX_LINE_BYTES) return false;
+  const calls: unknown = input.tool_calls;
+  if (calls === undefined || calls === null) return true;
+  return Array.isArray(calls) && calls.every(isToolCall);
 }
 
 /** The OpenAI-compatible projection of a message (seed 000 §3.3: no seq, timestamp or tokens). */

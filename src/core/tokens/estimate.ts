@@ -69,7 +69,11 @@ export function japaneseRatio(text: string): number {
 }
 
 export function estimateTokens(text: string): number {
-  const { characters, japanese } = countCharacters(text);
+  return tokensOf(countCharacters(text));
+}
+
+/** The estimate of a text from its counts (those of several texts add up to their concatenation's). */
+export function tokensOf({ characters, japanese }: CharacterCounts): number {
   // Integer comparison instead of a ratio, so exactly 50 % is never lost to rounding.
   const divisor = characters > 0 && japanese * 2 >= characters ? 2 : 4;
   return Math.floor(characters / divisor);

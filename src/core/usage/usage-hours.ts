@@ -1,5 +1,6 @@
 import type { TokenUsage } from '../../shared/task-types';
 import type { Db } from '../db/open-database';
+import { prepared } from '../db/prepared';
 import { isoTimestamp } from '../iso-timestamp';
 
 /** Provider usage within one UTC hour ('YYYY-MM-DDTHH'). */
@@ -23,7 +24,8 @@ export function hourOf(timestamp: string | null | undefined): string | undefined
 
 /** Adds usage to usage_hours (inside the caller's write transaction). */
 export function addUsageHours(db: Db, task: number, hours: readonly HourUsage[]): void {
-  const upsert = db.prepare(
+  const upsert = prepared(
+    db,
     `INSERT INTO usage_hours (task, hour, input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens)
      VALUES (@task, @hour, @input_tokens, @output_tokens, @cache_read_tokens, @cache_creation_tokens)
      ON CONFLICT (task, hour) DO UPDATE SET
@@ -38,7 +40,7 @@ export function addUsageHours(db: Db, task: number, hours: readonly HourUsage[])
 /** Adds a task's hours by its uuid (import and sync know the uuid, not the rowid). */
 export function addUsageHoursOf(db: Db, uuid: string, hours: readonly HourUsage[]): void {
   if (hours.length === 0) return;
-  const row = db.prepare('SELECT rowid AS task FROM tasks WHERE uuid = ?').get(uuid) as
+  const row = prepared(db, 'SELECT rowid AS task FROM tasks WHERE uuid = ?').get(uuid) as
     { task: number } | undefined;
   if (row) addUsageHours(db, row.task, hours);
 }
