@@ -21,11 +21,12 @@ export interface SourceTaskInput {
 
 /**
  * A source task: a completed task (so it can never be resumed as a run) that only the
- * sync of its session file appends to. Created like any task, then moved to completed/ in
- * one transaction; a crash between the two is finished here on the next sync.
+ * sync of its session file appends to, created completed (ContextStore.createHistoryTask).
+ * One made running and then completed by an earlier version, and cut off between the two,
+ * is completed here on the next sync.
  */
 export function openSourceTask(store: ContextStore, input: SourceTaskInput): TaskContextManager {
-  let row = store.repo.get(input.uuid);
+  const row = store.repo.get(input.uuid);
   if (!row) {
     const info = input.info;
     // A session spawned by another (Codex's thread_spawn) is a subagent too.
@@ -33,7 +34,7 @@ export function openSourceTask(store: ContextStore, input: SourceTaskInput): Tas
     const title = isMain
       ? (info.title ?? promptTitle(info) ?? null)
       : `Subagent: ${info.description ?? promptTitle(info) ?? info.sessionId ?? input.thread}`;
-    const task = store.createTask({
+    return store.createHistoryTask({
       uuid: input.uuid,
       title,
       prompt: info.prompt !== undefined ? clip(info.prompt, PROMPT_MAX_CHARS) : null,
@@ -58,8 +59,6 @@ export function openSourceTask(store: ContextStore, input: SourceTaskInput): Tas
         ...(info.parentSessionId !== undefined && { parent_session_id: info.parentSessionId }),
       },
     });
-    task.close();
-    row = store.requireTask(input.uuid);
   }
   if (row.status !== 'completed') complete(store, row);
   return store.openForMaintenance(input.uuid);

@@ -250,6 +250,57 @@ export class ContextStore implements TaskHost {
     return dir;
   }
 
+  /**
+   * A task that is history from its start: another agent's session read by the sources'
+   * sync (src/core/sources). Its row and its folder are made completed at once, in one
+   * transaction, and it is opened for maintenance once (a new folder needs none of the
+   * repairs a folder another process wrote may), its summaries, tools and planning logs
+   * made only when it first writes one. Its metadata.json is written atomically
+   * but fsynced only with durability 'fsync', like the lines the sync appends: with the
+   * default, an fsync per task was the largest single cost of a first sync
+   * (docs/benchmarks.md §14), and everything in the task can be read again from the session.
+   */
+  createHistoryTask(input: CreateTaskInput & { uuid: string }): TaskContextManager {
+    const uuid = assertTaskUuid(input.uuid);
+    const key: TaskKey = { ...EMPTY_KEY, ...input.key };
+    const dir = taskDir(this.root, 'completed', uuid);
+    const createdAt = isoTimestamp();
+    this.repo.write(() => {
+      if (this.repo.get(uuid))
+        throw new CwbError('conflict', `a task with id ${uuid} exists already`);
+      const row = {
+        uuid,
+        key,
+        title: input.title ?? null,
+        prompt: input.prompt ?? null,
+        workdir: input.workdir ?? null,
+        parent_uuid: input.parent_uuid ?? null,
+        llm_provider: input.llm_provider ?? null,
+        model: input.model ?? null,
+        context_length: input.context_length ?? null,
+        metadata: input.metadata,
+        created_at: createdAt,
+      };
+      // As a task made running and then completed: started and completed now, no process.
+      this.repo.insert({ ...row, process_id: process.pid, hostname: this.host });
+      this.repo.setStatus(uuid, 'completed', { process_id: null, hostname: null });
+      fs.mkdirSync(dir);
+      writeMetadata(
+        dir,
+        buildMetadata({
+          ...input,
+          uuid,
+          key,
+          created_at: createdAt,
+          process_id: process.pid,
+          hostname: this.host,
+        }),
+        { fsync: this.fsync },
+      );
+    });
+    return this.manager(uuid, dir, { lazyRecords: true });
+  }
+
   /** Opens a running task for writing, in the process that drives it. */
   openTask(uuid: string): TaskContextManager {
     const row = this.requireTask(uuid);
@@ -443,10 +494,15 @@ export class ContextStore implements TaskHost {
     syncCurrent(dir, { fsync: this.fsync });
   }
 
-  private manager(uuid: string, dir: string): TaskContextManager {
+  private manager(
+    uuid: string,
+    dir: string,
+    options: { lazyRecords?: boolean } = {},
+  ): TaskContextManager {
     return new TaskContextManager(this, uuid, dir, {
       fsync: this.fsync,
       summarizer: this.summarizer,
+      ...options,
     });
   }
 }

@@ -9,8 +9,9 @@ import { isoTimestamp } from '../iso-timestamp';
 export class PlanningStore {
   private readonly log: RecordLog<PlanningEntry>;
 
-  constructor(dir: string, fsync = false) {
-    this.log = new RecordLog<PlanningEntry>(path.join(dir, TASK_FILES.planning), 'id', fsync);
+  /** `lazy`: the file is made at the first record (RecordLog). */
+  constructor(dir: string, fsync = false, lazy = false) {
+    this.log = new RecordLog<PlanningEntry>(path.join(dir, TASK_FILES.planning), 'id', fsync, lazy);
   }
 
   add(planType: string, planContent: string): PlanningEntry {
@@ -43,7 +44,15 @@ export class PlanningStore {
 /** The newest `n` entries of a planning.jsonl, oldest first, read from the end (used by inheritance too). */
 export function lastPlanningEntries(file: string, n: number): PlanningEntry[] {
   const out: PlanningEntry[] = [];
-  for (const line of readLastLines(file, n)) {
+  let lines: string[];
+  try {
+    lines = readLastLines(file, n);
+  } catch (err) {
+    // A task that never planned may have no planning.jsonl (RecordLog's lazy files).
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return out;
+    throw err;
+  }
+  for (const line of lines) {
     try {
       out.push(JSON.parse(line) as PlanningEntry);
     } catch {

@@ -9,29 +9,45 @@ import type { BadLine } from './message-window';
  * the last line, read from the end of the file, so opening never scans the whole file.
  */
 export class RecordLog<T extends object> {
-  private readonly log: AppendLog;
-  private next: number;
+  private log: AppendLog | undefined;
+  private next: number | undefined;
 
+  /**
+   * `lazy`: the file is opened (and made) at the first append, not now. A task most of whose
+   * logs stay empty (another agent's session read by the sync) then makes only the files
+   * it writes: each file made was ~0.3 ms of a first sync's task (docs/benchmarks.md §14).
+   * Readers take a missing log for an empty one.
+   */
   constructor(
     readonly file: string,
-    idField: keyof T & string,
-    fsync: boolean,
+    private readonly idField: keyof T & string,
+    private readonly fsync: boolean,
+    lazy = false,
   ) {
-    this.log = new AppendLog(file, { fsync });
-    this.next = lastId(file, idField) + 1;
+    if (!lazy) this.opened();
   }
 
   /** Appends a record, numbering it; returns the record as written. */
   append(build: (id: number) => T): T {
-    const record = build(this.next);
-    this.log.append(JSON.stringify(record));
-    this.next++;
+    const log = this.opened();
+    const record = build(this.nextId);
+    log.append(JSON.stringify(record));
+    this.next = this.nextId + 1;
     return record;
   }
 
   /** The number the next appended record will get. */
   get nextId(): number {
+    this.next ??= lastId(this.file, this.idField) + 1;
     return this.next;
+  }
+
+  private opened(): AppendLog {
+    if (!this.log) {
+      this.log = new AppendLog(this.file, { fsync: this.fsync });
+      this.next ??= lastId(this.file, this.idField) + 1;
+    }
+    return this.log;
   }
 
   count(): number {
@@ -40,7 +56,7 @@ export class RecordLog<T extends object> {
 
   /** The newest record, or undefined (seed 000 get_latest_summary reads the last line). */
   latest(): T | undefined {
-    const line = readLastLine(this.file);
+    const line = lastLineOf(this.file);
     if (line === undefined) return undefined;
     try {
       return JSON.parse(line) as T;
@@ -54,12 +70,22 @@ export class RecordLog<T extends object> {
   }
 
   close(): void {
-    this.log.close();
+    this.log?.close();
+  }
+}
+
+/** The last complete line of a log, or undefined when it has none or is not there (yet). */
+function lastLineOf(file: string): string | undefined {
+  try {
+    return readLastLine(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
   }
 }
 
 function lastId(file: string, idField: string): number {
-  const line = readLastLine(file);
+  const line = lastLineOf(file);
   if (line === undefined) return 0;
   try {
     const value = (JSON.parse(line) as Record<string, unknown>)[idField];

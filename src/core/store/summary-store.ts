@@ -22,8 +22,14 @@ export interface NewSummary {
 export class SummaryStore {
   private readonly log: RecordLog<SummaryRecord>;
 
-  constructor(dir: string, fsync = false) {
-    this.log = new RecordLog<SummaryRecord>(path.join(dir, TASK_FILES.summaries), 'id', fsync);
+  /** `lazy`: the file is made at the first record (RecordLog). */
+  constructor(dir: string, fsync = false, lazy = false) {
+    this.log = new RecordLog<SummaryRecord>(
+      path.join(dir, TASK_FILES.summaries),
+      'id',
+      fsync,
+      lazy,
+    );
   }
 
   add(input: NewSummary): SummaryRecord {

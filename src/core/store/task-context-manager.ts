@@ -53,12 +53,18 @@ export class TaskContextManager {
     private readonly host: TaskHost,
     readonly uuid: string,
     private currentDir: string,
-    private readonly options: { fsync: boolean; summarizer: FinalSummarizer },
+    private readonly options: {
+      fsync: boolean;
+      summarizer: FinalSummarizer;
+      /** summaries, tools and planning made at their first record, not at open (RecordLog). */
+      lazyRecords?: boolean;
+    },
   ) {
+    const lazy = options.lazyRecords ?? false;
     this.messages = MessageStore.open(currentDir, { fsync: options.fsync });
-    this.summaries = new SummaryStore(currentDir, options.fsync);
-    this.tools = new ToolStore(currentDir, options.fsync);
-    this.planning = new PlanningStore(currentDir, options.fsync);
+    this.summaries = new SummaryStore(currentDir, options.fsync, lazy);
+    this.tools = new ToolStore(currentDir, options.fsync, lazy);
+    this.planning = new PlanningStore(currentDir, options.fsync, lazy);
     this.toolOutputs = new ToolOutputStore(currentDir);
   }
 

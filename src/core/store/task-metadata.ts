@@ -71,10 +71,16 @@ export function buildMetadata(input: {
   };
 }
 
-export function writeMetadata(taskDir: string, metadata: TaskMetadata): void {
+/** `fsync: false`: atomic all the same, but left to the system's write-back (writeFileAtomic). */
+export function writeMetadata(
+  taskDir: string,
+  metadata: TaskMetadata,
+  options: { fsync?: boolean } = {},
+): void {
   writeFileAtomic(
     path.join(taskDir, TASK_FILES.metadata),
     `${JSON.stringify(metadata, null, 2)}\n`,
+    options,
   );
 }
 

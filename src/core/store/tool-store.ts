@@ -25,8 +25,9 @@ export interface NewToolCall {
 export class ToolStore {
   private readonly log: RecordLog<ToolRecord>;
 
-  constructor(dir: string, fsync = false) {
-    this.log = new RecordLog<ToolRecord>(path.join(dir, TASK_FILES.tools), 'seq', fsync);
+  /** `lazy`: the file is made at the first record (RecordLog). */
+  constructor(dir: string, fsync = false, lazy = false) {
+    this.log = new RecordLog<ToolRecord>(path.join(dir, TASK_FILES.tools), 'seq', fsync, lazy);
   }
 
   add(input: NewToolCall): ToolRecord {
