@@ -95,6 +95,50 @@ describe('task lifecycle', () => {
     store.close();
   });
 
+  it('a history task is made completed with its metadata, and its empty logs only when first written', () => {
+    const store = openStore();
+    const uuid = '0b5c5f4e-8a8e-4c55-9d3b-3d2f1c1a7e01';
+    const task = store.createHistoryTask({
+      uuid,
+      title: 'a session',
+      key: { task_source: 'claude-code', task_id: 's1' },
+      source: { format: 'claude-code', live: true },
+    });
+    const dir = path.join(store.root, 'completed', uuid);
+    expect(task.dir).toBe(dir);
+    expect(store.repo.get(uuid)).toMatchObject({
+      status: 'completed',
+      process_id: null,
+      task_source: 'claude-code',
+      task_id: 's1',
+    });
+    const meta = JSON.parse(fs.readFileSync(path.join(dir, TASK_FILES.metadata), 'utf8')) as {
+      title: string;
+      source: unknown;
+    };
+    expect(meta).toMatchObject({ title: 'a session', source: { format: 'claude-code' } });
+    // No temp file of the atomic write is left beside it.
+    expect(fs.readdirSync(dir).filter((f) => f.startsWith('.'))).toEqual([]);
+    for (const file of [TASK_FILES.summaries, TASK_FILES.tools, TASK_FILES.planning])
+      expect(exists(path.join(dir, file))).toBe(false);
+    expect(task.summaries.nextId).toBe(1);
+    expect(task.summaries.latest()).toBeUndefined();
+    expect(task.planning.last(3)).toEqual([]);
+    expect(task.tools.count()).toBe(0);
+    task.messages.append({ role: 'user', content: 'hi' });
+    expect(
+      task.tools.add({ tool: 'ls', args: {}, result: 'a', status: 'success', duration_ms: 1 }).seq,
+    ).toBe(1);
+    expect(task.tools.count()).toBe(1);
+    expect(() => store.createHistoryTask({ uuid })).toThrow(/exists already/);
+    task.close();
+    const reader = store.readTask(uuid);
+    expect(reader.tools().records.map((t) => t.seq)).toEqual([1]);
+    expect(reader.summaries().records).toEqual([]);
+    expect(reader.metadata()).toMatchObject({ uuid, title: 'a session' });
+    store.close();
+  });
+
   it('stop → paused/, resume → running/, complete → completed/ with final_summary.txt', async () => {
     const store = openStore({ summarizer: (t) => `summary of ${t.uuid}` });
     const task = store.createTask({ title: 't' });
