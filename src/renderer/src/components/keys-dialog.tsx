@@ -21,6 +21,14 @@ const SECTIONS: { title: Key; rows: [string, Key][] }[] = [
     ],
   },
   {
+    title: 'messages',
+    rows: [
+      ['/', 'search'],
+      ['↑ ↓', 'hits'],
+      ['Enter', 'openHit'],
+    ],
+  },
+  {
     title: 'task',
     rows: [
       ['Esc', 'back'],

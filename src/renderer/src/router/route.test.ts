@@ -11,6 +11,10 @@ describe('routes', () => {
       { page: 'task', uuid, tab: 'timeline' },
       { page: 'task', uuid, tab: 'tools', seq: 42, view: 'current' },
       { page: 'compaction', uuid, id: 3 },
+      { page: 'task', uuid, tab: 'timeline', seq: 7, view: 'history', mark: 'a&b=c "d"' },
+      { page: 'usage' },
+      { page: 'usage', period: 'custom', since: '2025-09-01', until: '2025-09-30', by: 'week' },
+      { page: 'usage', period: 'week', split: 'agent' },
     ];
     for (const r of routes) expect(parseRoute(routeHash(r))).toEqual(r);
   });
@@ -19,5 +23,6 @@ describe('routes', () => {
     expect(parseRoute('#/task/../../etc')).toEqual({ page: 'tasks' });
     expect(parseRoute('#/task/' + uuid + '/nope')).toEqual({ page: 'task', uuid, tab: 'timeline' });
     expect(parseRoute('')).toEqual({ page: 'tasks' });
+    expect(parseRoute('#/usage?since=yesterday&by=year&split=x')).toEqual({ page: 'usage' });
   });
 });

@@ -6,9 +6,31 @@ export type TaskTab = 'timeline' | 'compactions' | 'planning' | 'tools' | 'conte
 
 export type Route =
   | { page: 'tasks' }
-  | { page: 'task'; uuid: string; tab: TaskTab; seq?: number; view?: 'history' | 'current' }
+  | {
+      page: 'task';
+      uuid: string;
+      tab: TaskTab;
+      seq?: number;
+      view?: 'history' | 'current';
+      /** Text to mark in the message at `seq` (what a message search matched there). */
+      mark?: string;
+    }
   | { page: 'compaction'; uuid: string; id: number }
-  | { page: 'settings' };
+  | { page: 'settings' }
+  | ({ page: 'usage' } & UsageRouteParams);
+
+/** The Usage page's period and grouping, kept in the address so a view can be reloaded. */
+export interface UsageRouteParams {
+  /** yyyy-mm-dd, both set for a custom period; absent: the period named by `period`. */
+  since?: string;
+  until?: string;
+  period?: UsagePeriod;
+  by?: 'day' | 'week' | 'month';
+  split?: 'model' | 'agent';
+}
+export type UsagePeriod = 'week' | 'month' | 'all' | 'custom';
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 const UUID = '[0-9a-f-]{36}';
 const TABS: readonly TaskTab[] = ['timeline', 'compactions', 'planning', 'tools', 'context'];
@@ -24,15 +46,18 @@ export function parseRoute(hash: string): Route {
     const tab = (TABS as readonly string[]).includes(m[2] ?? '') ? (m[2] as TaskTab) : 'timeline';
     const seq = Number(params.get('seq'));
     const view = params.get('view');
+    const mark = params.get('mark');
     return {
       page: 'task',
       uuid: m[1]!,
       tab,
       ...(Number.isInteger(seq) && seq > 0 && { seq }),
       ...((view === 'history' || view === 'current') && { view }),
+      ...(mark && { mark }),
     };
   }
   if (path === '/settings') return { page: 'settings' };
+  if (path === '/usage') return { page: 'usage', ...usageParams(params) };
   return { page: 'tasks' };
 }
 
@@ -42,14 +67,41 @@ export function routeHash(route: Route): string {
       return '#/';
     case 'settings':
       return '#/settings';
+    case 'usage': {
+      const params = new URLSearchParams();
+      for (const key of ['period', 'since', 'until', 'by', 'split'] as const) {
+        const value = route[key];
+        if (value) params.set(key, value);
+      }
+      const q = params.toString();
+      return `#/usage${q ? `?${q}` : ''}`;
+    }
     case 'compaction':
       return `#/task/${route.uuid}/compaction/${route.id}`;
     case 'task': {
       const params = new URLSearchParams();
       if (route.seq) params.set('seq', String(route.seq));
       if (route.view) params.set('view', route.view);
+      if (route.mark) params.set('mark', route.mark);
       const q = params.toString();
       return `#/task/${route.uuid}/${route.tab}${q ? `?${q}` : ''}`;
     }
   }
+}
+
+function usageParams(params: URLSearchParams): UsageRouteParams {
+  const since = params.get('since') ?? '';
+  const until = params.get('until') ?? '';
+  const period = params.get('period');
+  const by = params.get('by');
+  const split = params.get('split');
+  return {
+    ...(DAY.test(since) && { since }),
+    ...(DAY.test(until) && { until }),
+    ...((period === 'week' || period === 'month' || period === 'all' || period === 'custom') && {
+      period,
+    }),
+    ...((by === 'day' || by === 'week' || by === 'month') && { by }),
+    ...((split === 'model' || split === 'agent') && { split }),
+  };
 }

@@ -1,4 +1,4 @@
-import { forwardRef } from 'react';
+import { forwardRef, type ReactNode } from 'react';
 import type { FacetValue, TaskFacets } from '../../../../shared/api/tasks-api';
 import { TASK_STATUSES, type TaskStatus } from '../../../../shared/task-types';
 import { statusStrings } from '../../components/status-strings';
@@ -16,11 +16,13 @@ interface Props {
   /** False while the counts shown are the previous query's. */
   facetsCurrent: boolean;
   onChange(values: FilterValues): void;
+  /** Shown before the search box (what the box searches: tasks or messages). */
+  lead?: ReactNode;
 }
 
 /** Search, status chips (with counts) and the facet pickers; the store answers all of them. */
 export const TaskFilters = forwardRef<HTMLInputElement, Props>(function TaskFilters(
-  { values, facets, facetsCurrent, onChange },
+  { values, facets, facetsCurrent, onChange, lead },
   searchRef,
 ) {
   const t = useT(browserStrings);
@@ -36,6 +38,7 @@ export const TaskFilters = forwardRef<HTMLInputElement, Props>(function TaskFilt
   const dirty = JSON.stringify(values) !== JSON.stringify(NO_FILTERS);
   return (
     <div className="task-filters">
+      {lead}
       <input
         ref={searchRef}
         type="search"

@@ -1,5 +1,14 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import type { TaskSortColumn } from '../../../../shared/api/tasks-api';
+import {
+  lazy,
+  Suspense,
+  useCallback,
+  useEffect,
+  useMemo,
+  useRef,
+  useState,
+  type RefObject,
+} from 'react';
+import type { TaskFacets, TaskSortColumn } from '../../../../shared/api/tasks-api';
 import { StatePanel } from '../../components/state-panel';
 import { useDebounced } from '../../hooks/use-debounced';
 import { useTaskPages } from '../../hooks/use-task-pages';
@@ -16,6 +25,14 @@ import { formatUsd } from '../../../../shared/format-cost';
 import { ColumnsMenu } from './columns-menu';
 import { focusDateRange } from './date-range-filter';
 import { columnData } from './column-store';
+import { SearchScopeControl } from '../search/search-scope';
+import { useSearchStore } from '../search/search-store';
+import { searchStrings } from '../search/strings';
+
+// Searching messages brings the API's schemas (zod): loaded when first chosen.
+const MessageSearch = lazy(() =>
+  import('../search/message-search').then((m) => ({ default: m.MessageSearch })),
+);
 
 /** Text columns read best A→Z first; dates and counts newest/largest first. */
 const ASCENDING_FIRST: ReadonlySet<TaskSortColumn> = new Set([
@@ -44,10 +61,21 @@ export function TasksPage() {
   const [activeUuid, setActiveUuid] = useState<string | null>(null);
   const [exporting, setExporting] = useState(false);
   const focusGridOnShow = useRef(false);
+  const scope = useSearchStore((s) => s.scope);
+  const scopeRef = useRef(scope);
+  scopeRef.current = scope;
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent): void => {
       if (e.ctrlKey || e.metaKey || e.altKey || typingOrDialog(e)) return;
+      // Searching messages, the hits have their own keys (search-results.tsx): only / here.
+      if (scopeRef.current === 'messages') {
+        if (e.key !== '/') return;
+        e.preventDefault();
+        searchRef.current?.focus();
+        searchRef.current?.select();
+        return;
+      }
       const grid = document.querySelector<HTMLElement>('.task-grid');
       const target = e.target instanceof HTMLElement ? e.target : null;
       // ↓ from a filter control goes on to the results (as from the search box), the
@@ -103,6 +131,10 @@ export function TasksPage() {
   );
 
   const { state } = data;
+  if (scope === 'messages')
+    return (
+      <MessagesPanel facets={state.kind === 'ready' ? state.facets : null} searchRef={searchRef} />
+    );
   const filtered = JSON.stringify(filters) !== JSON.stringify(NO_FILTERS);
   return (
     <section className="panel tasks-panel" aria-labelledby="tasks-heading">
@@ -153,6 +185,7 @@ export function TasksPage() {
         facets={state.kind === 'ready' ? state.facets : null}
         facetsCurrent={state.kind === 'ready' && state.facetsCurrent}
         onChange={setFilters}
+        lead={<SearchScopeControl text={filters.search} />}
       />
       {state.kind === 'loading' && <StatePanel tone="loading" title={t('loading')} />}
       {state.kind === 'error' && (
@@ -179,6 +212,32 @@ export function TasksPage() {
           focusOnShow={focusGridOnShow}
         />
       )}
+    </section>
+  );
+}
+
+/** The task list searching messages: the hits take the table's place. */
+function MessagesPanel({
+  facets,
+  searchRef,
+}: {
+  facets: TaskFacets | null;
+  searchRef: RefObject<HTMLInputElement | null>;
+}) {
+  const t = useT(browserStrings);
+  const ts = useT(searchStrings);
+  return (
+    <section className="panel tasks-panel" aria-labelledby="tasks-heading">
+      <div className="panel-head">
+        <h2 id="tasks-heading">{t('heading')}</h2>
+        <span className="key-hint">
+          <span className="key-hint-long">{ts('keys')}</span>
+          <span className="key-hint-short">{ts('keysHelp')}</span>
+        </span>
+      </div>
+      <Suspense fallback={<StatePanel tone="loading" title={ts('searching')} />}>
+        <MessageSearch ref={searchRef} facets={facets} />
+      </Suspense>
     </section>
   );
 }

@@ -19,6 +19,8 @@ export interface MessageRowProps {
   expanded: boolean;
   onToggle(): void;
   onJump(seq: number): void;
+  /** Text to mark where it occurs (the match of the search that led here). */
+  mark?: string;
 }
 
 /** One message of the timeline; summaries and markers read as compaction rows. */
@@ -38,6 +40,7 @@ export function MessageRow({
   expanded,
   onToggle,
   onJump,
+  mark,
 }: MessageRowProps) {
   const t = useT(taskStrings);
   const f = useFormat();
@@ -131,11 +134,12 @@ export function MessageRow({
           expanded={expanded}
           onToggle={onToggle}
           mono={message.role === 'tool'}
+          mark={mark}
         />
       ) : null}
       {ref && <ToolOutput key={ref} uuid={uuid} outputRef={ref} />}
       {message.tool_calls?.map((c) => (
-        <ToolCallView key={c.id} call={c} resultSeq={resultOf(c.id)} onJump={onJump} />
+        <ToolCallView key={c.id} call={c} resultSeq={resultOf(c.id)} onJump={onJump} mark={mark} />
       ))}
     </article>
   );

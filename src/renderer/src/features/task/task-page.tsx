@@ -147,6 +147,7 @@ export function TaskPage({ route }: { route: TaskRoute }) {
             uuid={uuid}
             view={route.view ?? 'history'}
             seq={route.seq}
+            mark={route.mark}
             revision={revision}
             compactions={compactions.kind === 'ready' ? compactions.records : []}
             onRoute={(change) => go({ tab: 'timeline', seq: undefined, ...change })}

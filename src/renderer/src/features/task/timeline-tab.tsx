@@ -9,13 +9,23 @@ export interface TimelineTabProps {
   uuid: string;
   view: 'history' | 'current';
   seq: number | undefined;
+  /** Text to mark in the message at `seq`. */
+  mark: string | undefined;
   revision: number;
   compactions: CompactionRecordInfo[];
   onRoute(change: { seq?: number; view?: 'history' | 'current' }): void;
 }
 
 /** The timeline with its toolbar: history/current switch, jump to seq, search. */
-export function TimelineTab({ uuid, view, seq, revision, compactions, onRoute }: TimelineTabProps) {
+export function TimelineTab({
+  uuid,
+  view,
+  seq,
+  mark,
+  revision,
+  compactions,
+  onRoute,
+}: TimelineTabProps) {
   const t = useT(taskStrings);
   const [jump, setJump] = useState('');
   // Counts the jumps asked for: a jump to the seq already in the address changes nothing
@@ -66,6 +76,7 @@ export function TimelineTab({ uuid, view, seq, revision, compactions, onRoute }:
         uuid={uuid}
         view={view}
         target={seq}
+        mark={mark}
         jumps={jumps}
         revision={revision}
         compactions={compactions}

@@ -18,6 +18,8 @@ export interface TimelineProps {
   view: 'history' | 'current';
   /** Scroll to and highlight this seq (history) or line (current). */
   target: number | undefined;
+  /** Text to mark in the target's message (a message search's match). */
+  mark?: string;
   /** Changes with every jump asked for, so that a jump to the same target scrolls again. */
   jumps: number;
   revision: number;
@@ -30,6 +32,7 @@ export function Timeline({
   uuid,
   view,
   target,
+  mark,
   jumps,
   revision,
   compactions,
@@ -210,6 +213,7 @@ export function Timeline({
                   expanded={expanded.has(key)}
                   onToggle={() => toggle(key)}
                   onJump={onJump}
+                  mark={position === target ? mark : undefined}
                 />
               ) : (
                 <div className="tv-row tv-row-loading">

@@ -2,6 +2,8 @@ import { lazy, Suspense, useMemo } from 'react';
 import type { ToolCall } from '../../../../shared/task-types';
 import { useT } from '../../i18n/use-t';
 import { editCallOf, parseArgs } from './edit-call';
+import { firstMark } from './mark-parts';
+import { MarkedText } from './marked-text';
 import { taskStrings } from './strings';
 
 // jsdiff is loaded with the compaction page already; a timeline without edits never needs it.
@@ -18,10 +20,13 @@ export function ToolCallView({
   call,
   resultSeq,
   onJump,
+  mark,
 }: {
   call: ToolCall;
   resultSeq: number | undefined;
   onJump(seq: number): void;
+  /** Text a search matched: its arguments open to show it. */
+  mark?: string;
 }) {
   const t = useT(taskStrings);
   const { pretty, edit, oneLine } = useMemo(() => {
@@ -34,6 +39,7 @@ export function ToolCallView({
     };
   }, [call.function.arguments, call.function.name]);
   const lines = pretty.split('\n').length;
+  const marked = firstMark(pretty, mark) >= 0;
   return (
     <div className="tv-call" data-call-id={call.id}>
       <div className="tv-call-head">
@@ -54,7 +60,7 @@ export function ToolCallView({
         </Suspense>
       )}
       {pretty !== '' && pretty !== '{}' && (
-        <details className="tv-call-args-block" open={!edit && lines <= FOLD_LINES}>
+        <details className="tv-call-args-block" open={marked || (!edit && lines <= FOLD_LINES)}>
           <summary>
             <code className="tv-call-args" title={t('argsToggle')}>
               {edit || lines > FOLD_LINES
@@ -62,7 +68,9 @@ export function ToolCallView({
                 : oneLine}
             </code>
           </summary>
-          <pre className="tv-args-pretty">{pretty}</pre>
+          <pre className="tv-args-pretty">
+            <MarkedText text={pretty} mark={marked ? mark : undefined} />
+          </pre>
         </details>
       )}
     </div>
