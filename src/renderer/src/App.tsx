@@ -12,6 +12,10 @@ import { TaskPage } from './features/task/task-page';
 const CompactionPage = lazy(() =>
   import('./features/compaction/compaction-page').then((m) => ({ default: m.CompactionPage })),
 );
+// The Usage page carries uPlot and the report's tables: loaded when opened.
+const UsagePage = lazy(() =>
+  import('./features/usage/usage-page').then((m) => ({ default: m.UsagePage })),
+);
 const SettingsPage = lazy(() =>
   import('./features/settings/settings-page').then((m) => ({ default: m.SettingsPage })),
 );
@@ -35,6 +39,7 @@ export function App() {
         <Suspense fallback={<div className="state-panel state-loading" role="status" />}>
           {route.page === 'compaction' && <CompactionPage uuid={route.uuid} id={route.id} />}
           {route.page === 'settings' && <SettingsPage />}
+          {route.page === 'usage' && <UsagePage params={route} />}
         </Suspense>
       </main>
       <KeysOverlay />

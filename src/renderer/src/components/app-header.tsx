@@ -53,6 +53,16 @@ export function AppHeader({ info, route }: { info: AppInfo | null; route: Route 
           {t('tasks')}
         </a>
         <a
+          href="#/usage"
+          aria-current={route.page === 'usage' ? 'page' : undefined}
+          onClick={(e) => {
+            e.preventDefault();
+            navigate({ page: 'usage' });
+          }}
+        >
+          {t('usage')}
+        </a>
+        <a
           href="#/settings"
           aria-current={route.page === 'settings' ? 'page' : undefined}
           onClick={(e) => {

@@ -4,6 +4,7 @@ export const headerStrings = defineStrings({
   en: {
     nav: 'Main',
     tasks: 'Tasks',
+    usage: 'Usage',
     settings: 'Settings',
     newTask: 'New task',
     import: 'Import',
@@ -20,6 +21,7 @@ export const headerStrings = defineStrings({
   ja: {
     nav: 'メイン',
     tasks: 'タスク',
+    usage: '使用量',
     settings: '設定',
     newTask: '新規タスク',
     import: 'インポート',

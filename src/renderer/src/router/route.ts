@@ -31,6 +31,13 @@ export interface UsageRouteParams {
 export type UsagePeriod = 'week' | 'month' | 'all' | 'custom';
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const USAGE_PARAMS: [keyof UsageRouteParams, RegExp][] = [
+  ['since', DAY],
+  ['until', DAY],
+  ['period', /^(week|month|all|custom)$/],
+  ['by', /^(day|week|month)$/],
+  ['split', /^(model|agent)$/],
+];
 
 const UUID = '[0-9a-f-]{36}';
 const TABS: readonly TaskTab[] = ['timeline', 'compactions', 'planning', 'tools', 'context'];
@@ -90,18 +97,10 @@ export function routeHash(route: Route): string {
 }
 
 function usageParams(params: URLSearchParams): UsageRouteParams {
-  const since = params.get('since') ?? '';
-  const until = params.get('until') ?? '';
-  const period = params.get('period');
-  const by = params.get('by');
-  const split = params.get('split');
-  return {
-    ...(DAY.test(since) && { since }),
-    ...(DAY.test(until) && { until }),
-    ...((period === 'week' || period === 'month' || period === 'all' || period === 'custom') && {
-      period,
-    }),
-    ...((by === 'day' || by === 'week' || by === 'month') && { by }),
-    ...((split === 'model' || split === 'agent') && { split }),
-  };
+  const out: Record<string, string> = {};
+  for (const [key, ok] of USAGE_PARAMS) {
+    const value = params.get(key);
+    if (value && ok.test(value)) out[key] = value;
+  }
+  return out as UsageRouteParams;
 }

@@ -1,14 +1,5 @@
-import {
-  lazy,
-  Suspense,
-  useCallback,
-  useEffect,
-  useMemo,
-  useRef,
-  useState,
-  type RefObject,
-} from 'react';
-import type { TaskFacets, TaskSortColumn } from '../../../../shared/api/tasks-api';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import type { TaskSortColumn } from '../../../../shared/api/tasks-api';
 import { StatePanel } from '../../components/state-panel';
 import { useDebounced } from '../../hooks/use-debounced';
 import { useTaskPages } from '../../hooks/use-task-pages';
@@ -27,11 +18,10 @@ import { focusDateRange } from './date-range-filter';
 import { columnData } from './column-store';
 import { SearchScopeControl } from '../search/search-scope';
 import { useSearchStore } from '../search/search-store';
-import { searchStrings } from '../search/strings';
 
 // Searching messages brings the API's schemas (zod): loaded when first chosen.
-const MessageSearch = lazy(() =>
-  import('../search/message-search').then((m) => ({ default: m.MessageSearch })),
+const MessagesPanel = lazy(() =>
+  import('../search/message-search').then((m) => ({ default: m.MessagesPanel })),
 );
 
 /** Text columns read best A→Z first; dates and counts newest/largest first. */
@@ -133,7 +123,9 @@ export function TasksPage() {
   const { state } = data;
   if (scope === 'messages')
     return (
-      <MessagesPanel facets={state.kind === 'ready' ? state.facets : null} searchRef={searchRef} />
+      <Suspense fallback={<StatePanel tone="loading" title={t('loading')} />}>
+        <MessagesPanel ref={searchRef} facets={state.kind === 'ready' ? state.facets : null} />
+      </Suspense>
     );
   const filtered = JSON.stringify(filters) !== JSON.stringify(NO_FILTERS);
   return (
@@ -212,32 +204,6 @@ export function TasksPage() {
           focusOnShow={focusGridOnShow}
         />
       )}
-    </section>
-  );
-}
-
-/** The task list searching messages: the hits take the table's place. */
-function MessagesPanel({
-  facets,
-  searchRef,
-}: {
-  facets: TaskFacets | null;
-  searchRef: RefObject<HTMLInputElement | null>;
-}) {
-  const t = useT(browserStrings);
-  const ts = useT(searchStrings);
-  return (
-    <section className="panel tasks-panel" aria-labelledby="tasks-heading">
-      <div className="panel-head">
-        <h2 id="tasks-heading">{t('heading')}</h2>
-        <span className="key-hint">
-          <span className="key-hint-long">{ts('keys')}</span>
-          <span className="key-hint-short">{ts('keysHelp')}</span>
-        </span>
-      </div>
-      <Suspense fallback={<StatePanel tone="loading" title={ts('searching')} />}>
-        <MessageSearch ref={searchRef} facets={facets} />
-      </Suspense>
     </section>
   );
 }

@@ -8,6 +8,7 @@ import { MessageSearchBar } from './message-search-bar';
 import { toSearchInput } from './search-input';
 import { hitKey, hitRoute, SearchResults } from './search-results';
 import { FIRST_LIMIT, useSearchStore } from './search-store';
+import { browserStrings } from '../browser/strings';
 import { searchStrings } from './strings';
 import { useSessionSearch } from './use-session-search';
 import './search.css';
@@ -139,3 +140,23 @@ function Body(props: {
       );
   }
 }
+
+/** The task list searching messages: the hits take the table's place. */
+export const MessagesPanel = forwardRef<HTMLInputElement, { facets: TaskFacets | null }>(
+  function MessagesPanel({ facets }, queryRef) {
+    const t = useT(browserStrings);
+    const ts = useT(searchStrings);
+    return (
+      <section className="panel tasks-panel" aria-labelledby="tasks-heading">
+        <div className="panel-head">
+          <h2 id="tasks-heading">{t('heading')}</h2>
+          <span className="key-hint">
+            <span className="key-hint-long">{ts('keys')}</span>
+            <span className="key-hint-short">{ts('keysHelp')}</span>
+          </span>
+        </div>
+        <MessageSearch ref={queryRef} facets={facets} />
+      </section>
+    );
+  },
+);

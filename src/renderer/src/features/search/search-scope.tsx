@@ -1,11 +1,11 @@
 import { SegmentedControl } from '../../components/segmented-control';
 import { useT } from '../../i18n/use-t';
-import { searchStrings } from './strings';
+import { scopeStrings } from './scope-strings';
 import { useSearchStore, type SearchScope } from './search-store';
 
 /** Tasks (titles and prompts) or messages: what the task list's search box searches. */
 export function SearchScopeControl({ text }: { text: string }) {
-  const t = useT(searchStrings);
+  const t = useT(scopeStrings);
   const { scope, values, setScope, setValues } = useSearchStore();
   return (
     <SegmentedControl<SearchScope>

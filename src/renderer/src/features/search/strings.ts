@@ -2,9 +2,6 @@ import { defineStrings, plural } from '../../i18n/translate';
 
 export const searchStrings = defineStrings({
   en: {
-    scope: 'Search in',
-    scopeTasks: 'Tasks',
-    scopeMessages: 'Messages',
     query: 'Search every message',
     queryHint:
       'All words must appear; "a phrase" in quotes; prefix* with a star. Press / to search.',
@@ -50,9 +47,6 @@ export const searchStrings = defineStrings({
     keysHelp: '? keys',
   },
   ja: {
-    scope: '検索対象',
-    scopeTasks: 'タスク',
-    scopeMessages: 'メッセージ',
     query: 'すべてのメッセージを検索',
     queryHint:
       'すべての語を含むものを探します。"フレーズ" は引用符で、前方一致は語末に *。/ で検索。',
