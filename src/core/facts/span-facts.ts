@@ -40,25 +40,31 @@ const COMMAND_CHARS = 160;
 /** Where a command's output reports numbers (test counts, timings, sizes): its last lines. */
 const OUTPUT_TAIL_LINES = 15;
 
-/** Ordered, de-duplicated facts of a span. */
+/**
+ * Ordered, de-duplicated facts of a span. Keyed by kind, then text: a joined `kind+text` key
+ * was a new string to build and hash on every add, the hook's costliest line on a long span.
+ */
 export class FactSet {
-  private readonly facts = new Map<string, Fact>();
+  private readonly byKind = new Map<FactKind, Map<string, Fact>>();
+  private readonly order: Fact[] = [];
 
-  add(kind: FactKind, text: string, at: number, extra: Partial<Fact> = {}): Fact | undefined {
+  add(kind: FactKind, text: string, at: number, extra?: Partial<Fact>): Fact | undefined {
     const value = text.trim();
     if (value.length < 2) return undefined;
-    const key = `${kind}\u0000${value}`;
-    const known = this.facts.get(key);
+    let byText = this.byKind.get(kind);
+    if (!byText) this.byKind.set(kind, (byText = new Map()));
+    const known = byText.get(value);
     if (known) {
       known.mentions++;
       known.recency = Math.max(known.recency, at);
-      if (extra.written) known.written = true;
-      if (extra.failed !== undefined) known.failed = extra.failed;
-      if (extra.detail !== undefined) known.detail = extra.detail;
+      if (extra?.written) known.written = true;
+      if (extra?.failed !== undefined) known.failed = extra.failed;
+      if (extra?.detail !== undefined) known.detail = extra.detail;
       return known;
     }
     const fact: Fact = { kind, text: value, mentions: 1, recency: at, ...extra };
-    this.facts.set(key, fact);
+    byText.set(value, fact);
+    this.order.push(fact);
     return fact;
   }
 
@@ -73,11 +79,11 @@ export class FactSet {
   }
 
   get size(): number {
-    return this.facts.size;
+    return this.order.length;
   }
 
   list(): Fact[] {
-    return [...this.facts.values()];
+    return [...this.order];
   }
 }
 

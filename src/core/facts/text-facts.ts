@@ -8,8 +8,14 @@
 
 const FILE_EXTENSIONS =
   'tsx?|jsx?|png|jpe?g|gif|svg|mjs|cjs|py|pyi|rb|go|rs|java|kt|c|h|cc|cpp|hpp|cs|swift|php|md|mdx|rst|txt|json|jsonl|ya?ml|toml|ini|cfg|conf|lock|sh|bash|zsh|ps1|html?|css|scss|sql|xml|csv|log|env|traj|dcm|vue|svelte|lua|dart|scala|ex|exs|gradle|proto|ipynb|dockerfile|mod|sum';
+/**
+ * A path starts at a root (`/`, `~/`, `./`, `C:\`) or at the start of a run of path
+ * characters: without that lookbehind the engine tried every position inside every word,
+ * each scanning to the word's end (quadratic in the word; the hook's hottest line). The
+ * matches are the same, as a match inside a run would have matched from its start.
+ */
 const PATH = new RegExp(
-  String.raw`(?:[A-Za-z]:\\|~\/|\.{1,2}\/|\/)?(?:[\w.@+-]+[/\\])+[\w.@+-]*[\w@+-]|\b[\w-]+(?:\.[\w-]+)*\.(?:${FILE_EXTENSIONS})\b`,
+  String.raw`(?:[A-Za-z]:\\|~\/|\.{1,2}\/|\/|(?<![\w.@+-]))(?:[\w.@+-]+[/\\])+[\w.@+-]*[\w@+-]|\b[\w-]+(?:\.[\w-]+)*\.(?:${FILE_EXTENSIONS})\b`,
   'gi',
 );
 const ROOTED = /^(?:[A-Za-z]:\\|~\/|\.{1,2}\/|\/)/;
@@ -35,6 +41,7 @@ const STRONG_ERROR =
   /\b\w*(?:Error|Exception)(?:\[\w+\])?:\s*\S|^\s*(?:[-*]\s+)?E\d{3,4}\b|\bFAIL(?:ED)?\b|^\s*(?:fatal|panic|error)(?:\[\w+\])?:|^npm ERR!|^\s*ERROR\b/;
 /** Every strong or weak error line has one of these words: the cheap test before the others. */
 const ERROR_WORD = /error|exception|fail|fatal|panic|ERR!|\bE\d{3,4}\b/i;
+const ERROR_WORD_G = new RegExp(ERROR_WORD.source, 'gi');
 /** Lines that only mention a failure; used when a result has no strong line. */
 const WEAK_ERROR = /\b(?:error|errors|exception|fatal|panic|failed|failure)\b/i;
 const NOT_AN_ERROR =
@@ -100,11 +107,15 @@ function pathsIn(prepared: string): string[] {
 
 function identifiersIn(prepared: string, paths: readonly string[]): string[] {
   const out: string[] = [];
+  const exact = new Set(paths);
+  // One search in the joined paths, not one per path: a long output names hundreds of both.
+  // A name holds no newline, so it cannot match across two of them.
+  const pieces = paths.filter((p) => /[/\\.]/.test(p)).join('\n');
   for (const m of prepared.matchAll(IDENTIFIER)) {
     const name = m[0];
     if (OWN_NOISE.test(name) || /^\d/.test(name)) continue;
     // A file name (README.md) or a piece of a path is a path, not a name.
-    if (paths.some((p) => p === name || (p.includes(name) && /[/\\.]/.test(p)))) continue;
+    if (exact.has(name) || pieces.includes(name)) continue;
     out.push(name);
   }
   return out;
@@ -156,8 +167,14 @@ export function headAndTail(text: string, head = OUTPUT_HEAD): string {
  * regex here linear: a path pattern backtracks over a word, so a 6 MB word would take hours.
  */
 export function scannable(text: string): string {
-  return withoutLongWords(headAndTail(text, TEXT_HEAD));
+  // One text is often read by several finders in a row (an output's errors, then its URLs).
+  if (text === lastScanned.text) return lastScanned.result;
+  const result = withoutLongWords(headAndTail(text, TEXT_HEAD));
+  lastScanned = { text, result };
+  return result;
 }
+
+let lastScanned = { text: '', result: '' };
 
 /**
  * The text with every run of MAX_WORD or more non-space characters replaced by a space. A
@@ -204,8 +221,7 @@ export function findErrorLines(text: string, options: { weak?: boolean } = {}): 
   if (!ERROR_WORD.test(bounded)) return [];
   const strong: string[] = [];
   const weak: string[] = [];
-  for (const raw of bounded.split('\n')) {
-    if (!ERROR_WORD.test(raw)) continue;
+  for (const raw of linesWith(bounded, ERROR_WORD_G)) {
     const line = raw.trim();
     if (!line || line.length > 2000 || LISTING_LINE.test(raw) || NOT_AN_ERROR.test(line)) continue;
     if (CODE_LINE.test(raw)) continue;
@@ -217,6 +233,23 @@ export function findErrorLines(text: string, options: { weak?: boolean } = {}): 
   }
   if (strong.length > 0) return strong;
   return options.weak === false ? [] : weak.slice(-1);
+}
+
+/**
+ * The lines of `text` that `pattern` (global) matches in, in order: found by the pattern's
+ * own scan rather than by splitting a long output into lines and testing each.
+ */
+function* linesWith(text: string, pattern: RegExp): Generator<string> {
+  pattern.lastIndex = 0;
+  while (pattern.exec(text) !== null) {
+    const at = pattern.lastIndex - 1;
+    const start = text.lastIndexOf('\n', at) + 1;
+    const newline = text.indexOf('\n', at);
+    const end = newline < 0 ? text.length : newline;
+    yield text.slice(start, end);
+    if (end >= text.length) return;
+    pattern.lastIndex = end + 1;
+  }
 }
 
 function oneLine(text: string, max: number): string {
