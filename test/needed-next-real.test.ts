@@ -14,7 +14,7 @@ import {
   scoreCandidateAt,
 } from '../src/core/compaction/needed-next-eval';
 import { contextWindowOf } from '../src/core/compaction/task-compaction';
-import { rankDroppedEvidence } from '../src/core/facts/dropped-evidence';
+import { droppedEvidence } from '../src/core/facts/dropped-evidence';
 import { futureReferenceRecall } from '../src/core/facts/needed-next';
 import { realFixture } from './support/real-fixtures';
 
@@ -79,13 +79,13 @@ describe.each(FIXTURES)('%s', (name) => {
     const point = agentCompactionPoints(dir)[0]!;
     const needed = neededAt(point);
     const summary = point.agentContext![0]!.message.content!;
-    const evidence = rankDroppedEvidence(
-      point.prefix.map((e) => e.message),
+    const evidence = droppedEvidence(
+      point.prefix.map((e) => ({ message: e.message })),
       summary,
-      4000,
+      { maxTokens: 4000, note: '' },
     );
     expect(evidence.tokens).toBeLessThanOrEqual(4000);
-    expect(evidence.listed).toBeGreaterThan(100);
+    expect(evidence.shown).toBeGreaterThan(100);
     const alone = futureReferenceRecall(needed, summary).frr!;
     const repaired = futureReferenceRecall(needed, `${summary}\n${evidence.text}`).frr!;
     expect(repaired).toBeGreaterThanOrEqual(0.9);

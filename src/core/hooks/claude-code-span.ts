@@ -1,8 +1,11 @@
 import type { CurrentMessage, ToolCall } from '../../shared/task-types';
 import type { SpanMessage } from '../facts/span-facts';
-import { readLinesSync } from '../jsonl/line-reader';
-import { isTooLong } from '../jsonl/line-entry';
-import { checkDeadline, type CompactedSpan, type SpanLimits } from './compacted-span';
+import {
+  readCompactedSpan,
+  type CompactedSpan,
+  type SpanLimits,
+  type SpanLine,
+} from './compacted-span';
 
 /**
  * The span Claude Code's last compaction replaced, streamed from its transcript
@@ -11,39 +14,22 @@ import { checkDeadline, type CompactedSpan, type SpanLimits } from './compacted-
  * then (once written) the `isCompactSummary` user entry holding the summary. The span is
  * every main-thread message between the boundary before it (or the file's start) and the
  * last boundary; subagents' entries (`isSidechain`) are other contexts and left out.
- *
- * Parsed by hand, not through the importer's zod schemas: this runs in a hook that must
- * answer in well under a second, and only the fields below matter.
  */
 export function readClaudeCodeSpan(file: string, limits: SpanLimits): CompactedSpan {
-  let current: SpanMessage[] = [];
-  let replaced: SpanMessage[] = [];
-  let summary = '';
-  let compactions = 0;
-  for (const entry of readLinesSync(file, { maxLineBytes: limits.maxLineBytes })) {
-    checkDeadline(entry.lineNo, limits.deadline);
-    if (isTooLong(entry)) continue;
-    const parsed = parseLine(entry.text);
-    if (!parsed || parsed.isSidechain === true) continue;
-    if (parsed.type === 'system' && parsed.subtype === 'compact_boundary') {
-      compactions++;
-      replaced = current;
-      current = [];
-      summary = '';
-      continue;
-    }
-    if (parsed.type !== 'user' && parsed.type !== 'assistant') continue;
-    if (parsed.isCompactSummary === true) {
-      const text = contentText(parsed.message?.content);
-      // The newest summary is what the new context holds; it is also part of what the
-      // next compaction will replace.
-      if (compactions > 0 && current.length === 0) summary = text;
-      current.push({ message: { role: 'user', content: text }, kind: 'summary' });
-      continue;
-    }
-    current.push(...toMessages(parsed));
+  return readCompactedSpan(file, limits, claudeCodeLine);
+}
+
+function claudeCodeLine(text: string): SpanLine {
+  const parsed = parseLine(text);
+  if (!parsed || parsed.isSidechain === true) return undefined;
+  if (parsed.type === 'system' && parsed.subtype === 'compact_boundary') {
+    return { kind: 'compaction', summary: '' };
   }
-  return { span: compactions > 0 ? replaced : [], summary, compactions, after: current };
+  if (parsed.type !== 'user' && parsed.type !== 'assistant') return undefined;
+  if (parsed.isCompactSummary === true) {
+    return { kind: 'summary', text: contentText(parsed.message?.content) };
+  }
+  return { kind: 'messages', messages: toMessages(parsed) };
 }
 
 interface ClaudeLine {

@@ -1,38 +1,29 @@
 import type { CurrentMessage } from '../../shared/task-types';
-import type { SpanMessage } from '../facts/span-facts';
-import { readLinesSync } from '../jsonl/line-reader';
-import { isTooLong } from '../jsonl/line-entry';
-import { checkDeadline, type CompactedSpan, type SpanLimits } from './compacted-span';
+import {
+  readCompactedSpan,
+  type CompactedSpan,
+  type SpanLimits,
+  type SpanLine,
+} from './compacted-span';
 
 /**
  * The span Codex's last compaction replaced, streamed from its rollout file
  * (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`, `{timestamp, type, payload}` lines):
  * the response items between the `compacted` line before it (or the start) and the last
  * `compacted` line, whose `message` (and the user messages of its `replacement_history`)
- * is what the new context holds. Parsed by hand for the same reason as Claude Code's.
+ * is what the new context holds.
  */
 export function readCodexSpan(file: string, limits: SpanLimits): CompactedSpan {
-  let current: SpanMessage[] = [];
-  let replaced: SpanMessage[] = [];
-  let summary = '';
-  let compactions = 0;
-  for (const entry of readLinesSync(file, { maxLineBytes: limits.maxLineBytes })) {
-    checkDeadline(entry.lineNo, limits.deadline);
-    if (isTooLong(entry)) continue;
-    const line = parseLine(entry.text);
-    if (!line) continue;
-    if (line.type === 'compacted') {
-      compactions++;
-      replaced = current;
-      current = [];
-      summary = compactedText(line.payload);
-      continue;
-    }
-    if (line.type !== 'response_item') continue;
-    const message = toMessage(line.payload);
-    if (message) current.push({ message });
-  }
-  return { span: compactions > 0 ? replaced : [], summary, compactions, after: current };
+  return readCompactedSpan(file, limits, codexLine);
+}
+
+function codexLine(text: string): SpanLine {
+  const line = parseLine(text);
+  if (line?.type === 'compacted')
+    return { kind: 'compaction', summary: compactedText(line.payload) };
+  if (line?.type !== 'response_item') return undefined;
+  const message = toMessage(line.payload);
+  return message ? { kind: 'messages', messages: [{ message }] } : undefined;
 }
 
 type Json = Record<string, unknown>;

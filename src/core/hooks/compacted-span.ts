@@ -1,4 +1,6 @@
 import type { SpanMessage } from '../facts/span-facts';
+import { isTooLong } from '../jsonl/line-entry';
+import { readLinesSync } from '../jsonl/line-reader';
 
 /**
  * What an agent's last compaction replaced, read off the agent's own session file: the
@@ -32,4 +34,46 @@ export class HookTimeout extends Error {
 /** Checked every 256 lines: reading the clock per line would cost more than the parse. */
 export function checkDeadline(lineNo: number, deadline: number): void {
   if ((lineNo & 255) === 0 && Date.now() > deadline) throw new HookTimeout();
+}
+
+/** What one line of an agent's session file means for the span; undefined: nothing. */
+export type SpanLine =
+  /** A compaction: what came before it is replaced; `summary` is what stands in its place. */
+  | { kind: 'compaction'; summary: string }
+  /** The summary written as an entry of its own after the compaction (Claude Code). */
+  | { kind: 'summary'; text: string }
+  | { kind: 'messages'; messages: SpanMessage[] }
+  | undefined;
+
+/**
+ * The last compaction's span of an agent's JSONL session file, streamed: `readLine` says
+ * what each line is (each agent parses its own lines by hand, not through the importer's
+ * zod schemas: this runs in a hook that must answer in well under a second).
+ */
+export function readCompactedSpan(
+  file: string,
+  limits: SpanLimits,
+  readLine: (text: string) => SpanLine,
+): CompactedSpan {
+  let current: SpanMessage[] = [];
+  let replaced: SpanMessage[] = [];
+  let summary = '';
+  let compactions = 0;
+  for (const entry of readLinesSync(file, { maxLineBytes: limits.maxLineBytes })) {
+    checkDeadline(entry.lineNo, limits.deadline);
+    if (isTooLong(entry)) continue;
+    const line = readLine(entry.text);
+    if (line?.kind === 'compaction') {
+      compactions++;
+      replaced = current;
+      current = [];
+      summary = line.summary;
+    } else if (line?.kind === 'summary') {
+      // The newest summary is what the new context holds; it is also part of what the next
+      // compaction will replace.
+      if (compactions > 0 && current.length === 0) summary = line.text;
+      current.push({ message: { role: 'user', content: line.text }, kind: 'summary' });
+    } else if (line) current.push(...line.messages);
+  }
+  return { span: compactions > 0 ? replaced : [], summary, compactions, after: current };
 }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { readClaudeCodeSpan } from './claude-code-span';
 import { readCodexSpan } from './codex-span';
 import type { CompactedSpan, SpanLimits } from './compacted-span';
-import { droppedEvidence } from './dropped-evidence';
+import { droppedEvidence } from '../facts/dropped-evidence';
 
 /**
  * `cwb hook <agent>`: what runs inside the agent right after it compacted its context.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { SpanMessage } from '../facts/span-facts';
+import type { SpanMessage } from './span-facts';
 import { estimateTokens } from '../tokens/estimate';
-import { droppedEvidence, typedFacts } from './dropped-evidence';
+import { droppedEvidence, typedSpanFacts } from './dropped-evidence';
 
 const call = (id: string, name: string, args: object): SpanMessage => ({
   message: {
@@ -58,9 +58,9 @@ describe('droppedEvidence', () => {
   });
 });
 
-describe('typedFacts', () => {
+describe('typedSpanFacts', () => {
   it('reads tool-call argument values and the agent’s own text, never tool outputs', () => {
-    const texts = typedFacts(span)
+    const texts = typedSpanFacts(span)
       .list()
       .map((f) => f.text);
     expect(texts).toContain('/repo/src/old/legacy_sync.ts');
