@@ -10,6 +10,7 @@ import { realFixture } from './support/real-fixtures';
 
 const SESSION = '53ea1606-cf60-417b-928a-068324ecc7b3';
 const CWD = '/Users/alex/workspace/cli/.worktrees/2';
+const OTHER_CWD = '/Users/soph/Work/entire/devenv/cli';
 let dir: string;
 let contexts: string;
 
@@ -48,6 +49,11 @@ beforeAll(() => {
   cwb([
     'import',
     realFixture('..', 'real', 'claude-code-compacted', 'entire-53ea1606-compacted.jsonl'),
+  ]);
+  // Another person's session of the same project, in another folder.
+  cwb([
+    'import',
+    realFixture('..', 'real', 'claude-code-compacted', 'entire-847ff7d2-compacted.jsonl'),
   ]);
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -98,6 +104,59 @@ describe('cwb mcp with the SDK’s own client over stdio', () => {
         }),
       );
       expect(searched).toContain('truncatePromptForStorage');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('searches sessions through the search index, by default those of its folder or below', async () => {
+    const client = await connect(contexts);
+    try {
+      const listed = text(
+        await client.callTool({ name: 'list_sessions', arguments: { all_folders: true } }),
+      );
+      const uuidIn = (folder: string): string =>
+        listed
+          .split('\n')
+          .find((l) => l.includes(` ${folder} `))!
+          .split(/\s+/)[0]!;
+      const ours = uuidIn(CWD);
+      const other = uuidIn(OTHER_CWD);
+      const search = async (args: Record<string, unknown>): Promise<string> => {
+        const result = await client.callTool({ name: 'search_sessions', arguments: args });
+        expect(result.isError).toBeFalsy();
+        return text(result);
+      };
+
+      // Both sessions hold the word; the default scope is the folder and what is below it.
+      const scoped = await search({ query: 'checkpoint', cwd: CWD });
+      expect(scoped).toMatch(new RegExp(`^${ours}  claude-code`, 'm'));
+      expect(scoped).toMatch(/^#\d+ (assistant|tool|user)( \(\w+\))?: .*checkpoint/im);
+      expect(scoped).not.toContain(other);
+      const above = await search({ query: 'checkpoint', cwd: path.dirname(path.dirname(CWD)) });
+      expect(above).toContain(ours);
+      expect(above).not.toContain(other);
+      // A folder whose name only starts like the session's (…/cl of …/cli) is another folder.
+      const cl = path.dirname(path.dirname(CWD)).slice(0, -1);
+      expect(await search({ query: 'checkpoint', cwd: cl })).toMatch(/^no matches/);
+      const everywhere = await search({ query: 'checkpoint', all_folders: true, max_matches: 200 });
+      expect(everywhere).toContain(ours);
+      expect(everywhere).toContain(other);
+
+      // The index's words, all in one message, in any order and far apart.
+      const words = await search({ query: 'slog truncatePromptForStorage', cwd: CWD });
+      expect(words).toContain(ours);
+      expect(words).toMatch(/^#\d+ tool \(Read\): /m);
+      // An exact path, as typed.
+      const exact = await search({
+        query: 'cmd/entire/cli/checkpoint',
+        exact: true,
+        cwd: CWD,
+        max_matches: 3,
+      });
+      expect(exact).toContain('cmd/entire/cli/checkpoint');
+      expect(exact).toContain('[more matches: narrow the query or raise max_matches]');
+      expect(exact.split('\n').filter((l) => /^#\d+ /.test(l))).toHaveLength(3);
     } finally {
       await client.close();
     }

@@ -1,13 +1,17 @@
+import path from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { MAX_SESSION_SEARCH_HITS } from '../../shared/api/search-api';
 import { scrubSecrets, secretForms } from '../config/secrets';
 import {
   ToolFailure,
   findSession,
   fitted,
+  hitBlocks,
   inFolder,
   readWindow,
   removedThrough,
+  searchAllSessions,
   searchSession,
   sessionLine,
   sessionsOf,
@@ -104,36 +108,40 @@ export function createMcpServer(host: McpHost): McpServer {
     'search_sessions',
     {
       description:
-        'Search the text of synced sessions (every agent the workbench syncs), by default only those that ran in this working directory or below it; all_folders searches every session.',
+        'Search the text of synced sessions (every agent the workbench syncs) through the search index: words (all must appear), "a phrase", prefix*; exact=true for a path or identifier exactly as typed. By default only sessions that ran in this working directory or below it; all_folders searches every session. Newest sessions first.',
       inputSchema: {
         query: z.string().min(1).max(500),
+        exact: z.boolean().optional(),
         cwd: caller.cwd,
         all_folders: z.boolean().optional(),
-        max_matches: z.number().int().min(1).max(200).optional(),
+        max_matches: z.number().int().min(1).max(MAX_SESSION_SEARCH_HITS).optional(),
       },
       annotations: { readOnlyHint: true },
     },
     (args) =>
       run(async (invoke) => {
-        const cwd = args.cwd ?? host.cwd;
-        const sessions = (
-          await sessionsOf(invoke, (r) => args.all_folders === true || inFolder(r, cwd))
-        ).slice(0, 30);
-        const limit = args.max_matches ?? 50;
-        const blocks: string[] = [];
-        let found = 0;
-        for (const s of sessions) {
-          if (found >= limit) break;
-          const hits = await searchSession(invoke, s.uuid, args.query, undefined, limit - found);
-          if (hits.lines.length === 0) continue;
-          found += hits.lines.length;
-          blocks.push(`${sessionLine(s)}\n${hits.lines.join('\n')}`);
+        const cwd = path.resolve(args.cwd ?? host.cwd);
+        const found = await searchAllSessions(invoke, {
+          query: args.query,
+          ...(args.exact !== undefined && { exact: args.exact }),
+          ...(args.all_folders !== true && { folder: cwd }),
+          limit: args.max_matches ?? 50,
+        });
+        const scope = args.all_folders ? '' : ` under ${cwd}`;
+        const pending =
+          found.pending > 0
+            ? `[${found.pending} sessions are still being indexed: their matches may be missing]`
+            : undefined;
+        if (found.hits.length === 0) {
+          return [`no matches for ${JSON.stringify(args.query)}${scope}`, pending]
+            .filter(Boolean)
+            .join('\n');
         }
-        if (blocks.length === 0)
-          return `no matches for ${JSON.stringify(args.query)} in ${sessions.length} sessions${args.all_folders ? '' : ` under ${cwd}`}`;
-        return fitted(blocks, () =>
-          found >= limit ? `[${found} matches shown; there may be more]` : undefined,
-        );
+        const notes = [
+          found.more ? '[more matches: narrow the query or raise max_matches]' : undefined,
+          pending,
+        ].filter(Boolean);
+        return fitted(hitBlocks(found.hits), () => notes.join('\n') || undefined);
       })(),
   );
 

@@ -2,6 +2,11 @@ import path from 'node:path';
 import type { ApiResult } from '../../shared/api/api-result';
 import type { CompactionList } from '../../shared/api/compaction-api';
 import type { MessagesPage, SearchResult } from '../../shared/api/messages-api';
+import type {
+  SearchSessionsInput,
+  SessionSearchHit,
+  SessionSearchResult,
+} from '../../shared/api/search-api';
 import type { TaskListRow, TasksPage } from '../../shared/api/tasks-api';
 import type { MessageRecord } from '../../shared/task-types';
 import { MAX_INLINE_BYTES } from '../tools/output-limits';
@@ -166,6 +171,36 @@ export async function searchSession(
     fromSeq = result.nextSeq;
   }
   return { lines, more: true };
+}
+
+/** Matches across sessions through the search index (the `searchSessions` operation). */
+export function searchAllSessions(
+  invoke: Invoke,
+  input: SearchSessionsInput,
+): Promise<SessionSearchResult> {
+  return call<SessionSearchResult>(invoke, 'searchSessions', input);
+}
+
+/** One block per session (newest first): a line naming it, then its matches by seq. */
+export function hitBlocks(hits: readonly SessionSearchHit[]): string[] {
+  const bySession = new Map<string, SessionSearchHit[]>();
+  for (const hit of hits) {
+    const group = bySession.get(hit.uuid);
+    if (group) group.push(hit);
+    else bySession.set(hit.uuid, [hit]);
+  }
+  return [...bySession.values()].map((group) => {
+    const first = group[0]!;
+    const title = (first.title ?? '').replace(/\s+/g, ' ').slice(0, 100);
+    const head = [first.uuid, first.agent || 'workbench', first.repository ?? '', title]
+      .filter(Boolean)
+      .join('  ');
+    const lines = group.map(
+      (h) =>
+        `#${h.seq} ${h.role || '?'}${h.tool ? ` (${h.tool})` : ''}: ${h.snippet.replace(/\s+/g, ' ').slice(0, SNIPPET_CHARS)}`,
+    );
+    return `${head}\n${lines.join('\n')}`;
+  });
 }
 
 /** The last seq the session's compactions took out of its context (0: none did). */

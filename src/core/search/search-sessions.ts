@@ -101,6 +101,15 @@ function taskCondition(o: Options): { sql: string; params: Record<string, unknow
     where.push('(repo = @repo OR repository = @repo)');
     params.repo = o.repo;
   }
+  if (o.folder) {
+    // The folder itself or below it; substr, not LIKE, so `_` and `%` in a path are plain.
+    const folder = o.folder.replace(/(?<=.)[/\\]+$/, '');
+    const root = /[/\\]$/.test(folder);
+    where.push('(workdir = @folder OR substr(workdir, 1, length(@below)) IN (@below, @belowWin))');
+    params.folder = folder;
+    params.below = root ? folder : `${folder}/`;
+    params.belowWin = root ? folder : `${folder}\\`;
+  }
   if (o.since) {
     where.push('updated_at >= @since');
     params.since = o.since;

@@ -17,6 +17,8 @@ export const searchSessionsInput = z.strictObject({
   agent: z.string().max(100).optional(),
   /** A repository (owner/name or name). */
   repo: z.string().min(1).max(500).optional(),
+  /** Sessions that ran in this folder or one inside it (their working directory). */
+  folder: z.string().min(1).max(4096).optional(),
   /** Sessions active on or after this date (their last activity). */
   since: isoDateSchema.optional(),
   role: z.enum(SEARCH_ROLES).optional(),
