@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { createTwoFilesPatch } from 'diff';
 import {
   INTEGRATION_AGENTS,
   type IntegrationAgent,
@@ -12,6 +11,7 @@ import {
   planIntegration,
   type IntegrationPlan,
 } from '../../core/integration/install';
+import { changeDiff } from '../../core/integration/plan-diff';
 import { printJson, type Output } from '../output';
 import { parseChoice } from '../parse-args';
 
@@ -110,16 +110,7 @@ function report(
   }
   for (const change of plan.changes) {
     if (dryRun) {
-      output.out(
-        createTwoFilesPatch(
-          change.file,
-          change.file,
-          change.before ?? '',
-          change.after,
-          change.before === null ? '(new file)' : '',
-          dryRun ? `(after ${action})` : '',
-        ).trimEnd(),
-      );
+      output.out(changeDiff(change, action));
       continue;
     }
     const verb = action === 'install' ? 'added to' : 'removed from';

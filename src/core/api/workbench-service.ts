@@ -18,6 +18,7 @@ import { settingsHandlers } from './settings-handlers';
 import { searchUsageHandlers } from './search-usage-handlers';
 import { startSearchUpkeep } from '../search/search-upkeep';
 import { sourcesHandlers, startSourceWatcher } from '../sources/sources-handlers';
+import { integrationHandlers } from '../integration/integration-handlers';
 import { TaskLocks } from './task-locks';
 import { tasksHandlers } from './tasks-handlers';
 import { taskViewHandlers } from './task-view-handlers';
@@ -115,6 +116,7 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
     ...taskViewHandlers(ctx),
     ...sourcesHandlers(ctx),
     ...searchUsageHandlers(ctx),
+    ...integrationHandlers(ctx),
   };
   const stopUpkeep = startSearchUpkeep(store);
   let sourceWatcher: ReturnType<typeof startSourceWatcher>;

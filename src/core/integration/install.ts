@@ -153,7 +153,7 @@ export function planIntegration(
 }
 
 /** What is left of a file once uninstalling took out everything install had put in it. */
-function isEmptyShell(text: string): boolean {
+export function isEmptyShell(text: string): boolean {
   return text.trim() === '' || /^\{\s*\}$/.test(text.trim());
 }
 

@@ -13,6 +13,7 @@ import { taskViewOperations } from './task-view-api';
 import { toolOutputsOperations } from './tool-outputs-api';
 import { transferOperations } from './transfer-api';
 import { usageOperations } from './usage-api';
+import { integrationOperations } from './integration-api';
 
 /**
  * The workbench API: every operation the UI needs, by name, with its input schema and
@@ -34,6 +35,7 @@ export const WORKBENCH_FEATURES = {
   sources: sourcesOperations,
   search: searchOperations,
   usage: usageOperations,
+  integration: integrationOperations,
 };
 
 export const WORKBENCH_CONTRACT = {
@@ -50,6 +52,7 @@ export const WORKBENCH_CONTRACT = {
   ...sourcesOperations,
   ...searchOperations,
   ...usageOperations,
+  ...integrationOperations,
 };
 
 export type WorkbenchContract = typeof WORKBENCH_CONTRACT;

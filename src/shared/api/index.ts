@@ -17,3 +17,4 @@ export * from './settings-api';
 export * from './common-schemas';
 export * from './task-view-api';
 export * from './sources-api';
+export * from './integration-api';

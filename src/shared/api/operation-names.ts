@@ -38,6 +38,9 @@ export const OPERATION_NAMES = [
   'syncSources',
   'searchSessions',
   'usageReport',
+  'integrationStatus',
+  'previewIntegration',
+  'applyIntegration',
 ] as const;
 
 export type OperationName = (typeof OPERATION_NAMES)[number];
