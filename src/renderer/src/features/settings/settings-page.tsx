@@ -7,6 +7,7 @@ import { useT } from '../../i18n/use-t';
 import { settingsStrings } from './strings';
 import { SettingsForm } from './settings-form';
 import { SourcesSection } from './sources-section';
+import { IntegrationSection } from './integration-section';
 
 type Load =
   { kind: 'loading' } | { kind: 'error'; message: string } | { kind: 'ready'; view: SettingsView };
@@ -73,6 +74,7 @@ export function SettingsPage() {
         />
       )}
       <SourcesSection />
+      <IntegrationSection />
     </section>
   );
 }

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
-import type { SourcesStatus } from '../../../../shared/api/sources-api';
+import type { SourceStatus, SourcesStatus } from '../../../../shared/api/sources-api';
+import { agentLabel } from '../../../../shared/agents';
 import { useApi } from '../../api/api-context';
 import { useFormat } from '../../i18n/use-format';
 import { useT } from '../../i18n/use-t';
@@ -72,16 +73,22 @@ export function SourcesSection() {
               <tr>
                 <th scope="col">{t('source')}</th>
                 <th scope="col">{t('folders')}</th>
-                <th scope="col">{t('sessions')}</th>
+                <th scope="col" className="num">
+                  {t('sessions')}
+                </th>
                 <th scope="col">{t('lastSync')}</th>
                 <th scope="col">{t('errors')}</th>
               </tr>
             </thead>
             <tbody>
-              {load.status.sources.map((s) => (
-                <tr key={s.id} data-source={s.id}>
+              {foundFirst(load.status.sources).map((s) => (
+                <tr
+                  key={s.id}
+                  data-source={s.id}
+                  className={found(s) ? undefined : 'source-absent'}
+                >
                   <th scope="row">
-                    {s.label}
+                    {agentLabel(s.id, s.label)}
                     {!s.enabled && <span className="field-hint"> ({t('disabled')})</span>}
                   </th>
                   <td>
@@ -93,7 +100,7 @@ export function SourcesSection() {
                     ))}
                     {!s.configured && <span className="field-hint">{t('defaults')}</span>}
                   </td>
-                  <td>{f.number(s.sessions)}</td>
+                  <td className="num">{f.number(s.sessions)}</td>
                   <td>{s.lastSync === null ? t('never') : f.dateTime(s.lastSync)}</td>
                   <td>
                     {s.errorCount === 0
@@ -127,4 +134,14 @@ export function SourcesSection() {
       )}
     </section>
   );
+}
+
+/** The agent is on this machine: a folder of it exists, or sessions were read from it. */
+function found(s: SourceStatus): boolean {
+  return s.sessions > 0 || s.errorCount > 0 || s.folders.some((f) => f.exists);
+}
+
+/** The agents present first (in the sources' own order), then those not found here. */
+function foundFirst(sources: SourceStatus[]): SourceStatus[] {
+  return [...sources.filter(found), ...sources.filter((s) => !found(s))];
 }
