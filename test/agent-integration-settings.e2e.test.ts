@@ -125,7 +125,7 @@ describe('Settings › Agent integration', () => {
     const claude = section.locator('li[data-agent="claude-code"]');
     await claude.waitFor({ timeout: 30_000 });
     await expect
-      .poll(() => section.textContent())
+      .poll(() => section.textContent(), { timeout: 30_000 })
       .toContain(`The agents will call ${path.join(REPO_ROOT, 'bin', 'cwb.js')}`);
     expect(await claude.locator('[data-piece="hook"]').textContent()).toContain('Not installed');
     expect(await claude.locator('[data-piece="hook"]').textContent()).toContain(settings);
@@ -157,7 +157,7 @@ describe('Settings › Agent integration', () => {
       .poll(() => section.getByRole('status').last().textContent(), { timeout: 30_000 })
       .toContain('Claude Code: 2 files changed');
     await expect
-      .poll(() => claude.locator('[data-piece="hook"]').textContent())
+      .poll(() => claude.locator('[data-piece="hook"]').textContent(), { timeout: 30_000 })
       .toContain('Installed');
     expect(await claude.locator('[data-piece="mcp"]').textContent()).toContain('Installed');
 
@@ -242,14 +242,15 @@ describe('Settings › Agent integration', () => {
         await page.screenshot({ path: path.join(RESULTS, `settings-integration-900-${tag}.png`) });
         seen.push({ screen: `section-${tag}`, problems: await screenProblems(page, language) });
 
-        // Tab to Codex's install button and open the preview with the keyboard.
-        const install = section.locator(
-          'li[data-agent="codex"] button[name="integration-install"]',
-        );
-        await install.focus();
-        await page.keyboard.press('Shift+Tab');
-        await page.keyboard.press('Tab');
-        expect(await install.evaluate((el) => el === document.activeElement)).toBe(true);
+        // From the scope buttons, Tab reaches Codex's install button; Enter opens the preview.
+        await section.locator('[data-name="integration-scope"] button[data-value="user"]').focus();
+        const at = (): Promise<unknown> =>
+          page.evaluate(
+            `(() => { const el = document.activeElement; return el?.closest('li')?.dataset.agent + ':' + el?.getAttribute('name'); })()`,
+          );
+        for (let i = 0; i < 12 && (await at()) !== 'codex:integration-install'; i++)
+          await page.keyboard.press('Tab');
+        expect(await at()).toBe('codex:integration-install');
         await page.keyboard.press('Enter');
         const dialog = page.locator('dialog.integration-dialog');
         await dialog.locator('.integration-diff').first().waitFor({ timeout: 30_000 });
