@@ -70,6 +70,26 @@ const CASES: Case[] = [
       earlier: geminiHalf,
     }),
   ),
+  {
+    kind: 'gemini-cli',
+    fixture: [
+      'gemini-cli-jsonl',
+      'acme-parser',
+      'chats',
+      'session-2026-11-20T09-00-7d3a1c52.jsonl',
+    ],
+    at: (home) =>
+      path.join(
+        home,
+        '.gemini',
+        'tmp',
+        'acme-parser',
+        'chats',
+        'session-2026-11-20T09-00-7d3a1c52.jsonl',
+      ),
+    // Appended to: its first lines, as the CLI had written them (before its compression).
+    earlier: (text) => text.split('\n').slice(0, 18).join('\n') + '\n',
+  },
   ...(['cline', 'roo-code'] as const).map((kind): Case => ({
     kind,
     fixture: ['cline', '1762353105322', 'api_conversation_history.json'],

@@ -10,13 +10,15 @@ import { isSweAgentDocument } from './swe-agent';
 import { detectDatabase, isSqliteHead, type DatabaseFormatName } from './database-formats';
 import { isRecord } from './text';
 import { detectJsonlAgent, type JsonlAgentId } from './jsonl-agents';
+import { isGeminiLogHead } from './gemini-cli-log';
 import type { ImportFormat } from './types';
 
 /** How a file is read: a zip, a stream of JSON lines, text (Aider's markdown), or one JSON document. */
 export type Sniffed =
   | { kind: 'zip' }
   | { kind: 'jsonl'; format: 'claude-code' | 'codex' | JsonlAgentId }
-  | { kind: 'text'; format: 'aider' }
+  /** Read by its format's own parser, never as one JSON document (Gemini CLI's JSON Lines log). */
+  | { kind: 'text'; format: 'aider' | 'gemini-cli' }
   | { kind: 'database'; format: DatabaseFormatName }
   | { kind: 'document' };
 
@@ -65,6 +67,7 @@ export async function sniffFile(file: string): Promise<Sniffed> {
     }
     const value = line.value;
     if (!isRecord(value)) break;
+    if (seen === 1 && isGeminiLogHead(value)) return { kind: 'text', format: 'gemini-cli' };
     const agent = detectJsonlAgent(value, file);
     if (agent) return { kind: 'jsonl', format: agent };
     if (

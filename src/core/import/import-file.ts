@@ -91,7 +91,9 @@ export async function importFile(
     throw badInput(`${path.basename(file)} is not a ${format} session store (an SQLite database)`);
   else {
     const sessionFormat = SESSION_FORMATS[format];
-    if (doc === undefined && sessionFormat.input === 'document') doc = await parse(file);
+    // Gemini CLI's parser reads its JSON Lines log or its JSON document itself.
+    if (doc === undefined && sessionFormat.input === 'document' && format !== 'gemini-cli')
+      doc = await parse(file);
     if (doc !== undefined && !sessionFormat.sniff(doc, path.basename(file)))
       throw badInput(`${path.basename(file)} is not a ${format} session`);
     imported = await importSessionFile(store, file, sessionFormat, doc, {

@@ -13,6 +13,7 @@
  * Aider's markdown uses `o<byte offset>` of the block that starts the message.
  */
 import type { MessageRole, TokenUsage, ToolCall } from '../../shared/task-types';
+import type { CompactionInput } from './agent-compaction';
 
 export { AGENTS, AGENT_LABELS, type AgentId } from '../../shared/agents';
 import type { AgentId } from '../../shared/agents';
@@ -35,6 +36,8 @@ export interface SessionMeta {
   startedAt?: string;
   updatedAt?: string;
   endedAt?: string;
+  /** A sub-agent's session (Gemini CLI's `kind: "subagent"` chats): its parent's session id. */
+  parentSessionId?: string;
   /** Free-form extras kept in metadata.json's source (small values only). */
   extra?: Record<string, unknown>;
 }
@@ -76,6 +79,11 @@ export type SessionEvent =
     }
   /** Provider usage the session records apart from any reply (a run's totals): no LLM call. */
   | { kind: 'usage'; key: string; usage: Partial<TokenUsage> }
+  /**
+   * The agent compacted its own context here (agent-compaction.ts): its new context is
+   * written after the messages so far and one summaries.jsonl record covers them.
+   */
+  | { kind: 'compaction'; key: string; compaction: CompactionInput }
   /** Something that could not be used: reported with its place, the rest goes on. */
   | { kind: 'skip'; key: string; where: string; reason: string }
   /** Understood but deliberately not imported (counted by kind in the report). */
@@ -84,6 +92,11 @@ export type SessionEvent =
 export interface SessionParseOptions {
   /** Whole-document formats: refuse files larger than this. */
   maxJsonBytes?: number;
+  /**
+   * The file is still being written (a live sync before it went still): a format whose last
+   * reply changes in place (Gemini CLI adds its tool calls and results) leaves it out.
+   */
+  growing?: boolean;
 }
 
 /**

@@ -25,6 +25,8 @@ interface OpenSession {
   firstAt?: string;
   lastAt?: string;
   models: Set<string>;
+  /** The last seq the agent's own compactions put out of its context. */
+  historyThrough?: number;
 }
 
 export async function importSessionFile(
@@ -47,6 +49,9 @@ export async function importSessionFile(
       report.ignore('session without messages');
       return;
     }
+    // What the agent compacted is history, out of the context (as a live sync marks it).
+    if (open.historyThrough !== undefined)
+      open.session.task.messages.markHistoryOnly(open.historyThrough, new Set());
     const counters = open.writer.finish();
     const meta = open.meta;
     const started = normalizeTimestamp(meta.startedAt) ?? open.firstAt ?? fromFile.created_at;
@@ -66,7 +71,12 @@ export async function importSessionFile(
 
   const begin = async (open: OpenSession): Promise<void> => {
     const meta = open.meta;
-    const title = titleLine(meta.title) ?? titleLine(meta.firstRequest) ?? path.basename(file);
+    const named = titleLine(meta.title) ?? titleLine(meta.firstRequest);
+    // A sub-agent's session is titled as live sync titles it (source-tasks.ts).
+    const title =
+      meta.parentSessionId !== undefined
+        ? `Subagent: ${titleLine(meta.firstRequest) ?? meta.sessionId ?? path.basename(file)}`
+        : (named ?? path.basename(file));
     const prompt = meta.firstRequest;
     open.session = await beginImport(store, {
       title,
@@ -76,6 +86,7 @@ export async function importSessionFile(
       key: {
         task_source: meta.agent,
         task_id: meta.sessionId ?? open.key,
+        ...(meta.parentSessionId !== undefined && { task_type: 'subagent' }),
         ...repoKey(meta.cwd, meta.gitRemote),
       },
       status: 'completed',
@@ -89,6 +100,10 @@ export async function importSessionFile(
         git_remote: meta.gitRemote ?? null,
         model: meta.model ?? null,
         agent_title: meta.title ?? null,
+        ...(meta.parentSessionId !== undefined && {
+          relation: 'subagent',
+          parent_session_id: meta.parentSessionId,
+        }),
         ...meta.extra,
       },
     });
@@ -138,6 +153,13 @@ export async function importSessionFile(
         return;
       case 'ignore':
         report.ignore(event.what);
+        return;
+      case 'compaction':
+        if (!current)
+          throw new Error(`${format.agent} parser yielded a compaction before a session`);
+        if (!current.writer) await begin(current);
+        current.historyThrough = current.writer!.messageCount;
+        current.writer!.compaction(event.compaction);
         return;
       case 'message': {
         if (!current) throw new Error(`${format.agent} parser yielded a message before a session`);

@@ -45,7 +45,8 @@ export function jsonlSessionMapper(agent: JsonlSessionAgent): CreateEntryMapper 
           else if (e.kind === 'ignore') sink.ignore(e.what);
           else if (e.kind === 'usage') {
             if (state.begun) sink.llmCall(MAIN, withTotal(e.usage), 0);
-          } else {
+          } else if (e.kind === 'compaction') sink.compaction(MAIN, e.compaction);
+          else {
             const m = e.message;
             if (!state.begun) {
               state.begun = true;

@@ -90,6 +90,7 @@ export async function readDocument(
     if (meta.sessionId !== undefined) info.sessionId = meta.sessionId;
     if (meta.gitBranch !== undefined) info.gitBranch = meta.gitBranch;
     if (meta.gitRemote !== undefined) info.gitRemote = meta.gitRemote;
+    if (meta.parentSessionId !== undefined) info.parentSessionId = meta.parentSessionId;
     sink.describe(current.thread, info);
     current = undefined;
   };
@@ -101,7 +102,12 @@ export async function readDocument(
         Object.keys(sessions).length === 0 ? MAIN : `session:${event.key}`);
       current = { thread, meta: { ...event.meta }, begun: false };
       // Known before the first message, so the task is created with it (task_id, as `cwb import`).
-      sink.describe(thread, { sessionId: event.meta.sessionId ?? event.key });
+      sink.describe(thread, {
+        sessionId: event.meta.sessionId ?? event.key,
+        ...(event.meta.parentSessionId !== undefined && {
+          parentSessionId: event.meta.parentSessionId,
+        }),
+      });
     } else if (event.kind === 'meta') {
       if (current) current.meta = { ...current.meta, ...event.meta };
     } else if (event.kind === 'message') {
@@ -118,7 +124,10 @@ export async function readDocument(
         const title = titleLine(current.meta.title) ?? titleLine(current.meta.firstRequest);
         sink.describe(current.thread, {
           ...(title !== undefined && { title }),
-          ...(current.meta.firstRequest !== undefined && { prompt: current.meta.firstRequest }),
+          ...(current.meta.firstRequest !== undefined && {
+            prompt: current.meta.firstRequest,
+            request: current.meta.firstRequest,
+          }),
           ...(current.meta.cwd !== undefined && { workdir: current.meta.cwd }),
           ...(current.meta.model !== undefined && { model: current.meta.model }),
         });
@@ -153,6 +162,12 @@ export async function readDocument(
       if (message.tool_name === undefined && called) message.tool_name = called.name;
       sink.message(current.thread, message);
       countCall(sink, current.thread, event);
+    } else if (event.kind === 'compaction') {
+      // Written once, under its key; the sink counts it on a redone range (sync-file.ts).
+      if (!current) throw new Error('the parser yielded a compaction before a session');
+      if (state.keys[event.key] !== undefined) continue;
+      state.keys[event.key] = 'compaction';
+      sink.compaction(current.thread, event.compaction);
     } else if (event.kind === 'usage') {
       // Read again on every pass: added once, under its key.
       if (current && state.keys[event.key] === undefined) {

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { SessionEvent, SessionFormat } from '../import/session-format';
@@ -20,7 +21,13 @@ import { crushSourceKind, gooseSourceKind, zedSourceKind } from './db-agent-sour
  */
 export type SourceReader =
   | { mode: 'jsonl'; mapper: CreateEntryMapper }
-  | { mode: 'document'; parse(file: string): AsyncIterable<SessionEvent> }
+  | {
+      mode: 'document';
+      /** `final`: the file has been still (a parser may leave out a reply still being written otherwise). */
+      parse(file: string, final: boolean): AsyncIterable<SessionEvent>;
+      /** Read before it was still, the file is read once more when it is (something was left out). */
+      settles?: boolean;
+    }
   /** A file of many sessions (a database): each session synced as a source of its own. */
   | { mode: 'store'; open: OpenStore };
 
@@ -123,11 +130,28 @@ registerSourceKind({
   id: 'gemini-cli',
   label: 'Gemini CLI',
   defaultFolders: (env) => [path.join(homeOf(env), '.gemini', 'tmp')],
-  // <project hash>/chats/session-*.json, rewritten whole as the chat grows
-  matches: (relative) => /(^|\/)chats\/[^/]+\.json$/.test(relative),
-  depth: 3,
-  reader: documentReader(SESSION_FORMATS['gemini-cli']),
+  // <project hash or slug>/chats/session-*.json (rewritten whole) or session-*.jsonl (newer:
+  // appended to), and sub-agents' chats/<parent session id>/<id>.jsonl
+  matches: (relative) => /(^|\/)chats\/(?:[^/]+\/)?[^/]+\.jsonl?$/.test(relative),
+  depth: 4,
+  reader: {
+    mode: 'document',
+    // A session the CLI resumed after 0.38 goes on in `<name>.jsonl` beside its `.json`,
+    // which holds its start again: the log alone is the session.
+    parse: (file, final) =>
+      file.endsWith('.json') && fs.existsSync(`${file}l`)
+        ? noSession()
+        : SESSION_FORMATS['gemini-cli'].parse(file, undefined, final ? {} : { growing: true }),
+    // The CLI writes a reply, then its tool calls and their results into it: the last reply
+    // is read once the file is still.
+    settles: true,
+  },
 });
+
+// eslint-disable-next-line require-yield -- a reader with nothing to read
+async function* noSession(): AsyncGenerator<SessionEvent> {
+  return;
+}
 
 registerSourceKind({
   id: 'cline',

@@ -335,7 +335,8 @@ function open(kind: SourceKind, file: string, offset: number, opened?: SessionSt
         ino: String(stat.ino),
         times: fileTimes(stat),
       },
-      parse: () => parse(file),
+      parse: (final) => parse(file, final),
+      ...(kind.reader.settles === true && { settles: true }),
     };
   }
   return { mode: 'entries', source: jsonlSource(file, stat), mapper: kind.reader.mapper };
