@@ -153,6 +153,15 @@ function stepsOf(log: GeminiLog): Step[] {
   return steps;
 }
 
+const DONE = new Set(['success', 'error', 'cancelled']);
+
+/** A reply whose tool calls are still running, or an empty one its calls are still to join. */
+function unfinished(m: GeminiRecord): boolean {
+  const calls = Array.isArray(m.toolCalls) ? m.toolCalls : [];
+  if (calls.length === 0) return contentText(m.content).trim() === '';
+  return calls.some((c) => !isRecord(c) || !DONE.has(String(c.status)));
+}
+
 /** The project's path, from the `.project_root` file of newer (slug) project folders. */
 function projectRoot(file: string, subagent: boolean): string | undefined {
   const chats = subagent ? path.dirname(path.dirname(file)) : path.dirname(file);
@@ -199,10 +208,11 @@ function sessionMeta(file: string, log: GeminiLog, steps: Step[]): SessionMeta {
 function* geminiEvents(file: string, log: GeminiLog, growing: boolean): Generator<SessionEvent> {
   const steps = stepsOf(log);
   if (growing) {
-    // The CLI rewrites its last reply as its tool calls run: read it once the file is still.
+    // The CLI rewrites its last reply as its tool calls run: one still waiting for its
+    // calls or their results is read once the file is still.
     const last = steps.findLastIndex((s) => s.kind === 'message' && s.m.type === 'gemini');
-    const userAfter = steps.some((s, i) => i > last && s.kind === 'message' && s.m.type === 'user');
-    if (last >= 0 && !userAfter) steps.length = last;
+    const step = steps[last];
+    if (step?.kind === 'message' && unfinished(step.m)) steps.length = last;
   }
   const meta = sessionMeta(file, log, steps);
   yield { kind: 'session', key: meta.sessionId ?? path.basename(file), meta };
