@@ -61,4 +61,35 @@ describe('GitHub Copilot CLI sessions', () => {
     });
     store.close();
   });
+
+  it("a compaction is the agent's own compaction record: its summary the new context, its tokens and model call on it", async () => {
+    const store = ContextStore.open(path.join(tempDir(), 'store'));
+    const [task] = (await importFile(store, FILE)).tasks;
+    const [record, ...more] = stored(store, task!.uuid, 'summaries.jsonl');
+    expect(more).toEqual([]);
+    const messages = stored(store, task!.uuid, 'messages.jsonl');
+    const summary = messages.find((m) => m.kind === 'summary')!;
+    expect(summary).toMatchObject({ role: 'user', timestamp: '2026-10-14T08:17:15.000Z' });
+    expect(record).toMatchObject({
+      strategy: 'copilot-compact',
+      start_seq: 1,
+      end_seq: (summary.seq as number) - 1,
+      agent_compaction: true,
+      agent_tokens_before: 18440,
+      agent_tokens_after: 2310,
+      trigger: 'manual',
+      messages_removed: 20,
+      model: 'claude-sonnet-4.5',
+      llm_usage: { input_tokens: 15200, output_tokens: 410 },
+      created_seqs: [summary.seq],
+      note: expect.stringContaining('kept 4 of its 24 messages'),
+    });
+    // The system prompt stays in the context; what came before the summary left it.
+    const system = messages.find((m) => m.role === 'system')!;
+    expect(record!.plan).toEqual([{ seq: system.seq }, { seq: summary.seq }]);
+    const before = messages.filter((m) => (m.seq as number) < (summary.seq as number));
+    expect(before.filter((m) => m.role !== 'system').every((m) => m.history_only)).toBe(true);
+    expect(system.history_only).toBeUndefined();
+    store.close();
+  });
 });

@@ -13,8 +13,9 @@
  *   reasoning message; `assistant.message` → one LLM call (its `outputTokens` the output
  *   usage) whose `toolRequests` are tool calls; `tool.execution_complete` → the tool message
  *   answering `toolCallId` (`result.content`, else `error.message`; `success: false` failed).
- * - `session.compaction_complete` with a `summaryContent` → the summary as the user message
- *   the model continues from.
+ * - `session.compaction_complete` → the agent's own compaction record (agent-compaction.ts):
+ *   its `summaryContent` the new context, `preCompactionTokens` the agent's count before,
+ *   `compactionTokensUsed` the compaction's own model call; a failed one is ignored.
  * - `session.shutdown`: `modelMetrics` → the input and cache tokens of that run (output is
  *   counted per message).
  * - Events of a sub-agent (`agentId`, or `parentToolCallId` on the data) belong to the
@@ -26,6 +27,7 @@ import path from 'node:path';
 import type { ToolCall } from '../../shared/task-types';
 import type { JsonlSessionAgent, LineEvent } from './jsonl-session';
 import { jsonlSessionFormat } from './jsonl-session';
+import type { CompactionInput } from './agent-compaction';
 import { realRequest } from './session-meta';
 import { REASONING_NAME } from './types';
 import { argumentsString, asNumber, asString, contentText, isRecord } from './text';
@@ -55,11 +57,13 @@ function copilotLine(value: unknown, lineNo: number, state: CopilotState): LineE
       return model !== undefined ? [{ kind: 'meta', meta: { model } }] : [];
     }
     case 'system.message':
+      // The system prompt stays in the context whatever the agent compacts.
       return [
         {
           kind: 'message',
           key,
           message: { role: 'system', content: contentText(data.content), ...at },
+          pinned: true,
         },
       ];
     case 'system.notification':
@@ -88,12 +92,10 @@ function copilotLine(value: unknown, lineNo: number, state: CopilotState): LineE
       return copilotReply(data, key, at, state);
     case 'tool.execution_complete':
       return [toolResult(data, key, at)];
-    case 'session.compaction_complete': {
-      const summary = asString(data.summaryContent);
-      return data.success === true && summary !== undefined
-        ? [{ kind: 'message', key, message: { role: 'user', content: summary, ...at } }]
-        : [{ kind: 'ignore', key, what: 'copilot compaction without a summary' }];
-    }
+    case 'session.compaction_complete':
+      return data.success === true
+        ? [{ kind: 'compaction', key, compaction: copilotCompaction(data, timestamp) }]
+        : [{ kind: 'ignore', key, what: 'copilot compaction that failed' }];
     case 'session.shutdown':
       return shutdownUsage(data, key);
     default:
@@ -237,3 +239,56 @@ export const copilotCliAgentFormat: JsonlSessionAgent = {
 };
 
 export const copilotCliFormat = jsonlSessionFormat(copilotCliAgentFormat);
+
+/** A compaction Copilot CLI made: its summary is the new context the model continues from. */
+function copilotCompaction(data: Record<string, unknown>, timestamp?: string): CompactionInput {
+  const summary = asString(data.summaryContent) ?? '';
+  const length = asNumber(data.preCompactionMessagesLength);
+  const removed = asNumber(data.messagesRemoved);
+  const used = isRecord(data.compactionTokensUsed) ? data.compactionTokensUsed : undefined;
+  const note =
+    summary === ''
+      ? 'Copilot CLI recorded no summary for this compaction'
+      : removed > 0 && removed < length
+        ? `Copilot CLI kept ${length - removed} of its ${length} messages beside the summary; the file does not say which`
+        : undefined;
+  return {
+    strategy: 'copilot-compact',
+    summary,
+    messages: [
+      {
+        role: 'user',
+        content: summary,
+        kind: 'summary',
+        ...(timestamp !== undefined && { timestamp }),
+      },
+    ],
+    ...(timestamp !== undefined && { at: timestamp }),
+    ...(typeof data.preCompactionTokens === 'number' && {
+      agentTokensBefore: data.preCompactionTokens,
+    }),
+    ...(used && {
+      llmUsage: {
+        input_tokens: asNumber(used.inputTokens),
+        output_tokens: asNumber(used.outputTokens),
+        cache_read_tokens: asNumber(used.cacheReadTokens),
+        cache_creation_tokens: 0,
+        total_tokens:
+          asNumber(used.inputTokens) + asNumber(used.outputTokens) + asNumber(used.cacheReadTokens),
+      },
+    }),
+    ...(used && typeof used.model === 'string' && { model: used.model }),
+    extra: {
+      source_format: 'copilot-cli',
+      ...(typeof data.trigger === 'string' && { trigger: data.trigger }),
+      ...(typeof data.postCompactionTokens === 'number' && {
+        agent_tokens_after: data.postCompactionTokens,
+      }),
+      ...(typeof data.messagesRemoved === 'number' && { messages_removed: removed }),
+      ...(typeof data.checkpointNumber === 'number' && {
+        checkpoint_number: data.checkpointNumber,
+      }),
+      ...(note !== undefined && { note }),
+    },
+  };
+}

@@ -71,6 +71,8 @@ export type SessionEvent =
       /** Stable across re-reads of the same file (see the file comment). */
       key: string;
       message: SessionMessage;
+      /** Stays in the context whatever the agent compacts later (its system prompt). */
+      pinned?: boolean;
       /** This message is the reply of one LLM request (counts an LLM call). */
       llmCall?: boolean;
       /** Provider usage of that request, when the transcript records it. */

@@ -27,6 +27,8 @@ interface OpenSession {
   models: Set<string>;
   /** The last seq the agent's own compactions put out of its context. */
   historyThrough?: number;
+  /** Seqs that stay in the context whatever the agent compacts (its system prompt). */
+  pinned: number[];
 }
 
 export async function importSessionFile(
@@ -51,7 +53,7 @@ export async function importSessionFile(
     }
     // What the agent compacted is history, out of the context (as a live sync marks it).
     if (open.historyThrough !== undefined)
-      open.session.task.messages.markHistoryOnly(open.historyThrough, new Set());
+      open.session.task.messages.markHistoryOnly(open.historyThrough, new Set(open.pinned));
     const counters = open.writer.finish();
     const meta = open.meta;
     const started = normalizeTimestamp(meta.startedAt) ?? open.firstAt ?? fromFile.created_at;
@@ -140,6 +142,7 @@ export async function importSessionFile(
           meta: { ...event.meta, ...(options.agent && { agent: options.agent }) },
           key: event.key,
           models: new Set(),
+          pinned: [],
         };
         return;
       case 'meta':
@@ -197,16 +200,20 @@ export async function importSessionFile(
           });
           toolName ??= called;
         }
-        writer.append({
-          role: m.role,
-          content: m.content,
-          ...(m.tool_calls && m.tool_calls.length > 0 && { tool_calls: m.tool_calls }),
-          ...(m.tool_call_id !== undefined && { tool_call_id: m.tool_call_id }),
-          ...(toolName !== undefined && { tool_name: toolName }),
-          ...(m.name !== undefined && { name: m.name }),
-          ...(m.historyOnly && { historyOnly: true }),
-          ...(at !== undefined && { timestamp: at }),
-        });
+        const record = writer.append(
+          {
+            role: m.role,
+            content: m.content,
+            ...(m.tool_calls && m.tool_calls.length > 0 && { tool_calls: m.tool_calls }),
+            ...(m.tool_call_id !== undefined && { tool_call_id: m.tool_call_id }),
+            ...(toolName !== undefined && { tool_name: toolName }),
+            ...(m.name !== undefined && { name: m.name }),
+            ...(m.historyOnly && { historyOnly: true }),
+            ...(at !== undefined && { timestamp: at }),
+          },
+          event.pinned ? { pinned: true } : undefined,
+        );
+        if (event.pinned) current.pinned.push(record.seq);
         return;
       }
     }

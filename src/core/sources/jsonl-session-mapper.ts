@@ -67,7 +67,7 @@ export function jsonlSessionMapper(agent: JsonlSessionAgent): CreateEntryMapper 
             const called = m.role === 'tool' ? book.result(sink, MAIN, m, true) : undefined;
             const message = storedMessage(m);
             if (message.tool_name === undefined && called) message.tool_name = called.name;
-            sink.message(MAIN, message);
+            sink.message(MAIN, message, e.pinned ? { pinned: true } : undefined);
             countCall(sink, MAIN, e);
           }
         }

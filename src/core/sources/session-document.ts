@@ -160,7 +160,7 @@ export async function readDocument(
       }
       state.keys[event.key] = hash;
       if (message.tool_name === undefined && called) message.tool_name = called.name;
-      sink.message(current.thread, message);
+      sink.message(current.thread, message, event.pinned ? { pinned: true } : undefined);
       countCall(sink, current.thread, event);
     } else if (event.kind === 'compaction') {
       // Written once, under its key; the sink counts it on a redone range (sync-file.ts).
