@@ -119,6 +119,25 @@ describe('message search on the task list', () => {
       .poll(() => page.locator('.msg-hit:focus').getAttribute('data-seq'))
       .toBe(String(target.seq));
 
+    // The first hit sits deep in a long message (line 118 of a task statement): the jump
+    // brings the match itself into the window, not only the message's head.
+    const deep = cli.hits[0]!;
+    await page.keyboard.press('ArrowUp');
+    expect(await page.locator('.msg-hit:focus').getAttribute('data-seq')).toBe(String(deep.seq));
+    await page.keyboard.press('Enter');
+    await page.waitForURL(new RegExp(`#/task/${deep.uuid}/timeline\\?seq=${deep.seq}&`));
+    const deepMark = page.locator(`.tv-target [data-seq="${deep.seq}"] mark.tv-match`).first();
+    await deepMark.waitFor({ timeout: 30_000 });
+    await expect
+      .poll(async () => {
+        const box = await deepMark.boundingBox();
+        return box !== null && box.y >= 0 && box.y + box.height <= 700;
+      })
+      .toBe(true);
+    await shot(page, 'message-search-deep.png');
+    await page.keyboard.press('Escape');
+    await field.waitFor();
+
     // Exact: a path as typed, filtered to an agent.
     const exact = search('pydicom/dataset.py', '--exact', '--agent', 'swe-agent');
     await field.fill('pydicom/dataset.py');
@@ -135,6 +154,7 @@ describe('message search on the task list', () => {
     await field.fill('qqqzzzxxy');
     await page.getByText('No messages match').waitFor({ timeout: 30_000 });
     await noProblems(page, 'en');
+    await shot(page, 'message-search-none.png');
 
     // Japanese, dark.
     await field.fill('readme');

@@ -132,6 +132,10 @@ describe('the Usage page', () => {
     expect(await page.locator('.usage-chart-canvas canvas').count()).toBe(1);
     await noProblems(page, 'en');
     await shot(page, 'usage-page.png');
+    // The tables below the chart, scrolled into view.
+    await page.evaluate("document.querySelector('.usage-body').scrollTop = 1e6");
+    await noProblems(page, 'en');
+    await shot(page, 'usage-page-end.png');
 
     // By month, over custom days: the CLI's figures for the same days.
     const sept = usage('--by', 'month', '--since', '2025-09-01', '--until', '2025-09-30');
@@ -155,6 +159,9 @@ describe('the Usage page', () => {
     await page.locator('.usage-body[aria-busy="false"]').waitFor();
     await noProblems(page, 'ja');
     await shot(page, 'usage-page-ja-dark.png');
+    await page.evaluate("document.querySelector('.usage-body').scrollTop = 1e6");
+    await noProblems(page, 'ja');
+    await shot(page, 'usage-page-ja-dark-end.png');
     expect(errors).toEqual([]);
   }, 180_000);
 });

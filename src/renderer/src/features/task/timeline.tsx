@@ -148,13 +148,16 @@ export function Timeline({
     const position = Math.min(count, target) - 1;
     holding.current = true;
     return holdAtTop({
-      find: () => el.querySelector<HTMLElement>(`:scope > div > [data-index="${position}"]`),
+      find: () => {
+        const row = el.querySelector<HTMLElement>(`:scope > div > [data-index="${position}"]`);
+        return row && markBelowFold(row);
+      },
       bringNear: () => virtual.current.scrollToIndex(position, { align: 'start' }),
       // The task's page (header, chart, tabs, list): what grows above and around the target.
       watch: el.closest('.task-view') ?? el,
       onRelease: () => (holding.current = false),
     });
-  }, [target, count > 0, view, jumps]);
+  }, [target, count > 0, view, jumps, mark]);
 
   if (data.error)
     return (
@@ -229,4 +232,16 @@ export function Timeline({
       </div>
     </div>
   );
+}
+
+/**
+ * What a jump holds at the top: the row, or the first match marked in it when the row is
+ * so long that the match would sit below the window's fold with the row's head at the top
+ * (a search hit deep in a long tool output).
+ */
+function markBelowFold(row: HTMLElement): HTMLElement {
+  const match = row.querySelector<HTMLElement>('mark.tv-match');
+  if (!match) return row;
+  const below = match.getBoundingClientRect().top - row.getBoundingClientRect().top;
+  return below > window.innerHeight * 0.6 ? match : row;
 }
