@@ -94,4 +94,34 @@ describe('cwb sources', () => {
       'sources.codex.folder is not a known key: expected one of the keys enabled, folders',
     );
   });
+
+  it('lists what a sync noticed and went on from: a session file cut short', () => {
+    const home = tempDir();
+    const env = { HOME: home, XDG_CONFIG_HOME: path.join(home, '.config') };
+    const cwb = (...args: string[]) =>
+      runCwb(['--contexts', path.join(home, 'contexts'), 'sources', ...args], env);
+    const folder = path.join(home, '.codex', 'sessions', '2026', '05', '11');
+    fs.mkdirSync(folder, { recursive: true });
+    const file = path.join(folder, 'rollout-1.jsonl');
+    const lines = fs
+      .readFileSync(
+        realFixture(
+          'codex',
+          'rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl',
+        ),
+        'utf8',
+      )
+      .split('\n');
+    const past = new Date(Date.now() - 60_000);
+    fs.writeFileSync(file, lines.join('\n'));
+    fs.utimesSync(file, past, past);
+    expect(cwb('sync', 'codex').status).toBe(0);
+    fs.writeFileSync(file, `${lines.slice(0, 3).join('\n')}\n`);
+    fs.utimesSync(file, past, past);
+    expect(cwb('sync', 'codex').status).toBe(0);
+    const listed = cwb('list');
+    expect(listed.status, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain(`codex: ${file}: notice: `);
+    expect(listed.stdout).toMatch(/the file was replaced or truncated/);
+  });
 });

@@ -72,8 +72,22 @@ describe('Settings › Sources', () => {
     await expect.poll(() => claudeRow.locator('td').nth(1).textContent()).toBe('1');
     await expect.poll(() => codexRow.locator('td').nth(1).textContent()).toBe('1');
     expect(await claudeRow.locator('td').nth(2).textContent()).not.toBe('never');
+
+    // A session file cut short is read again from its start: a notice, not an error.
+    const rollout = path.join(codex, 'rollout-1.jsonl');
+    const head = fs.readFileSync(rollout, 'utf8').split('\n').slice(0, 3).join('\n');
+    fs.writeFileSync(rollout, `${head}\n`);
+    await section.getByRole('button', { name: 'Sync now' }).click();
+    await expect
+      .poll(() => codexRow.locator('td').nth(3).textContent(), { timeout: 30_000 })
+      .toContain('rollout-1.jsonl: ');
+    expect(await codexRow.locator('td').nth(3).textContent()).toMatch(
+      /the file was replaced or truncated/,
+    );
+    expect(await codexRow.locator('td .field-error').count()).toBe(0);
     fs.mkdirSync(RESULTS, { recursive: true });
-    await section.screenshot({ path: path.join(RESULTS, 'settings-sources.png') });
+    await codexRow.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(RESULTS, 'settings-sources.png') });
     expect(errors).toEqual([]);
   }, 120_000);
 });

@@ -46,6 +46,9 @@ export function registerSources(program: Command, output: Output): void {
       );
       for (const s of status.sources)
         for (const e of s.errors) output.out(`${s.id}: ${e.path}: ${e.error}`);
+      // What a sync noticed and went on from (a file replaced or cut short): not an error.
+      for (const s of status.sources)
+        for (const n of s.notices) output.out(`${s.id}: ${n.path}: notice: ${n.notice}`);
     });
   };
 

@@ -110,6 +110,16 @@ export function SourcesSection() {
                             {e.path.split(/[\\/]/).pop()}: {e.error}
                           </div>
                         ))}
+                    {s.errorCount > s.errors.length && (
+                      <div className="field-error">
+                        {t('moreErrors', { count: s.errorCount - s.errors.length })}
+                      </div>
+                    )}
+                    {s.notices.map((n) => (
+                      <div key={`notice:${n.path}`} className="field-hint" title={n.path}>
+                        {n.path.split(/[\\/]/).pop()}: {n.notice}
+                      </div>
+                    ))}
                   </td>
                 </tr>
               ))}

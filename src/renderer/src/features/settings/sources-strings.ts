@@ -25,6 +25,10 @@ export const sourcesStrings = defineStrings({
       other: 'Synced: {count} new messages',
     }),
     syncFailed: 'Sync failed: {error}',
+    moreErrors: plural('count', {
+      one: 'and {count} more',
+      other: 'and {count} more',
+    }),
   },
   ja: {
     heading: 'ソース',
@@ -50,5 +54,8 @@ export const sourcesStrings = defineStrings({
       other: '同期しました: 新しいメッセージ {count} 件',
     }),
     syncFailed: '同期に失敗しました: {error}',
+    moreErrors: plural('count', {
+      other: 'ほか {count} 件',
+    }),
   },
 });
