@@ -12,6 +12,7 @@ import {
   type IntegrationPlan,
 } from '../../core/integration/install';
 import { changeDiff } from '../../core/integration/plan-diff';
+import { agentLabel } from '../../shared/agents';
 import { printJson, type Output } from '../output';
 import { parseChoice } from '../parse-args';
 
@@ -73,7 +74,7 @@ export function registerHooks(program: Command, output: Output): void {
       }));
       if (flags.json) return printJson(output, rows);
       for (const row of rows) {
-        output.out(`${row.agent} (${scope}):`);
+        output.out(`${agentLabel(row.agent, row.agent)} (${row.agent}, ${scope}):`);
         for (const p of row.pieces) {
           const state = p.error
             ? `error: ${p.error}`
