@@ -7,6 +7,7 @@ import type {
   WhatIfReport,
 } from '../src/core/compaction/agent-compaction-eval';
 import { STRATEGY_NAMES } from '../src/shared/strategy-names';
+import type { NeededNextInfo } from '../src/shared/needed-next-info';
 import { realFixture } from './support/real-fixtures';
 import { runCwb } from './support/run-ts';
 
@@ -103,5 +104,47 @@ describe('cwb eval-compaction --agent-compactions', () => {
     expect(cwb('eval-compaction', '--agent', 'codex').stderr).toMatch(
       /--agent goes with --agent-compactions/,
     );
+  });
+});
+
+describe('cwb compact --dry-run --at', () => {
+  it('previews the pipeline on the context of a past point and scores it by what the agent needed next', () => {
+    const main = imported.find((t) => t.file.endsWith('624a4a58-compacted.jsonl'))!;
+    const r = cwb('compact', main.uuid, '--dry-run', '--at', '120', '--json');
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    const run = JSON.parse(r.stdout) as {
+      dryRun: boolean;
+      atSeq: number;
+      tokensBefore: number;
+      tokensAfter: number;
+      neededNext: NeededNextInfo;
+    };
+    expect(run).toMatchObject({ dryRun: true, atSeq: 120 });
+    const info = run.neededNext;
+    expect(info.needed).toBeGreaterThan(0);
+    expect(info.frr).toBeCloseTo(info.kept / info.needed, 9);
+    expect(info.tokensBefore).toBe(run.tokensBefore);
+    expect(info.tokensAfter).toBe(run.tokensAfter);
+    expect(info.lost).toHaveLength(Math.min(info.needed - info.kept, 30));
+    expect(info.reReads.count).toBeGreaterThanOrEqual(0);
+    // The task was not touched: its compactions are the one Claude Code made.
+    const list = cwb('compactions', main.uuid, '--json');
+    expect((JSON.parse(list.stdout) as { compactions: unknown[] }).compactions).toHaveLength(1);
+
+    const text = cwb('compact', main.uuid, '--dry-run', '--at', '120');
+    expect(text.status).toBe(0);
+    expect(text.stdout).toMatch(
+      /^Needed next \(FRR\): keeps \d+ of the \d+ facts the agent typed after #120 \(\d+ %\)/m,
+    );
+    expect(text.stdout).toMatch(/^Re-reads after #120: \d+ reads or commands run again/m);
+  });
+
+  it('refuses --at without --dry-run, and past the last message', () => {
+    const main = imported.find((t) => t.file.endsWith('624a4a58-compacted.jsonl'))!;
+    expect(cwb('compact', main.uuid, '--at', '5').stderr).toMatch(/--at goes with --dry-run/);
+    const past = cwb('compact', main.uuid, '--dry-run', '--at', '999999');
+    expect(past.status).not.toBe(0);
+    expect(past.stderr).toMatch(/--at 999999: task .* has \d+ messages/);
   });
 });

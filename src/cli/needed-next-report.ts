@@ -1,4 +1,5 @@
 import type { AgentCompactionRow, WhatIfReport } from '../core/compaction/agent-compaction-eval';
+import type { NeededNextInfo } from '../shared/needed-next-info';
 import { clip, formatCount, formatShare, formatTable } from './output';
 
 /** What `cwb eval-compaction --agent-compactions` prints: one row per agent compaction. */
@@ -49,5 +50,19 @@ export function describeWhatIf(report: WhatIfReport, pipeline: string): string {
     `At #${report.at_seq} of ${report.task_uuid} (context from #${report.start_seq}): the agent then typed ${report.needed} facts that context held; it read or ran ${report.re_reads.count} things again (${formatCount(report.re_reads.tokens)} tokens).`,
     table,
     ...report.notes.map((n) => `note: ${n}`),
+  ].join('\n');
+}
+
+/** `cwb compact --dry-run --at SEQ`: what the run keeps of what the agent needed next. */
+export function describeNeededNext(info: NeededNextInfo, atSeq: number): string {
+  const cost = info.reReads.costUsd === null ? '' : `, $${info.reReads.costUsd.toFixed(2)}`;
+  const lost = info.lost.slice(0, 10).map((f) => f.text);
+  return [
+    info.frr === null
+      ? `Needed next: the agent typed nothing after #${atSeq} that this context held (no FRR).`
+      : `Needed next (FRR): keeps ${info.kept} of the ${info.needed} facts the agent typed after #${atSeq} (${formatShare(info.frr)}), in ${formatCount(info.tokensAfter)} of ${formatCount(info.tokensBefore)} tokens (${formatShare(info.tokensBefore > 0 ? info.tokensAfter / info.tokensBefore : null)} of the context).`,
+    ...(lost.length > 0 ? [`  not kept: ${clip(lost.join(', '), 300)}`] : []),
+    `Re-reads after #${atSeq}: ${info.reReads.count} reads or commands run again whose output this context held (${formatCount(info.reReads.tokens)} tokens${cost}).`,
+    ...info.notes.map((n) => `note: ${n}`),
   ].join('\n');
 }

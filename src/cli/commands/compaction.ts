@@ -16,6 +16,9 @@ import {
   type Output,
 } from '../output';
 import { describeQuality } from '../describe-quality';
+import { describeNeededNext } from '../needed-next-report';
+import { neededNextOfRun } from '../../core/compaction/needed-next-info';
+import { CwbError } from '../../core/errors';
 import { parseCount, parseStrategies } from '../parse-args';
 import { parseTaskUuidArg } from '../task-uuid-arg';
 
@@ -32,32 +35,59 @@ export function registerCompaction(program: Command, output: Output): void {
     )
     .option('--dry-run', 'show what would happen: no LLM call, nothing written')
     .option('--offline', 'summarize with the extractive digest instead of the model')
+    .option(
+      '--at <seq>',
+      'with --dry-run: start from the context as it was at this message and score the result by what the agent needed next (FRR)',
+    )
     .option('--json', 'print JSON')
     .action(
       async (
         uuidArg: string,
-        opts: { strategy?: string; dryRun?: boolean; offline?: boolean; json?: boolean },
+        opts: {
+          strategy?: string;
+          dryRun?: boolean;
+          offline?: boolean;
+          at?: string;
+          json?: boolean;
+        },
         cmd: Command,
       ) => {
         const uuid = parseTaskUuidArg(uuidArg);
         const pipeline =
           opts.strategy === undefined ? undefined : parseStrategies('--strategy', opts.strategy);
+        const atSeq =
+          opts.at === undefined
+            ? undefined
+            : parseCount('--at', opts.at, 1, Number.MAX_SAFE_INTEGER);
+        if (atSeq !== undefined && opts.dryRun !== true)
+          throw new CwbError(
+            'usage',
+            '--at goes with --dry-run: a past point is only ever previewed',
+          );
         const ctx = resolveContext(cmd.optsWithGlobals<GlobalOptions>());
-        const outcome = await withStore(ctx, (store) =>
-          compactTask(store, ctx.config, uuid, {
+        const outcome = await withStore(ctx, async (store) => {
+          const done = await compactTask(store, ctx.config, uuid, {
             dryRun: opts.dryRun === true,
             offline: opts.offline === true,
             ...(pipeline && { pipeline }),
-          }),
-        );
+            ...(atSeq !== undefined && { atSeq }),
+          });
+          if (done.kind !== 'ran' || !done.point) return { ...done, neededNext: undefined };
+          const row = store.requireTask(uuid);
+          return { ...done, neededNext: neededNextOfRun(done.point, done.run, row) };
+        });
         if (outcome.kind === 'requested') {
           if (opts.json) printJson(output, { uuid, requested: true });
           else output.out(`task ${uuid} is running: it will compact after its current step`);
           return;
         }
         const { view: _view, ...run } = outcome.run;
-        if (opts.json) printJson(output, run);
-        else output.out(describeRun(outcome.run));
+        const at = outcome.point && { atSeq: outcome.point.endSeq, neededNext: outcome.neededNext };
+        if (opts.json) printJson(output, { ...run, ...at });
+        else {
+          output.out(describeRun(outcome.run));
+          if (outcome.neededNext) output.out(describeNeededNext(outcome.neededNext, atSeq!));
+        }
       },
     );
 

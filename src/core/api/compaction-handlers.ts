@@ -6,6 +6,8 @@ import type { ApiParsedInput, WorkbenchHandlers } from '../../shared/api/workben
 import { runCompaction } from '../compaction/compaction-engine';
 import { activeRecords, allRecords } from '../compaction/compaction-record';
 import { contextAroundRecord } from '../compaction/compaction-diff';
+import { pointAt, type CompactionPoint } from '../compaction/compaction-points';
+import { neededNextOfRecord, neededNextOfRun } from '../compaction/needed-next-info';
 import { compactionQuality } from '../compaction/compaction-quality';
 import { evaluateTask } from '../compaction/evaluate-compaction';
 import { buildPipeline, defaultParams } from '../compaction/pipeline';
@@ -18,7 +20,7 @@ import { toDiffSide } from './compaction-diff-view';
 import { toRecordInfo, toReport } from './compaction-report';
 import type { ServiceContext } from './service-context';
 
-type RunInput = ApiParsedInput<'runCompaction'>;
+type RunInput = ApiParsedInput<'runCompaction'> & { atSeq?: number };
 
 export function compactionHandlers(
   ctx: ServiceContext,
@@ -30,6 +32,7 @@ export function compactionHandlers(
   | 'undoCompaction'
   | 'rewindTask'
   | 'compactionDiff'
+  | 'compactionNeededNext'
   | 'compactionDefaults'
   | 'cancelCompaction'
   | 'previewRewind'
@@ -63,6 +66,8 @@ export function compactionHandlers(
         input.strategies ?? config.compaction.pipeline,
         (input.params ?? {}) as Partial<Record<CompactionStrategyName, Record<string, unknown>>>,
       );
+      // A preview at a past point starts from the context as it was then.
+      const point = input.atSeq === undefined ? undefined : pastPoint(task, input.atSeq);
       const abort = new AbortController();
       if (!dryRun) {
         running.set(input.uuid, abort);
@@ -78,6 +83,7 @@ export function compactionHandlers(
         contextWindow: runtime.contextWindow,
         maxOutputTokens: runtime.maxOutputTokens,
         signal: abort.signal,
+        ...(point && { initialView: point.prefix }),
         ...(!dryRun && {
           onStep: (step, index, total) =>
             ctx.events.publish({
@@ -107,6 +113,10 @@ export function compactionHandlers(
       return {
         ...toReport(run, runtime.summarizer.kind),
         ...(abort.signal.aborted && { cancelled: true }),
+        ...(point && {
+          atSeq: point.endSeq,
+          neededNext: neededNextOfRun(point, run, task.row()),
+        }),
       };
     });
 
@@ -119,6 +129,15 @@ export function compactionHandlers(
     previewCompaction: async (input) => {
       refuseRunning(ctx, input.uuid, 'preview a compaction of');
       return compact(input, true);
+    },
+
+    compactionNeededNext: async ({ uuid, id }) => {
+      const { config } = ctx.loadConfig();
+      const row = ctx.store.requireTask(uuid);
+      const dir = ctx.store.readTask(uuid).dir;
+      const around = contextAroundRecord(dir, id);
+      // Dry runs only: safe beside a running task's process, which stays the only writer.
+      return neededNextOfRecord(dir, row, config, around.record, around);
     },
 
     runCompaction: async (input) => {
@@ -208,6 +227,14 @@ export function compactionHandlers(
       };
     },
   };
+}
+
+/** The point of a preview at a past seq (`atSeq`): refused past the task's last message. */
+function pastPoint(task: TaskContextManager, seq: number): CompactionPoint {
+  const last = task.row().total_messages;
+  if (seq > last)
+    throw new CwbError('bad_input', `atSeq ${seq}: task ${task.row().uuid} has ${last} messages`);
+  return pointAt(task.dir, seq);
 }
 
 /**

@@ -12,6 +12,8 @@ import { llmSummarizer } from './llm-summarizer';
 import { extractiveSummarizer } from './extractive-digest';
 import { undoCompaction, rewindTo, type RewindResult, type UndoResult } from './undo';
 import type { Summarizer } from './strategy';
+import { pointAt, type CompactionPoint } from './compaction-points';
+import { CwbError } from '../errors';
 
 /** Used when neither the task nor the registry knows the model's window (an imported transcript, say). */
 export const FALLBACK_CONTEXT_WINDOW = 128_000;
@@ -25,10 +27,13 @@ export interface CompactRequest {
   offline?: boolean;
   env?: NodeJS.ProcessEnv;
   signal?: AbortSignal;
+  /** A dry run only: start from the context as it was at this seq (a what-if at a past point). */
+  atSeq?: number;
 }
 
 export type CompactOutcome =
-  { kind: 'ran'; run: CompactionRun } | { kind: 'requested'; uuid: string };
+  | { kind: 'ran'; run: CompactionRun; point?: CompactionPoint }
+  | { kind: 'requested'; uuid: string };
 
 /**
  * Compaction on demand, for the CLI, `cwb serve` and the app. A task whose process is
@@ -43,6 +48,7 @@ export async function compactTask(
 ): Promise<CompactOutcome> {
   const row = store.requireTask(uuid);
   const window = contextWindowOf(row, config);
+  const point = request.atSeq === undefined ? undefined : pastPoint(store, row, request);
   const options = {
     steps: buildPipeline(config, window.contextWindow, request.pipeline, request.overrides),
     reason: 'manual' as const,
@@ -52,7 +58,14 @@ export async function compactTask(
     summarizer: summarizerFor(config, request),
     ...window,
     ...(request.signal && { signal: request.signal }),
+    ...(point && { initialView: point.prefix }),
   };
+  if (point) {
+    // Nothing is written: the task's files are read as they are, running or not.
+    const dir = store.taskPath(row);
+    const run = await runCompaction({ dir, toolOutputs: new ToolOutputStore(dir) }, options);
+    return { kind: 'ran', run, point };
+  }
   if (row.status === 'running') {
     if (!request.dryRun) {
       store.repo.requestControl(uuid, 'compact');
@@ -70,6 +83,18 @@ export async function compactTask(
   } finally {
     task.close();
   }
+}
+
+function pastPoint(store: ContextStore, row: TaskRow, request: CompactRequest): CompactionPoint {
+  const seq = request.atSeq!;
+  if (!request.dryRun)
+    throw new CwbError('usage', '--at goes with --dry-run: a past point is only ever previewed');
+  if (seq > row.total_messages)
+    throw new CwbError(
+      'bad_input',
+      `--at ${seq}: task ${row.uuid} has ${row.total_messages} messages (#1–#${row.total_messages})`,
+    );
+  return pointAt(store.taskPath(row), seq);
 }
 
 export async function undoTaskCompaction(

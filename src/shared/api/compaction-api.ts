@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { MessageKind, TokenUsage } from '../task-types';
 import type { CompactionQualityInfo } from '../fact-kinds';
+import type { NeededNextInfo } from '../needed-next-info';
 import { taskRefInput, taskUuidSchema, type BadLineInfo } from './common-schemas';
 import { operation } from './operation';
 
@@ -47,6 +48,14 @@ export const compactionRunInput = z.strictObject({
     .optional(),
 });
 
+/**
+ * A preview may start from a past point of the task (`atSeq`): the context as it was then,
+ * compacted as a what-if and scored by what the agent needed next (FRR).
+ */
+export const compactionPreviewInput = compactionRunInput.extend({
+  atSeq: z.number().int().min(1).optional(),
+});
+
 /** What one strategy did, or would do in a preview. */
 export interface CompactionStepReport {
   strategy: string;
@@ -86,6 +95,9 @@ export interface CompactionReport {
   cancelled?: boolean;
   /** The whole run measured on everything it replaced (absent when no step applied). */
   quality?: CompactionQualityInfo;
+  /** A preview at a past point: what the agent needed next, and what this run keeps of it. */
+  atSeq?: number;
+  neededNext?: NeededNextInfo;
 }
 
 /**
@@ -212,6 +224,11 @@ export interface CompactionDiff {
   quality: CompactionQualityInfo;
 }
 
+export const neededNextInput = z.strictObject({
+  uuid: taskUuidSchema,
+  id: z.number().int().min(1),
+});
+
 /** What the pipeline picker starts from: the configured pipeline and each strategy's parameters. */
 export interface CompactionDefaults {
   pipeline: CompactionStrategyName[];
@@ -276,11 +293,17 @@ export interface CancelCompactionResult {
 
 export const compactionOperations = {
   listCompactions: operation(taskRefInput).returns<CompactionList>(),
-  previewCompaction: operation(compactionRunInput).returns<CompactionReport>(),
+  previewCompaction: operation(compactionPreviewInput).returns<CompactionReport>(),
   runCompaction: operation(compactionRunInput).returns<CompactionRunResult>(),
   undoCompaction: operation(undoCompactionInput).returns<UndoCompactionResult>(),
   rewindTask: operation(rewindInput).returns<RewindResult>(),
   compactionDiff: operation(compactionDiffInput).returns<CompactionDiff>(),
+  /**
+   * What the agent needed next after a compaction (FRR) and the re-reads it paid; for an
+   * agent's own compaction, the workbench's pipeline on the same prefix beside it. Apart from
+   * compactionDiff: that pipeline run takes a moment and the diff shows without it.
+   */
+  compactionNeededNext: operation(neededNextInput).returns<NeededNextInfo>(),
   compactionDefaults: operation(taskRefInput).returns<CompactionDefaults>(),
   cancelCompaction: operation(taskRefInput).returns<CancelCompactionResult>(),
   previewRewind: operation(rewindInput).returns<RewindPreview>(),

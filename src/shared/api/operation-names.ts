@@ -15,6 +15,7 @@ export const OPERATION_NAMES = [
   'undoCompaction',
   'rewindTask',
   'compactionDiff',
+  'compactionNeededNext',
   'compactionDefaults',
   'cancelCompaction',
   'previewRewind',

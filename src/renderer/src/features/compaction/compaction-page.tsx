@@ -9,6 +9,7 @@ import { ContextDiff } from './context-diff';
 import { CompactionState } from './compaction-state';
 import { LostFactsPanel } from './lost-facts-panel';
 import { MessageCard } from './message-card';
+import { NeededNextPanel } from './needed-next-panel';
 import { StrategyCompare } from './strategy-compare';
 import { compactionStrings } from './strings';
 import { TokenBreakdownView } from './token-breakdown';
@@ -124,6 +125,8 @@ function DiffBody({ uuid, diff }: { uuid: string; diff: CompactionDiff }) {
         </div>
         <TokenBreakdownView diff={diff} />
       </header>
+
+      <NeededNextPanel uuid={uuid} id={record.id} />
 
       <LostFactsPanel quality={diff.quality} />
 

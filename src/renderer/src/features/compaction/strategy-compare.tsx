@@ -256,7 +256,16 @@ function Marker({ isDefault = false }: { isDefault?: boolean }) {
   );
 }
 
-function StrategyPlot({ layout, hot }: { layout: PlotLayout; hot: string | null }) {
+export function StrategyPlot({
+  layout,
+  hot,
+  axes,
+}: {
+  layout: PlotLayout;
+  hot: string | null;
+  /** Axis titles and the plot's name, where it plots something else than the strategies. */
+  axes?: { x: string; y: string; aria: string };
+}) {
   const t = useT(compactionStrings);
   const { area } = layout;
   const bottom = area.y + area.height;
@@ -268,7 +277,7 @@ function StrategyPlot({ layout, hot }: { layout: PlotLayout; hot: string | null 
       className="cmp-plot"
       viewBox={`0 0 ${layout.width} ${layout.height}`}
       role="img"
-      aria-label={t('plotAria')}
+      aria-label={axes?.aria ?? t('plotAria')}
     >
       <rect
         className="cmp-plot-area"
@@ -308,14 +317,14 @@ function StrategyPlot({ layout, hot }: { layout: PlotLayout; hot: string | null 
         y={layout.height - 8}
         textAnchor="middle"
       >
-        {t('axisSaved')}
+        {axes?.x ?? t('axisSaved')}
       </text>
       <text
         className="cmp-plot-axis"
         transform={`translate(14 ${area.y + area.height / 2}) rotate(-90)`}
         textAnchor="middle"
       >
-        {t('axisKept')}
+        {axes?.y ?? t('axisKept')}
       </text>
       {layout.labels.map((label) => {
         // Several names for one spot: a bracket between the names and the point.

@@ -3,6 +3,37 @@ import { defineStrings, plural } from '../../i18n/translate';
 /** Every string of the compaction diff page and the compaction controls, in English and Japanese. */
 export const compactionStrings = defineStrings({
   en: {
+    neededTitle: 'Needed next',
+    neededLoading: 'Measuring what the agent needed next…',
+    neededFailed: 'Could not measure what the agent needed next',
+    neededHint:
+      'FRR (future-reference recall): of the file paths, names, numbers, URLs and references the agent itself typed after this point that the compacted messages held, the share the new context still states verbatim. The agent’s later behaviour decides what mattered; no model judges it.',
+    neededOurs:
+      'This compaction kept {kept} of the {needed} facts the agent needed next ({percent}).',
+    neededAgent:
+      '{agent} kept {kept} of {needed} facts the agent needed next; the workbench’s pipeline keeps {ours} in the same space.',
+    neededAgentWider:
+      '{agent} kept {kept} of {needed} facts the agent needed next (in {agentTokens} tokens); the workbench’s pipeline keeps {ours} (in {oursTokens} tokens).',
+    neededAgentNoPipeline:
+      '{agent} kept {kept} of {needed} facts the agent needed next ({percent}); the workbench’s pipeline did not apply to this prefix.',
+    neededNone:
+      'The agent typed nothing after this point that the compacted messages held: no FRR.',
+    theAgent: 'The agent',
+    neededPipeline: 'workbench pipeline',
+    neededAgentSummary: '{agent}’s summary',
+    neededAxisShare: 'Share of the prefix saved (%)',
+    neededAxisFrr: 'Needed next kept (FRR, %)',
+    neededPlotAria:
+      'Facts the agent needed next that each new context kept, against the share of the prefix it saved',
+    neededGoal: 'goal: ≤ {x} % of the prefix, FRR ≥ {y} %',
+    reReads: plural('count', {
+      one: 'Re-read after it: {count} file or command whose output the compacted messages held ({tokens} tokens{cost}).',
+      other:
+        'Re-read after it: {count} files or commands whose output the compacted messages held ({tokens} tokens{cost}).',
+    }),
+    reReadsNone: 'Nothing was read again after it that the compacted messages held.',
+    neededLostTitle: 'Needed next, not kept',
+    neededMoreLost: plural('count', { one: '… and {count} more', other: '… and {count} more' }),
     promptInJapanese:
       'The configured prompt (the spec’s default, written in Japanese; set storage.summary_prompt in config.yaml to change it).',
     promptShow: 'Show or edit it',
@@ -263,6 +294,37 @@ export const compactionStrings = defineStrings({
     runningRefused: 'Pause the task to undo or rewind.',
   },
   ja: {
+    neededTitle: '次に必要だった事実',
+    neededLoading: 'エージェントが次に必要とした事実を測定中…',
+    neededFailed: 'エージェントが次に必要とした事実を測定できませんでした',
+    neededHint:
+      'FRR（将来参照の再現率）：この時点の後にエージェント自身が入力したファイルパス・名前・数値・URL・参照のうち、圧縮されたメッセージにあったものについて、新しいコンテキストがそのまま含む割合。何が重要だったかはエージェントの後の行動で決まり、モデルは判定しません。',
+    neededOurs:
+      'この圧縮は、エージェントが次に必要とした {needed} 件の事実のうち {kept} 件を保持しました（{percent}）。',
+    neededAgent:
+      '{agent} はエージェントが次に必要とした {needed} 件の事実のうち {kept} 件を保持しました。ワークベンチのパイプラインは同じ容量で {ours} 件を保持します。',
+    neededAgentWider:
+      '{agent} はエージェントが次に必要とした {needed} 件の事実のうち {kept} 件を保持しました（{agentTokens} トークン）。ワークベンチのパイプラインは {ours} 件を保持します（{oursTokens} トークン）。',
+    neededAgentNoPipeline:
+      '{agent} はエージェントが次に必要とした {needed} 件の事実のうち {kept} 件を保持しました（{percent}）。ワークベンチのパイプラインはこの範囲に適用されませんでした。',
+    neededNone:
+      'この時点の後、圧縮されたメッセージにあった事実をエージェントは入力していません：FRR はありません。',
+    theAgent: 'エージェント',
+    neededPipeline: 'ワークベンチのパイプライン',
+    neededAgentSummary: '{agent} の要約',
+    neededAxisShare: '削減したプレフィックスの割合（%）',
+    neededAxisFrr: '次に必要な事実の保持（FRR、%）',
+    neededPlotAria:
+      '新しいコンテキストごとに、削減したプレフィックスの割合に対して保持した、エージェントが次に必要とした事実',
+    neededGoal: '目標：プレフィックスの {x} % 以下、FRR {y} % 以上',
+    reReads: plural('count', {
+      one: '圧縮後の再読み込み：圧縮されたメッセージに出力があったファイルまたはコマンド {count} 件（{tokens} トークン{cost}）。',
+      other:
+        '圧縮後の再読み込み：圧縮されたメッセージに出力があったファイルまたはコマンド {count} 件（{tokens} トークン{cost}）。',
+    }),
+    reReadsNone: '圧縮されたメッセージにあったものを、圧縮後に読み直してはいません。',
+    neededLostTitle: '次に必要だったが保持されなかった事実',
+    neededMoreLost: plural('count', { one: '… ほか {count} 件', other: '… ほか {count} 件' }),
     promptInJapanese:
       '設定済みのプロンプト（仕様の既定値・日本語。config.yaml の storage.summary_prompt で変更できます）。',
     promptShow: '表示・編集',
