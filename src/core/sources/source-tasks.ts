@@ -1,5 +1,6 @@
 import type { TaskRow } from '../../shared/task-types';
 import { prepared } from '../db/prepared';
+import type { Db } from '../db/open-database';
 import { PgTaskRepository } from '../db/pg-task-repository';
 import type { ContextStore } from '../store/context-store';
 import type { TaskContextManager } from '../store/task-context-manager';
@@ -84,52 +85,131 @@ export function describeSourceTask(
   kind: string,
 ): void {
   const repository = repoKey(info.workdir, info.gitRemote);
-  runOnIndex(
-    store,
-    `UPDATE tasks SET
-         title = COALESCE(@title, @requestTitle, title, @promptTitle),
-         prompt = COALESCE(prompt, @prompt),
-         model = COALESCE(model, @model),
-         workdir = COALESCE(workdir, @workdir),
-         agent = @agent,
-         -- The session's git remote may be read after its working directory: it wins.
-         git_branch = COALESCE(git_branch, @branch),
-         owner = CASE WHEN @repo <> '' THEN @owner ELSE owner END,
-         repo = CASE WHEN @repo <> '' THEN @repo ELSE repo END,
-         task_id = CASE WHEN task_id = '' AND @session IS NOT NULL THEN @session ELSE task_id END,
-         -- A subagent session synced before its parent's finds it once that is there.
-         parent_uuid = COALESCE(parent_uuid, (SELECT p.uuid FROM tasks p
-           WHERE @parentSession IS NOT NULL AND p.task_source = @kind AND p.task_id = @parentSession
-           ORDER BY p.task_type <> '', p.created_at LIMIT 1)),
-         created_at = COALESCE(@first, created_at),
-         started_at = COALESCE(@first, started_at),
-         completed_at = COALESCE(@last, completed_at),
-         updated_at = COALESCE(@last, updated_at)
-       WHERE uuid = @uuid`,
-    {
-      uuid,
-      // The agent's own title (Claude Code's summary) replaces the one from the prompt.
-      title: isMain && info.parentSessionId === undefined ? (info.title ?? null) : null,
-      // A real request read in a later sync replaces a title taken from the first prompt
-      // (a bare slash command), as `cwb import` of the whole file titles it; a subagent
-      // session keeps its agent's name.
-      requestTitle:
-        isMain && info.parentSessionId === undefined ? (titleLine(info.request) ?? null) : null,
-      promptTitle: promptTitle(info) ?? null,
-      prompt: info.prompt !== undefined ? clip(info.prompt, PROMPT_MAX_CHARS) : null,
-      model: info.model ?? null,
-      workdir: info.workdir ?? null,
-      session: info.sessionId ?? null,
-      first: info.firstTimestamp ?? null,
-      last: info.lastTimestamp ?? null,
-      agent: AGENT_OF_SOURCE[kind] ?? kind,
-      kind,
-      parentSession: info.parentSessionId ?? null,
-      branch: info.gitBranch ?? null,
-      owner: repository.owner ?? '',
-      repo: repository.repo ?? '',
-    },
-  );
+  const params: DescribeParams = {
+    uuid,
+    // The agent's own title (Claude Code's summary) replaces the one from the prompt.
+    title: isMain && info.parentSessionId === undefined ? (info.title ?? null) : null,
+    // A real request read in a later sync replaces a title taken from the first prompt
+    // (a bare slash command), as `cwb import` of the whole file titles it; a subagent
+    // session keeps its agent's name.
+    requestTitle:
+      isMain && info.parentSessionId === undefined ? (titleLine(info.request) ?? null) : null,
+    promptTitle: promptTitle(info) ?? null,
+    prompt: info.prompt !== undefined ? clip(info.prompt, PROMPT_MAX_CHARS) : null,
+    model: info.model ?? null,
+    workdir: info.workdir ?? null,
+    session: info.sessionId ?? null,
+    first: info.firstTimestamp ?? null,
+    last: info.lastTimestamp ?? null,
+    agent: AGENT_OF_SOURCE[kind] ?? kind,
+    kind,
+    parentSession: info.parentSessionId ?? null,
+    branch: info.gitBranch ?? null,
+    owner: repository.owner ?? '',
+    repo: repository.repo ?? '',
+  };
+  if (store.repo instanceof PgTaskRepository) {
+    runOnIndex(store, DESCRIBE_SQL, params);
+    return;
+  }
+  describeOnSqlite(store.db, params);
+}
+
+/** describeSourceTask's values: text or null each (both indexes bind them as text). */
+interface DescribeParams extends Record<string, string | null> {
+  uuid: string;
+  agent: string;
+  kind: string;
+  owner: string;
+  repo: string;
+}
+
+const DESCRIBE_SQL = `UPDATE tasks SET
+       title = COALESCE(@title, @requestTitle, title, @promptTitle),
+       prompt = COALESCE(prompt, @prompt),
+       model = COALESCE(model, @model),
+       workdir = COALESCE(workdir, @workdir),
+       agent = @agent,
+       -- The session's git remote may be read after its working directory: it wins.
+       git_branch = COALESCE(git_branch, @branch),
+       owner = CASE WHEN @repo <> '' THEN @owner ELSE owner END,
+       repo = CASE WHEN @repo <> '' THEN @repo ELSE repo END,
+       task_id = CASE WHEN task_id = '' AND @session IS NOT NULL THEN @session ELSE task_id END,
+       -- A subagent session synced before its parent's finds it once that is there.
+       parent_uuid = COALESCE(parent_uuid, (SELECT p.uuid FROM tasks p
+         WHERE @parentSession IS NOT NULL AND p.task_source = @kind AND p.task_id = @parentSession
+         ORDER BY p.task_type <> '', p.created_at LIMIT 1)),
+       created_at = COALESCE(@first, created_at),
+       started_at = COALESCE(@first, started_at),
+       completed_at = COALESCE(@last, completed_at),
+       updated_at = COALESCE(@last, updated_at)
+     WHERE uuid = @uuid`;
+
+/** The columns describeSourceTask writes. */
+const DESCRIBED = [
+  'title',
+  'prompt',
+  'model',
+  'workdir',
+  'agent',
+  'git_branch',
+  'owner',
+  'repo',
+  'task_id',
+  'parent_uuid',
+  'created_at',
+  'started_at',
+  'completed_at',
+  'updated_at',
+] as const;
+type Described = Record<(typeof DESCRIBED)[number], string | null>;
+
+/**
+ * DESCRIBE_SQL on tasks.db, setting only the columns whose value changes. SQLite rewrites an
+ * index entry (and fires the search index's and the facet counts' triggers) for every column
+ * a statement assigns, even to the value it has: assigning all of them after every sync of
+ * every task was a large part of a first sync's commits (docs/benchmarks.md §14).
+ */
+function describeOnSqlite(db: Db, p: DescribeParams): void {
+  const row = prepared(db, `SELECT ${DESCRIBED.join(', ')} FROM tasks WHERE uuid = ?`).get(
+    p.uuid,
+  ) as Described | undefined;
+  if (!row) return;
+  const next: Described = {
+    title: p.title ?? p.requestTitle ?? row.title ?? p.promptTitle ?? null,
+    prompt: row.prompt ?? p.prompt ?? null,
+    model: row.model ?? p.model ?? null,
+    workdir: row.workdir ?? p.workdir ?? null,
+    agent: p.agent,
+    git_branch: row.git_branch ?? p.branch ?? null,
+    owner: p.repo !== '' ? p.owner : row.owner,
+    repo: p.repo !== '' ? p.repo : row.repo,
+    task_id: row.task_id === '' && p.session != null ? p.session : row.task_id,
+    parent_uuid: row.parent_uuid ?? parentOfSession(db, p),
+    created_at: p.first ?? row.created_at,
+    started_at: p.first ?? row.started_at,
+    completed_at: p.last ?? row.completed_at,
+    updated_at: p.last ?? row.updated_at,
+  };
+  const changed = DESCRIBED.filter((column) => next[column] !== row[column]);
+  if (changed.length === 0) return;
+  const values: Record<string, string | null> = { uuid: p.uuid };
+  for (const column of changed) values[column] = next[column];
+  prepared(
+    db,
+    `UPDATE tasks SET ${changed.map((c) => `${c} = @${c}`).join(', ')} WHERE uuid = @uuid`,
+  ).run(values);
+}
+
+/** A subagent session synced before its parent's finds it once that is there (as DESCRIBE_SQL). */
+function parentOfSession(db: Db, p: DescribeParams): string | null {
+  if (p.parentSession == null) return null;
+  const parent = prepared(
+    db,
+    `SELECT p.uuid FROM tasks p WHERE p.task_source = @kind AND p.task_id = @parentSession
+     ORDER BY p.task_type <> '', p.created_at LIMIT 1`,
+  ).get({ kind: p.kind, parentSession: p.parentSession }) as { uuid: string } | undefined;
+  return parent?.uuid ?? null;
 }
 
 /** The main task of the session a subagent file belongs to (newer Claude Code keeps them apart). */
