@@ -11,19 +11,9 @@ import { randomHex } from '../random-hex';
 export function writeFileAtomic(
   target: string,
   data: string | Buffer,
-  options: AtomicWriteOptions = {},
+  options: { mode?: number } = {},
 ): void {
   writeFileAtomicChunks(target, [data], options);
-}
-
-export interface AtomicWriteOptions {
-  mode?: number;
-  /**
-   * false: still never a mix of old and new for readers or after a killed process, but
-   * neither the file nor its folder is fsynced (the caller's durability setting says the
-   * data may wait for the system's own write-back, as its appended lines do).
-   */
-  fsync?: boolean;
 }
 
 /**
@@ -33,16 +23,15 @@ export interface AtomicWriteOptions {
 export function writeFileAtomicChunks(
   target: string,
   chunks: Iterable<string | Buffer>,
-  options: AtomicWriteOptions = {},
+  options: { mode?: number } = {},
 ): void {
-  const durable = options.fsync ?? true;
   const temp = tempPathFor(target);
   try {
     // The mode is set when the temp file is created, so the file is never readable more widely.
     const fd = fs.openSync(temp, 'wx', options.mode ?? 0o666);
     try {
       for (const chunk of chunks) writeAllSync(fd, toBuffer(chunk));
-      if (durable) fs.fsyncSync(fd);
+      fs.fsyncSync(fd);
     } finally {
       fs.closeSync(fd);
     }
@@ -51,7 +40,7 @@ export function writeFileAtomicChunks(
     fs.rmSync(temp, { force: true });
     throw error;
   }
-  if (durable) fsyncDirectory(path.dirname(target));
+  fsyncDirectory(path.dirname(target));
 }
 
 /** writeFileAtomic for content produced piece by piece, so it never sits whole in memory. */

@@ -14,7 +14,7 @@ import {
   statusFolder,
   taskDir,
 } from './contexts-layout';
-import { buildMetadata, writeMetadata } from './task-metadata';
+import { buildMetadata, writeMetadata, writeNewMetadata } from './task-metadata';
 import { TaskContextManager, type FinalSummarizer, type TaskHost } from './task-context-manager';
 import { recoverTaskFiles, reconcile, type RecoveryReport } from './recovery';
 import { folderIdentity } from './folder-identity';
@@ -255,10 +255,10 @@ export class ContextStore implements TaskHost {
    * sync (src/core/sources). Its row and its folder are made completed at once, in one
    * transaction, and it is opened for maintenance once (a new folder needs none of the
    * repairs a folder another process wrote may), its summaries, tools and planning logs
-   * made only when it first writes one. Its metadata.json is written atomically
-   * but fsynced only with durability 'fsync', like the lines the sync appends: with the
-   * default, an fsync per task was the largest single cost of a first sync
-   * (docs/benchmarks.md §14), and everything in the task can be read again from the session.
+   * made only when it first writes one. Its metadata.json is fsynced only with durability
+   * 'fsync', like the lines the sync appends (writeNewMetadata): with the default, an fsync
+   * per task was the largest single cost of a first sync (docs/benchmarks.md §14), and all
+   * of the task can be read again from the session.
    */
   createHistoryTask(input: CreateTaskInput & { uuid: string }): TaskContextManager {
     const uuid = assertTaskUuid(input.uuid);
@@ -285,18 +285,16 @@ export class ContextStore implements TaskHost {
       this.repo.insert({ ...row, process_id: process.pid, hostname: this.host });
       this.repo.setStatus(uuid, 'completed', { process_id: null, hostname: null });
       fs.mkdirSync(dir);
-      writeMetadata(
-        dir,
-        buildMetadata({
-          ...input,
-          uuid,
-          key,
-          created_at: createdAt,
-          process_id: process.pid,
-          hostname: this.host,
-        }),
-        { fsync: this.fsync },
-      );
+      const metadata = buildMetadata({
+        ...input,
+        uuid,
+        key,
+        created_at: createdAt,
+        process_id: process.pid,
+        hostname: this.host,
+      });
+      if (this.fsync) writeMetadata(dir, metadata);
+      else writeNewMetadata(dir, metadata);
     });
     return this.manager(uuid, dir, { lazyRecords: true });
   }

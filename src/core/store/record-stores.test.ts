@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SummaryStore } from './summary-store';
-import { ToolStore } from './tool-store';
+import { ToolStore, toolLine } from './tool-store';
 import { PlanningStore } from './planning-store';
 import { ToolOutputStore } from './tool-output-store';
 import { useTempDir } from '../../../test/support/temp-dir';
@@ -52,6 +52,42 @@ describe('SummaryStore', () => {
 });
 
 describe('ToolStore', () => {
+  it('writes each record as JSON.stringify would, its arguments encoded once', () => {
+    const dir = tempDir();
+    const store = new ToolStore(dir);
+    const done = {
+      status: 'success' as const,
+      duration_ms: 12,
+      timestamp: '2026-11-28T00:00:00.000Z',
+    };
+    const written = [
+      store.add({
+        ...done,
+        tool: 'Write',
+        args: { path: 'a.ts', content: 'l\n"q" こんにちは' },
+        result: 'ok',
+      }),
+      store.add({ ...done, tool: 'Read', args: undefined, result: null, result_seq: 9 }),
+      store.add({ ...done, tool: 'ls', args: ['x', 1, null], result: '', tool_call_id: 'call_1' }),
+      store.add({
+        ...done,
+        tool: 'sh',
+        args: 'plain',
+        result: null,
+        status: 'error',
+        error: 'boom',
+      }),
+    ];
+    store.close();
+    const lines = fs.readFileSync(path.join(dir, 'tools.jsonl'), 'utf8').split('\n');
+    expect(lines.slice(0, -1)).toEqual(written.map((record) => JSON.stringify(record)));
+    expect(lines.slice(0, -1)).toEqual(written.map(toolLine));
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      args: { path: 'a.ts' },
+      arguments: { path: 'a.ts' },
+    });
+  });
+
   it('records tool executions with seed 000 and seed 001 names', () => {
     const store = new ToolStore(tempDir());
     store.add({

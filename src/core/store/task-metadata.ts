@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { TaskKey } from '../../shared/task-types';
 import { TASK_FILES } from './contexts-layout';
 import { writeFileAtomic } from '../jsonl/atomic-write';
+import { writeAllSync } from '../jsonl/write-all';
 
 /** metadata.json: written once when a task is created; the fields of seed 000 §3.1 and seed 001 §11.6. */
 export interface TaskMetadata {
@@ -71,17 +72,27 @@ export function buildMetadata(input: {
   };
 }
 
-/** `fsync: false`: atomic all the same, but left to the system's write-back (writeFileAtomic). */
-export function writeMetadata(
-  taskDir: string,
-  metadata: TaskMetadata,
-  options: { fsync?: boolean } = {},
-): void {
-  writeFileAtomic(
-    path.join(taskDir, TASK_FILES.metadata),
-    `${JSON.stringify(metadata, null, 2)}\n`,
-    options,
-  );
+export function writeMetadata(taskDir: string, metadata: TaskMetadata): void {
+  writeFileAtomic(path.join(taskDir, TASK_FILES.metadata), metadataText(metadata));
+}
+
+/**
+ * metadata.json of a folder just made, inside the transaction that inserts its row (no
+ * reader finds the folder before the row, and recovery waits for the write lock), left to
+ * the system's write-back: one write of a new file, which a killed process leaves whole or
+ * absent as a rename would, without the temp file, rename and two fsyncs of writeMetadata.
+ */
+export function writeNewMetadata(taskDir: string, metadata: TaskMetadata): void {
+  const fd = fs.openSync(path.join(taskDir, TASK_FILES.metadata), 'wx');
+  try {
+    writeAllSync(fd, Buffer.from(metadataText(metadata), 'utf8'));
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function metadataText(metadata: TaskMetadata): string {
+  return `${JSON.stringify(metadata, null, 2)}\n`;
 }
 
 /** metadata.json is small and written by us; still, cap what we read. */

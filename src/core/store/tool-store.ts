@@ -31,20 +31,23 @@ export class ToolStore {
   }
 
   add(input: NewToolCall): ToolRecord {
-    return this.log.append((seq) => ({
-      seq,
-      tool: input.tool,
-      tool_name: input.tool,
-      args: input.args,
-      arguments: input.args,
-      result: input.result_seq !== undefined ? null : input.result,
-      ...(input.result_seq !== undefined && { result_seq: input.result_seq }),
-      status: input.status,
-      error: input.error ?? null,
-      duration_ms: Math.round(input.duration_ms),
-      timestamp: input.timestamp ?? isoTimestamp(),
-      ...(input.tool_call_id !== undefined && { tool_call_id: input.tool_call_id }),
-    }));
+    return this.log.append(
+      (seq) => ({
+        seq,
+        tool: input.tool,
+        tool_name: input.tool,
+        args: input.args,
+        arguments: input.args,
+        result: input.result_seq !== undefined ? null : input.result,
+        ...(input.result_seq !== undefined && { result_seq: input.result_seq }),
+        status: input.status,
+        error: input.error ?? null,
+        duration_ms: Math.round(input.duration_ms),
+        timestamp: input.timestamp ?? isoTimestamp(),
+        ...(input.tool_call_id !== undefined && { tool_call_id: input.tool_call_id }),
+      }),
+      toolLine,
+    );
   }
 
   count(): number {
@@ -58,4 +61,16 @@ export class ToolStore {
   close(): void {
     this.log.close();
   }
+}
+
+/**
+ * JSON.stringify(record), byte for byte, with the arguments encoded once: both seeds' names
+ * (`args`, `arguments`) hold the same value, which can be a whole file an agent wrote.
+ */
+export function toolLine(record: ToolRecord): string {
+  const { seq, tool, tool_name, args, arguments: _same, ...rest } = record;
+  const head = JSON.stringify({ seq, tool, tool_name });
+  const json = JSON.stringify(args) as string | undefined;
+  const both = json === undefined ? '' : `,"args":${json},"arguments":${json}`;
+  return `${head.slice(0, -1)}${both},${JSON.stringify(rest).slice(1)}`;
 }
