@@ -36,6 +36,23 @@ describe('Amp threads', () => {
       .filter(Boolean)
       .map((l) => JSON.parse(l) as { status: string });
     expect(tools.filter((t) => t.status === 'error')).toHaveLength(2);
+    // Amp's summary is its compaction: a record whose new context it is.
+    const read = (name: string): Record<string, unknown>[] =>
+      fs
+        .readFileSync(path.join(store.taskPath(row), name), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const summary = read('messages.jsonl').find((m) => m.kind === 'summary')!;
+    expect(read('summaries.jsonl')).toEqual([
+      expect.objectContaining({
+        strategy: 'amp-compact',
+        start_seq: 1,
+        end_seq: (summary.seq as number) - 1,
+        agent_compaction: true,
+        created_seqs: [summary.seq],
+      }),
+    ]);
     store.close();
   });
 });

@@ -9,8 +9,8 @@
  * - `assistant`: `thinking` → a history-only reasoning message; the reply → one LLM call
  *   (`usage` inputTokens, outputTokens, cacheCreationInputTokens, cacheReadInputTokens,
  *   `model`) whose `tool_use` blocks are tool calls.
- * - `info`: a `summary` block (Amp's compaction) → the summary as the user message the
- *   model continues from; other info messages → counted as ignored.
+ * - `info`: a `summary` block (Amp's compaction) → the agent's own compaction record, the
+ *   summary its new context (agent-compaction.ts); other info messages → counted as ignored.
  *
  * Keys: `amp:<messageId>`, `…/thinking`, `…/result:<toolUseID>`.
  */
@@ -115,7 +115,17 @@ function* ampEvents(file: string, doc: unknown): Generator<SessionEvent> {
       const summary = blocksOf(m).find((b) => b.type === 'summary' && isRecord(b.summary));
       const text = isRecord(summary?.summary) ? asString(summary.summary.summary) : undefined;
       if (text !== undefined)
-        yield { kind: 'message', key, message: { role: 'user', content: text, ...at } };
+        yield {
+          kind: 'compaction',
+          key,
+          compaction: {
+            strategy: 'amp-compact',
+            summary: text,
+            messages: [{ role: 'user', content: text, kind: 'summary', ...at }],
+            ...(at.timestamp !== undefined && { at: at.timestamp }),
+            extra: { source_format: 'amp' },
+          },
+        };
       else yield { kind: 'ignore', key, what: 'amp info message' };
     } else
       yield {

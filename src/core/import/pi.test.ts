@@ -69,4 +69,57 @@ describe('Pi sessions', () => {
     expect(tools).toHaveLength(calls.length);
     store.close();
   });
+
+  it("a compaction entry is the agent's own compaction record: its summary the new context", async () => {
+    // The real session's first 20 lines, then Pi's compaction entry (session-manager.ts's
+    // appendCompaction) and one more request.
+    const head = fs.readFileSync(FILE, 'utf8').split('\n').slice(0, 20);
+    const file = path.join(tempDir(), 'compacted.jsonl');
+    const entry = (fields: Record<string, unknown>): string => JSON.stringify(fields);
+    fs.writeFileSync(
+      file,
+      [
+        ...head,
+        entry({
+          type: 'compaction',
+          id: 'c0mp4ct1',
+          parentId: null,
+          timestamp: '2025-11-21T00:10:00.000Z',
+          summary: 'The user is reworking the TUI; src/tui.ts was edited and the tests pass.',
+          firstKeptEntryId: 'k33p0001',
+          tokensBefore: 91234,
+        }),
+        entry({
+          type: 'message',
+          timestamp: '2025-11-21T00:10:05.000Z',
+          message: { role: 'user', content: [{ type: 'text', text: 'now the footer' }] },
+        }),
+      ].join('\n') + '\n',
+    );
+    const store = ContextStore.open(path.join(tempDir(), 'store'));
+    const [task] = (await importFile(store, file)).tasks;
+    const dir = store.taskPath(store.requireTask(task!.uuid));
+    const [record, ...more] = lines(path.join(dir, 'summaries.jsonl'));
+    expect(more).toEqual([]);
+    const messages = lines(path.join(dir, 'messages.jsonl'));
+    const summary = messages.find((m) => m.kind === 'summary')!;
+    expect(summary).toMatchObject({ role: 'user', timestamp: '2025-11-21T00:10:00.000Z' });
+    expect(record).toMatchObject({
+      strategy: 'pi-compact',
+      start_seq: 1,
+      end_seq: (summary.seq as number) - 1,
+      agent_compaction: true,
+      agent_tokens_before: 91234,
+      first_kept_entry_id: 'k33p0001',
+      created_seqs: [summary.seq],
+    });
+    expect(messages.at(-1)).toMatchObject({ content: 'now the footer' });
+    expect(messages.at(-1)!.history_only).toBeUndefined();
+    expect(
+      messages
+        .filter((m) => (m.seq as number) < (summary.seq as number))
+        .every((m) => m.history_only),
+    ).toBe(true);
+    store.close();
+  });
 });

@@ -12,7 +12,8 @@
  *   command the person ran with `!`), `custom`, `branchSummary`, `compactionSummary` → the
  *   user message Pi puts in the model's context for them.
  * - `model_change` → the model (the first one titles the row); `session_info.name` → the
- *   title; `compaction` / `branch_summary` → the summary as the user message Pi sends;
+ *   title; `compaction` → the agent's own compaction record (its summary the new context,
+ *   `tokensBefore` the agent's count); `branch_summary` → the summary as the user message Pi sends;
  *   `custom_message` → a user message; `thinking_level_change`, `label`, `custom` →
  *   settings and extension state, counted as ignored.
  */
@@ -21,6 +22,7 @@ import type { ToolCall } from '../../shared/task-types';
 import type { AgentId } from './session-format';
 import type { JsonlSessionAgent, LineEvent } from './jsonl-session';
 import { jsonlSessionFormat } from './jsonl-session';
+import type { CompactionInput } from './agent-compaction';
 import { realRequest } from './session-meta';
 import { REASONING_NAME } from './types';
 import { argumentsString, asNumber, asString, contentText, isRecord } from './text';
@@ -75,6 +77,7 @@ function piLine(value: unknown, lineNo: number): LineEvent[] {
         : [{ kind: 'ignore', key, what: 'pi session_info' }];
     }
     case 'compaction':
+      return [{ kind: 'compaction', key, compaction: piCompaction(value, at) }];
     case 'branch_summary':
       return [
         {
@@ -228,3 +231,33 @@ export const piAgentFormat = piAgent('pi');
 export const openClawAgentFormat = piAgent('openclaw');
 export const piFormat = jsonlSessionFormat(piAgentFormat);
 export const openClawFormat = jsonlSessionFormat(openClawAgentFormat);
+
+/**
+ * Pi's compaction entry: its `summary` replaces the entries before `firstKeptEntryId`, which
+ * stay in the context from there on; `tokensBefore` is Pi's count of the context it compacted.
+ */
+function piCompaction(value: Record<string, unknown>, at: { timestamp?: string }): CompactionInput {
+  const summary = asString(value.summary) ?? '';
+  const kept = asString(value.firstKeptEntryId);
+  const notes = [
+    ...(summary.trim() === '' ? ['Pi recorded no summary for this compaction'] : []),
+    ...(kept !== undefined
+      ? [
+          `Pi kept the entries from ${kept} on beside the summary; they are shown before it, as history`,
+        ]
+      : []),
+  ];
+  return {
+    strategy: 'pi-compact',
+    summary,
+    messages: [{ role: 'user', content: summary, kind: 'summary', ...at }],
+    ...(at.timestamp !== undefined && { at: at.timestamp }),
+    ...(typeof value.tokensBefore === 'number' && { agentTokensBefore: value.tokensBefore }),
+    extra: {
+      source_format: 'pi',
+      ...(kept !== undefined && { first_kept_entry_id: kept }),
+      ...(value.fromHook === true && { from_hook: true }),
+      ...(notes.length > 0 && { note: notes.join('; ') }),
+    },
+  };
+}

@@ -50,7 +50,8 @@ describe('Qwen Code chats', () => {
       'assistant',
       'tool',
       'assistant',
-      'user', // the compression summary
+      'user', // the compression: its summary
+      'assistant', // and the model's acknowledgement, the new context
       'user',
       'assistant',
     ]);
@@ -68,7 +69,22 @@ describe('Qwen Code chats', () => {
       git_branch: 'main',
       llm_call_count: 6,
       cache_read_tokens: 8960 + 9280 + 9600 + 9760,
+      total_summaries: 1,
     });
+    const [record] = stored(store, task!.uuid, 'summaries.jsonl');
+    expect(record).toMatchObject({
+      strategy: 'qwen-compress',
+      start_seq: 1,
+      end_seq: 12,
+      agent_compaction: true,
+      agent_tokens_before: 10053,
+      agent_tokens_after: 812,
+      created_seqs: [13, 14],
+      plan: [{ seq: 13 }, { seq: 14 }],
+    });
+    expect(String(record!.summary)).toMatch(/^<state_snapshot>/);
+    expect(messages.slice(0, 12).every((m) => m.history_only === true)).toBe(true);
+    expect(messages[12]).toMatchObject({ kind: 'summary' });
     store.close();
   });
 });

@@ -13,14 +13,17 @@
  *   `functionCall` parts are tool calls.
  * - `tool_result` → one tool message per `functionResponse` part (its `response.output`,
  *   else `response.error`; an error, or `toolCallResult.status` error, fails the call).
- * - `system`: `custom_title` → the title (the last one wins); `chat_compression` → the summary
- *   the model continues from (the first entry of `compressedHistory`) as a user message;
+ * - `system`: `custom_title` → the title (the last one wins); `chat_compression` → the
+ *   agent's own compaction record, its `compressedHistory` (the summary first) the new
+ *   context and `info.originalTokenCount` the agent's count before;
  *   `slash_command`, `at_command`, `ui_telemetry` and others → UI state, counted as ignored.
  */
 import path from 'node:path';
 import type { ToolCall, TokenUsage } from '../../shared/task-types';
 import type { JsonlSessionAgent, LineEvent } from './jsonl-session';
 import { jsonlSessionFormat } from './jsonl-session';
+import type { NewMessage } from '../store/message-store';
+import type { CompactionInput } from './agent-compaction';
 import { realRequest } from './session-meta';
 import { REASONING_NAME } from './types';
 import { argumentsString, asNumber, asString, isRecord } from './text';
@@ -207,13 +210,48 @@ function qwenSystem(
     const title = asString(payload.customTitle);
     if (title !== undefined && title.trim() !== '') return { kind: 'meta', meta: { title } };
   }
-  if (subtype === 'chat_compression' && Array.isArray(payload.compressedHistory)) {
-    const first = payload.compressedHistory.find(isRecord);
-    const summary = first ? text(parts({ message: first }), false) : '';
-    if (summary.trim() !== '')
-      return { kind: 'message', key, message: { role: 'user', content: summary, ...at } };
-  }
+  if (subtype === 'chat_compression' && Array.isArray(payload.compressedHistory))
+    return { kind: 'compaction', key, compaction: qwenCompaction(payload, at) };
   return { kind: 'ignore', key, what: `qwen ${subtype}` };
+}
+
+/**
+ * Qwen Code's compression (Gemini CLI's): the history it continues from is the
+ * `<state_snapshot>` summary, the model's acknowledgement and the turns it kept.
+ */
+function qwenCompaction(
+  payload: Record<string, unknown>,
+  at: { timestamp?: string },
+): CompactionInput {
+  const history = (payload.compressedHistory as unknown[]).filter(isRecord);
+  const info = isRecord(payload.info) ? payload.info : {};
+  let summary = '';
+  const messages: NewMessage[] = history.map((entry, i) => {
+    const content = text(parts({ message: entry }), false);
+    const isSummary = i === 0 && entry.role === 'user';
+    if (isSummary) summary = content;
+    return {
+      role: entry.role === 'model' ? 'assistant' : 'user',
+      content,
+      ...(isSummary && { kind: 'summary' as const }),
+      ...at,
+    };
+  });
+  return {
+    strategy: 'qwen-compress',
+    summary,
+    messages,
+    ...(at.timestamp !== undefined && { at: at.timestamp }),
+    ...(typeof info.originalTokenCount === 'number' && {
+      agentTokensBefore: info.originalTokenCount,
+    }),
+    extra: {
+      source_format: 'qwen-code',
+      kept_messages: Math.max(0, history.length - 2),
+      ...(typeof info.newTokenCount === 'number' && { agent_tokens_after: info.newTokenCount }),
+      ...(summary.trim() === '' && { note: 'Qwen Code recorded no summary for this compression' }),
+    },
+  };
 }
 
 export const qwenCodeAgentFormat: JsonlSessionAgent = {
