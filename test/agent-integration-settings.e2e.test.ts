@@ -159,7 +159,9 @@ describe('Settings › Agent integration', () => {
     await expect
       .poll(() => claude.locator('[data-piece="hook"]').textContent(), { timeout: 30_000 })
       .toContain('Installed');
-    expect(await claude.locator('[data-piece="mcp"]').textContent()).toContain('Installed');
+    expect(await claude.locator('[data-piece="mcp"]').textContent()).toContain(
+      `Installed · calls ${path.join(REPO_ROOT, 'bin', 'cwb.js')}`,
+    );
 
     // The hook is in; every other key, and the other hooks, are as they were, byte for byte.
     const installed = fs.readFileSync(settings, 'utf8');

@@ -215,8 +215,12 @@ function PieceState(props: { piece: IntegrationPieceStatus; t: T }) {
   return (
     <span className="integration-state integration-installed">
       {t('installed')}
-      {piece.callsExists === false && (
+      {piece.callsExists === false ? (
         <span className="field-error"> · {t('callsMissing', { cwb: piece.calls ?? '' })}</span>
+      ) : (
+        piece.calls !== undefined && (
+          <span className="field-hint"> · {t('callsThis', { cwb: piece.calls })}</span>
+        )
       )}
     </span>
   );
