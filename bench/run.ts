@@ -30,6 +30,7 @@ import { uiGroup } from './groups/ui';
 import { liveSourcesGroup } from './groups/live-sources';
 import { sourcesSyncGroup } from './groups/sources-sync';
 import { fleetGroup, fleetLeaseGroup } from './groups/fleet';
+import { searchGroup } from './groups/search';
 
 const GROUPS: BenchGroup[] = [
   memoryGroup,
@@ -47,6 +48,7 @@ const GROUPS: BenchGroup[] = [
   liveSourcesGroup,
   sourcesSyncGroup,
   fleetLeaseGroup,
+  searchGroup,
 ];
 
 const { values } = parseArgs({

@@ -42,7 +42,10 @@ export function* readLinesSync(path: string, options: ReadLinesOptions = {}): Ge
   const fd = fs.openSync(path, 'r');
   try {
     const window = windowFor(path, fs.fstatSync(fd).size, options);
-    const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+    // A short window (one line of a large file, as a search hit reads) needs no whole chunk.
+    const buffer = Buffer.allocUnsafe(
+      Math.max(1, Math.min(CHUNK_BYTES, window.end - window.start)),
+    );
     let position = window.start;
     while (position < window.end) {
       const length = Math.min(CHUNK_BYTES, window.end - position);
