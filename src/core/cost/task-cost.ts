@@ -98,7 +98,8 @@ export function taskCost(
   };
 }
 
-function compactionModel(r: CompactionUsageRecord): string | null {
+/** The model a compaction's call ran on, when its record names one (else the task's). */
+export function compactionModel(r: CompactionUsageRecord): string | null {
   if (typeof r.model === 'string' && r.model) return r.model;
   const fromParams = r.params?.model;
   return typeof fromParams === 'string' && fromParams ? fromParams : null;

@@ -309,6 +309,41 @@ export const MIGRATIONS: readonly string[] = [
     DELETE FROM usage_hours WHERE task = old.rowid;
   END;
   `,
+  // The LLM calls of compactions (summaries.jsonl `llm_usage`: our summarizer's calls, an
+  // agent's own compaction run such as Claude Code's acompact), which a task's cost counts
+  // beside its counters (src/core/cost/task-cost.ts): usage_compactions holds them per
+  // record, at the record's hour and on its model (NULL: the task's), read by the search
+  // catch-up (message-index.ts) as it reads new messages. Its cursor is the highest record
+  // id read; a task is dirty again when its total_summaries changes, and every task with
+  // compactions already is re-read once.
+  `
+  CREATE TABLE IF NOT EXISTS usage_compactions (
+    task INTEGER NOT NULL,
+    id INTEGER NOT NULL,
+    hour TEXT NOT NULL,
+    model TEXT,
+    input_tokens INTEGER NOT NULL DEFAULT 0,
+    output_tokens INTEGER NOT NULL DEFAULT 0,
+    cache_read_tokens INTEGER NOT NULL DEFAULT 0,
+    cache_creation_tokens INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (task, id)
+  ) WITHOUT ROWID;
+  ALTER TABLE messages_search_state ADD COLUMN summaries INTEGER NOT NULL DEFAULT 0;
+  DROP TRIGGER IF EXISTS messages_search_task_grow;
+  CREATE TRIGGER messages_search_task_grow
+  AFTER UPDATE OF total_messages, total_summaries ON tasks
+  WHEN new.total_messages IS NOT old.total_messages
+    OR new.total_summaries IS NOT old.total_summaries
+  BEGIN
+    INSERT OR IGNORE INTO messages_search_dirty (task) VALUES (new.rowid);
+  END;
+  CREATE TRIGGER IF NOT EXISTS usage_compactions_task_delete AFTER DELETE ON tasks
+  BEGIN
+    DELETE FROM usage_compactions WHERE task = old.rowid;
+  END;
+  INSERT OR IGNORE INTO messages_search_dirty (task)
+    SELECT rowid FROM tasks WHERE total_summaries > 0;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -9,6 +9,9 @@ import { asMessageRecord } from '../store/message-shape';
 import { isPartial, parseEntry } from '../store/message-window';
 import { indexedText } from './message-text';
 import { addUsageHours, hourOf, type HourUsage } from '../usage/usage-hours';
+import { RecordLogReader } from '../store/record-log-reader';
+import { compactionModel, type CompactionUsageRecord } from '../cost/task-cost';
+import type { SummaryRecord } from '../../shared/task-types';
 
 /**
  * The search index over every task's messages (schema: messages_search and its state and
@@ -48,6 +51,10 @@ interface DirtyTask {
   status: TaskRow['status'];
   agent: string;
   seq: number;
+  /** The highest summaries.jsonl record id whose usage is in usage_compactions. */
+  summaries: number;
+  /** The row's count of compaction records. */
+  total_summaries: number;
 }
 
 /** How many tasks have messages not yet in the index. */
@@ -69,7 +76,8 @@ export function indexPendingMessages(
   const started = performance.now();
   const list = db.prepare(
     `SELECT d.task AS task, t.uuid AS uuid, t.status AS status, t.agent AS agent,
-       COALESCE(s.seq, 0) AS seq
+       COALESCE(s.seq, 0) AS seq, COALESCE(s.summaries, 0) AS summaries,
+       COALESCE(t.total_summaries, 0) AS total_summaries
      FROM messages_search_dirty d
      LEFT JOIN tasks t ON t.rowid = d.task
      LEFT JOIN messages_search_state s ON s.task = d.task
@@ -109,7 +117,7 @@ function indexTask(db: Db, dirOf: TaskDirOf, t: DirtyTask, stop: () => boolean):
   const file = path.join(dir, TASK_FILES.messages);
   if (!fs.existsSync(file)) {
     // Moved between status folders while we looked, or not written yet: the next call sees it.
-    settleIfCurrent(db, t.task, t.seq);
+    settleIfCurrent(db, t.task, t.seq, t.summaries);
     return 0;
   }
   let index: OffsetIndex;
@@ -134,7 +142,13 @@ function indexTask(db: Db, dirOf: TaskDirOf, t: DirtyTask, stop: () => boolean):
   } finally {
     index.close();
   }
-  settleIfCurrent(db, t.task, seq);
+  let summaries: number;
+  try {
+    summaries = indexCompactionUsage(db, t, dir);
+  } catch {
+    return indexed; // the folder moved mid-read: the next call goes on
+  }
+  settleIfCurrent(db, t.task, seq, summaries);
   return indexed;
 }
 
@@ -199,14 +213,63 @@ function writeBatch(db: Db, t: DirtyTask, from: number, batch: Batch): boolean {
   });
 }
 
-/** Clears the task's dirty mark once its row's message count is no more than what is indexed. */
-function settleIfCurrent(db: Db, task: number, seq: number): void {
+/**
+ * Records the LLM usage of the task's compactions written since the last call (their
+ * records in summaries.jsonl, undone ones included: they were paid for), each at its
+ * record's hour and on its model, as taskCost prices them. Returns the new cursor.
+ */
+function indexCompactionUsage(db: Db, t: DirtyTask, dir: string): number {
+  // Most catch-ups follow new messages of a task whose records are all read already.
+  if (t.total_summaries <= t.summaries) return t.summaries;
+  const file = path.join(dir, TASK_FILES.summaries);
+  if (!fs.existsSync(file)) return t.summaries;
+  const records = new RecordLogReader<SummaryRecord & CompactionUsageRecord>(file)
+    .list(0, Number.MAX_SAFE_INTEGER)
+    .records.filter((r) => r.id > t.summaries);
+  if (records.length === 0) return t.summaries;
+  const last = Math.max(...records.map((r) => r.id));
+  const written = writeTx(db, () => {
+    const state = db
+      .prepare('SELECT summaries FROM messages_search_state WHERE task = ?')
+      .get(t.task) as { summaries: number } | undefined;
+    if ((state?.summaries ?? 0) !== t.summaries) return false;
+    const insert = db.prepare(
+      `INSERT OR REPLACE INTO usage_compactions (task, id, hour, model, input_tokens,
+         output_tokens, cache_read_tokens, cache_creation_tokens)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    for (const r of records) {
+      const u = r.llm_usage;
+      if (!u) continue;
+      insert.run(
+        t.task,
+        r.id,
+        hourOf(r.created_at) ?? hourOf(r.timestamp) ?? '1970-01-01T00',
+        compactionModel(r),
+        u.input_tokens ?? 0,
+        u.output_tokens ?? 0,
+        u.cache_read_tokens ?? 0,
+        u.cache_creation_tokens ?? 0,
+      );
+    }
+    db.prepare(
+      `INSERT INTO messages_search_state (task, summaries) VALUES (?, ?)
+       ON CONFLICT (task) DO UPDATE SET summaries = excluded.summaries`,
+    ).run(t.task, last);
+    return true;
+  });
+  return written ? last : t.summaries;
+}
+
+/** Clears the task's dirty mark once its row's counts are no more than what is indexed. */
+function settleIfCurrent(db: Db, task: number, seq: number, summaries: number): void {
   writeTx(db, () =>
     db
       .prepare(
-        `DELETE FROM messages_search_dirty WHERE task = ?
-         AND COALESCE((SELECT total_messages FROM tasks WHERE rowid = ?), 0) <= ?`,
+        `DELETE FROM messages_search_dirty WHERE task = @task
+         AND COALESCE((SELECT total_messages FROM tasks WHERE rowid = @task), 0) <= @seq
+         AND COALESCE((SELECT total_summaries FROM tasks WHERE rowid = @task), 0) <= @summaries`,
       )
-      .run(task, task, seq),
+      .run({ task, seq, summaries }),
   );
 }

@@ -122,6 +122,29 @@ describe('search across sessions', () => {
     expect(() => search('NEAR(a b) OR "x')).not.toThrow();
   });
 
+  it('finds an exact match behind many candidates that fail the check', async () => {
+    // Newer tasks hold the path's words in another case: the index offers them first, the
+    // exact check turns them down, and the search asks for more until it reaches the match.
+    const older = store.createTask({ title: 'exact older' });
+    older.addMessage({ role: 'user', content: 'open qwzkx/Store-Path.ts please' });
+    await older.complete();
+    for (let t = 0; t < 3; t++) {
+      const newer = store.createTask({ title: `exact newer ${t}` });
+      for (let i = 0; i < 40; i++)
+        newer.addMessage({ role: 'tool', content: `line ${i}: QWZKX/store-path.ts` });
+      await newer.complete();
+    }
+    indexPendingMessages(store.db, dirOf);
+    const found = searchSessions(store.db, dirOf, {
+      query: 'qwzkx/Store-Path.ts',
+      exact: true,
+      limit: 2,
+    });
+    expect(found.hits.map((h) => [h.uuid, h.seq])).toEqual([[older.uuid, 1]]);
+    expect(found.more).toBe(false);
+    expect(search('qwzkx/store-path.ts', { limit: 200 }).hits).toHaveLength(121);
+  });
+
   it('keeps the index current when a task grows and drops a deleted task', () => {
     const row = store.listTasks({ limit: 1 }).rows[0]!;
     const task = store.openForMaintenance(row.uuid);

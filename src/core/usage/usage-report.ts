@@ -35,6 +35,13 @@ interface Piece {
   task: TaskFacts;
   hour: string;
   tokens: UsageTokens;
+  /** The model it ran on when not the task's (a compaction's own call on another model). */
+  model?: string | null;
+}
+
+/** The model a piece is priced and grouped on. */
+function modelOf(p: Piece): string | null {
+  return p.model === undefined || p.model === null ? p.task.model : p.model;
 }
 
 /**
@@ -59,7 +66,7 @@ export function usageReport(db: Db, book: PriceBook, o: Options): UsageReport {
       case 'month':
         return localDayOf(p.hour, timeZone).slice(0, 7);
       case 'model':
-        return p.task.model || '(none)';
+        return modelOf(p) || '(none)';
       case 'agent':
         return agentName(p.task.agent);
       case 'repo':
@@ -68,7 +75,7 @@ export function usageReport(db: Db, book: PriceBook, o: Options): UsageReport {
   };
   const rows = new Map<string, Acc>();
   const total = new Acc('');
-  const perTask = new Map<number, { task: TaskFacts; tokens: UsageTokens }>();
+  const perTask = new Map<number, TaskTotal>();
   for (const p of pieces) {
     const key = keyOf(p);
     let row = rows.get(key);
@@ -78,12 +85,13 @@ export function usageReport(db: Db, book: PriceBook, o: Options): UsageReport {
     total.add(p, priced);
     if (o.split)
       row.split(
-        o.split === 'model' ? p.task.model || '(none)' : agentName(p.task.agent),
+        o.split === 'model' ? modelOf(p) || '(none)' : agentName(p.task.agent),
         priced,
         p,
       );
-    const t = perTask.get(p.task.task) ?? { task: p.task, tokens: zero() };
+    const t = perTask.get(p.task.task) ?? { task: p.task, tokens: zero(), usd: 0 };
     addTokens(t.tokens, p.tokens);
+    t.usd = t.usd === null || priced.usd === null ? null : t.usd + priced.usd;
     perTask.set(p.task.task, t);
   }
   const byTime = o.by === 'day' || o.by === 'week' || o.by === 'month';
@@ -100,7 +108,7 @@ export function usageReport(db: Db, book: PriceBook, o: Options): UsageReport {
     timeZone,
     rows: sorted,
     total: totals,
-    top: topSessions(perTask, book, o.top),
+    top: topSessions(perTask, o.top),
     prices:
       book.overrides > 0 ? `${book.version} + ${book.overrides} from config.yaml` : book.version,
   };
@@ -138,9 +146,9 @@ function price(book: PriceBook, p: Piece): Priced {
       cache_read_tokens: p.tokens.cache_read,
       cache_creation_tokens: p.tokens.cache_write,
     },
-    p.task.model,
+    modelOf(p),
   );
-  const entry = cost.usd === null ? undefined : book.priceOf(p.task.model);
+  const entry = cost.usd === null ? undefined : book.priceOf(modelOf(p));
   const saved = entry ? (p.tokens.cache_read * (entry.input - entry.cache_read)) / 1_000_000 : 0;
   return { usd: cost.usd, saved };
 }
@@ -184,7 +192,8 @@ class Acc {
 /** Every task's usage as pieces by hour (agent and repository filters applied in SQL). */
 function allPieces(db: Db, o: Options): Piece[] {
   const where: string[] = [
-    '(input_tokens + output_tokens + cache_read_tokens + cache_creation_tokens) > 0',
+    `((input_tokens + output_tokens + cache_read_tokens + cache_creation_tokens) > 0
+      OR rowid IN (SELECT task FROM usage_compactions))`,
   ];
   const params: Record<string, unknown> = {};
   if (o.agent !== undefined) {
@@ -212,7 +221,42 @@ function allPieces(db: Db, o: Options): Piece[] {
     if (list) list.push(h);
     else hoursOf.set(h.task, [h]);
   }
-  return tasks.flatMap((t) => piecesOf(t, hoursOf.get(t.task) ?? []));
+  const compactionsOf = compactionPieces(db);
+  return tasks.flatMap((t) => [
+    ...piecesOf(t, hoursOf.get(t.task) ?? []),
+    ...(compactionsOf.get(t.task) ?? []).map((c) => ({ ...c, task: t })),
+  ]);
+}
+
+/**
+ * The compactions' own LLM calls by task (usage_compactions, filled by the search catch-up
+ * from summaries.jsonl): each at its record's hour and on its model, as taskCost counts
+ * them beside the task's counters.
+ */
+function compactionPieces(db: Db): Map<number, Omit<Piece, 'task'>[]> {
+  const byTask = new Map<number, Omit<Piece, 'task'>[]>();
+  const rows = db
+    .prepare(
+      `SELECT task, hour, model, input_tokens, output_tokens, cache_read_tokens,
+         cache_creation_tokens FROM usage_compactions`,
+    )
+    .iterate() as Iterable<HourUsage & { task: number; model: string | null }>;
+  for (const c of rows) {
+    const piece = {
+      hour: c.hour,
+      model: c.model,
+      tokens: {
+        input: c.input_tokens,
+        output: c.output_tokens,
+        cache_read: c.cache_read_tokens,
+        cache_write: c.cache_creation_tokens,
+      },
+    };
+    const list = byTask.get(c.task);
+    if (list) list.push(piece);
+    else byTask.set(c.task, [piece]);
+  }
+  return byTask;
 }
 
 /**
@@ -261,30 +305,22 @@ export function piecesOf(task: TaskFacts, hours: readonly HourUsage[]): Piece[] 
   return pieces;
 }
 
-function topSessions(
-  perTask: Map<number, { task: TaskFacts; tokens: UsageTokens }>,
-  book: PriceBook,
-  n: number,
-): UsageTopSession[] {
-  const all = [...perTask.values()].map(({ task, tokens }) => {
-    const cost = book.costOf(
-      {
-        input_tokens: tokens.input,
-        output_tokens: tokens.output,
-        cache_read_tokens: tokens.cache_read,
-        cache_creation_tokens: tokens.cache_write,
-      },
-      task.model,
-    );
-    return {
-      uuid: task.uuid,
-      title: task.title,
-      agent: task.agent ?? '',
-      model: task.model,
-      tokens,
-      usd: cost.usd,
-    };
-  });
+interface TaskTotal {
+  task: TaskFacts;
+  tokens: UsageTokens;
+  /** The sum of its priced pieces; null when any is on a model without a price. */
+  usd: number | null;
+}
+
+function topSessions(perTask: Map<number, TaskTotal>, n: number): UsageTopSession[] {
+  const all = [...perTask.values()].map(({ task, tokens, usd }) => ({
+    uuid: task.uuid,
+    title: task.title,
+    agent: task.agent ?? '',
+    model: task.model,
+    tokens,
+    usd,
+  }));
   return all
     .sort((a, b) => (b.usd ?? -1) - (a.usd ?? -1) || sumOf(b.tokens) - sumOf(a.tokens))
     .slice(0, n);
