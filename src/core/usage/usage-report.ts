@@ -84,11 +84,7 @@ export function usageReport(db: Db, book: PriceBook, o: Options): UsageReport {
     row.add(p, priced);
     total.add(p, priced);
     if (o.split)
-      row.split(
-        o.split === 'model' ? modelOf(p) || '(none)' : agentName(p.task.agent),
-        priced,
-        p,
-      );
+      row.split(o.split === 'model' ? modelOf(p) || '(none)' : agentName(p.task.agent), priced, p);
     const t = perTask.get(p.task.task) ?? { task: p.task, tokens: zero(), usd: 0 };
     addTokens(t.tokens, p.tokens);
     t.usd = t.usd === null || priced.usd === null ? null : t.usd + priced.usd;
