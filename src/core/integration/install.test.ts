@@ -130,6 +130,33 @@ describe.each(INTEGRATION_AGENTS)('%s, user scope', (agent) => {
   });
 });
 
+describe('a settings file that is a symbolic link (dotfiles)', () => {
+  it('is written where it points, the link kept, and restored byte for byte', () => {
+    const settings = path.join(home, '.claude', 'settings.json');
+    const kept = path.join(home, 'dotfiles', 'claude-settings.json');
+    fs.mkdirSync(path.dirname(kept), { recursive: true });
+    fs.renameSync(settings, kept);
+    fs.symlinkSync(kept, settings);
+    run('install', 'claude-code');
+    expect(fs.lstatSync(settings).isSymbolicLink()).toBe(true);
+    expect(fs.readFileSync(kept, 'utf8')).toContain(`${cwb} hook claude-code`);
+    expect(fs.readFileSync(`${kept}.cwb-backup`, 'utf8')).toBe(CLAUDE_SETTINGS);
+    run('uninstall', 'claude-code');
+    expect(fs.lstatSync(settings).isSymbolicLink()).toBe(true);
+    expect(fs.readFileSync(kept, 'utf8')).toBe(CLAUDE_SETTINGS);
+  });
+
+  it('that leads nowhere is refused with an error naming it, nothing written', () => {
+    const settings = path.join(home, '.claude', 'settings.json');
+    fs.rmSync(settings);
+    fs.symlinkSync(path.join(home, 'gone.json'), settings);
+    expect(() => run('install', 'claude-code')).toThrow(
+      /settings\.json is a symbolic link to .*gone\.json, which is not there/,
+    );
+    expect(fs.existsSync(path.join(home, 'gone.json'))).toBe(false);
+  });
+});
+
 describe('files it cannot parse', () => {
   it('are left alone, nothing else is written, and the error names the file', () => {
     const settings = path.join(home, '.claude', 'settings.json');

@@ -159,16 +159,41 @@ export function isEmptyShell(text: string): boolean {
 
 export function applyPlan(plan: IntegrationPlan): void {
   for (const change of plan.changes) {
-    if (isEmptyShell(change.after) && change.before !== null) {
+    const linked = linkTarget(change.file);
+    const file = linked ?? change.file;
+    if (isEmptyShell(change.after) && change.before !== null && !linked) {
       // A file install created and uninstall emptied: gone again, with its backup kept.
-      writeFileAtomic(`${change.file}.cwb-backup`, change.before);
-      fs.rmSync(change.file);
+      writeFileAtomic(`${file}.cwb-backup`, change.before);
+      fs.rmSync(file);
       continue;
     }
-    fs.mkdirSync(path.dirname(change.file), { recursive: true });
-    if (change.before !== null) writeFileAtomic(`${change.file}.cwb-backup`, change.before);
-    const mode = change.before !== null ? fs.statSync(change.file).mode & 0o777 : undefined;
-    writeFileAtomic(change.file, change.after, mode !== undefined ? { mode } : {});
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    if (change.before !== null) writeFileAtomic(`${file}.cwb-backup`, change.before);
+    const mode = change.before !== null ? fs.statSync(file).mode & 0o777 : undefined;
+    writeFileAtomic(file, change.after, mode !== undefined ? { mode } : {});
+  }
+}
+
+/**
+ * The file a symbolic link points to (people keep settings in a dotfiles repository and
+ * link them in): the atomic write goes there, since renaming over the link would replace
+ * the user's link by a plain file. Undefined when `file` is not a link.
+ */
+function linkTarget(file: string): string | undefined {
+  let stat: fs.Stats;
+  try {
+    stat = fs.lstatSync(file);
+  } catch {
+    return undefined;
+  }
+  if (!stat.isSymbolicLink()) return undefined;
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    throw new CwbError(
+      'bad_input',
+      `${file} is a symbolic link to ${fs.readlinkSync(file)}, which is not there; nothing was written`,
+    );
   }
 }
 
