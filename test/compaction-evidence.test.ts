@@ -8,6 +8,7 @@
  * - a summary of a summary has one ledger, with the first one's facts merged into it;
  * - odd spans (no facts, a huge output, binary, Japanese) still give a valid summary.
  */
+import { LEDGER_DEFAULTS } from '../src/core/facts/fact-ledger-budget';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ContextStore } from '../src/core/store/context-store';
@@ -104,7 +105,13 @@ describe('a model summary checked against its span', () => {
       const before = llm.chatRequests().length;
       const out = await runCompaction(task, {
         steps: buildPipeline(config, 128_000, ['summarize'], {
-          summarize: { keep_recent_messages: 2, min_to_compress: 1 },
+          // What the ledger holds beside the two kept messages; the cap on the whole new
+          // context (which would keep fewer on this short trajectory) has its own test.
+          summarize: {
+            keep_recent_messages: 2,
+            min_to_compress: 1,
+            fact_ledger: { ...LEDGER_DEFAULTS, context_share: 0 },
+          },
         }),
         reason: 'manual',
         dryRun: false,

@@ -118,6 +118,7 @@ export async function runCompaction(
       summarizer: options.summarizer,
       toolOutputs: target.toolOutputs,
       dryRun: options.dryRun,
+      tokensAtStart: tokensBefore,
       ...(options.signal && { signal: options.signal }),
     };
     const started = performance.now();

@@ -42,6 +42,11 @@ export interface StrategyContext {
   toolOutputs: ToolOutputStore;
   /** A dry run calls no LLM and writes nothing: LLM summaries are estimated. */
   dryRun: boolean;
+  /**
+   * Tokens of the context when the run began, before its first step: what a cap on the new
+   * context's share is measured against (a step sees the view the steps before it left).
+   */
+  tokensAtStart?: number;
   signal?: AbortSignal;
 }
 

@@ -1,13 +1,13 @@
 import type { LedgerBudget } from '../facts/fact-ledger-budget';
 import { ledgerPart, withFactLedger } from './summary-ledger';
 import type { MessageRole } from '../../shared/task-types';
-import type { Strategy } from './strategy';
+import type { Strategy, StrategyContext } from './strategy';
 import { triggerTokens } from './strategy';
 import { splitSystem } from './format-messages';
 import { safeCut } from './tool-pairing';
-import { createdEntry, viewTokens } from './view';
+import { createdEntry, viewTokens, type ViewEntry } from './view';
 import { SUMMARY_PROMPT_EN, SUMMARY_PROMPT_JA } from '../config/summary-prompt';
-import { japaneseRatio } from '../tokens/estimate';
+import { estimateTokens, japaneseRatio } from '../tokens/estimate';
 
 export interface SummarizeParams {
   /** seed 000 keep_recent_messages (default 5). */
@@ -41,7 +41,13 @@ export const summarize: Strategy<SummarizeParams> = {
 
   async run(ctx, params) {
     const { system, rest } = splitSystem(ctx.view);
-    const cut = safeCut(rest, rest.length - params.keep_recent_messages);
+    const cap = contextCap(ctx, params.fact_ledger);
+    const configured = safeCut(rest, rest.length - params.keep_recent_messages);
+    // Too short as configured stays too short: the cap only ever keeps fewer messages.
+    const cut =
+      configured < params.min_to_compress || configured === 0
+        ? configured
+        : keptCut(rest, params.keep_recent_messages, cap && cap - viewTokens(system));
     const toSummarize = rest.slice(0, cut);
     if (toSummarize.length === 0 || toSummarize.length < params.min_to_compress) {
       return {
@@ -69,7 +75,14 @@ export const summarize: Strategy<SummarizeParams> = {
       if (!summary) return { applied: false, reason: 'the summarizer returned an empty summary' };
     }
     const placeholder = summary;
-    summary = withFactLedger(summary, toSummarize, later, params.fact_ledger);
+    const ledger =
+      cap === undefined
+        ? params.fact_ledger
+        : ledgerWithin(
+            params.fact_ledger,
+            cap - viewTokens([...system, ...later]) - estimateTokens(summary),
+          );
+    summary = withFactLedger(summary, toSummarize, later, ledger);
     const entry = createdEntry({ role: params.summary_role, content: summary }, 'summary');
     if (estimated) {
       entry.tokens = Math.ceil(viewTokens(toSummarize) * 0.35) + ledgerPart(summary, placeholder);
@@ -77,6 +90,31 @@ export const summarize: Strategy<SummarizeParams> = {
     return { applied: true, view: [...system, entry, ...rest.slice(cut)], summary, estimated };
   },
 };
+
+/** Tokens the new context may take (`context_share` of the context the run began with). */
+function contextCap(ctx: StrategyContext, budget: LedgerBudget): number | undefined {
+  const share = budget.context_share ?? 0;
+  if (share <= 0) return undefined;
+  return Math.floor(share * (ctx.tokensAtStart ?? viewTokens(ctx.view)));
+}
+
+/**
+ * Where the newest messages kept verbatim begin: `keep` of them, or fewer when they would
+ * take more than half of what the cap leaves beside the system prompt (the other half is the
+ * summary's, whose ledger keeps their facts ranked by what the agent typed).
+ */
+function keptCut(rest: readonly ViewEntry[], keep: number, room: number | undefined): number {
+  let cut = safeCut(rest, rest.length - keep);
+  if (room === undefined) return cut;
+  for (let k = keep - 1; k >= 0 && viewTokens(rest.slice(cut)) > room / 2; k--)
+    cut = safeCut(rest, rest.length - k);
+  return cut;
+}
+
+/** The ledger's budget with at most `room` tokens (never below what says anything at all). */
+function ledgerWithin(budget: LedgerBudget, room: number): LedgerBudget {
+  return { ...budget, max_tokens: Math.max(0, Math.min(budget.max_tokens, Math.floor(room))) };
+}
 
 /** The built-in prompt follows the conversation's language; a prompt the user wrote is used as is. */
 export function choosePrompt(configured: string, sample: string): string {

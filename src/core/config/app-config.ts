@@ -118,7 +118,12 @@ export const compactionConfigSchema = z.strictObject({
    * The fact ledger every summary carries (DESIGN.md §10): at most `max_tokens`, and at most
    * `share` of the tokens of the messages it replaces. max_tokens 0 turns it off.
    */
-  fact_ledger: z.strictObject({ max_tokens: wholeAtLeast(0), share: ratio }),
+  fact_ledger: z.strictObject({
+    max_tokens: wholeAtLeast(0),
+    share: ratio,
+    /** A summary step's whole new context: at most this share of the context before (0: no cap). */
+    context_share: z.number().min(0).lte(1),
+  }),
 });
 
 /** Seed 002 §1.3: full tool outputs are cached; the context gets trimmed views. */

@@ -89,7 +89,7 @@ describe('compaction and tool_output_cache: defaults', () => {
       condense: { threshold_percent: 100, keep_messages: 3, token_buffer_ratio: 0.1 },
       truncate: { fraction: 0.5 },
       observation_mask: { keep_turns: 10 },
-      fact_ledger: { max_tokens: 6000, share: 0.07 },
+      fact_ledger: { max_tokens: 6000, share: 0.07, context_share: 0.1 },
     });
     expect(config.tool_output_cache).toEqual({
       enabled: true,
@@ -153,7 +153,7 @@ describe('compaction and tool_output_cache: values', () => {
       condense: { threshold_percent: 80, keep_messages: 4, token_buffer_ratio: 0.15 },
       truncate: { fraction: 0.25 },
       observation_mask: { keep_turns: 10 },
-      fact_ledger: { max_tokens: 6000, share: 0.07 },
+      fact_ledger: { max_tokens: 6000, share: 0.07, context_share: 0.1 },
     });
     expect(config.tool_output_cache).toEqual({
       enabled: false,

@@ -63,6 +63,7 @@ compaction:
   fact_ledger:                   # paths, commands, errors, numbers, names every summary keeps
     max_tokens: 6000             # at most this many tokens (0 = no ledger)
     share: 0.07                  # and at most this share of the messages it replaces
+    context_share: 0.1           # a summary's whole new context: at most this share of the context before (0 = no cap)
 
 # Large tool outputs: kept in full on disk, cut down in the context, readable again by reference.
 tool_output_cache:

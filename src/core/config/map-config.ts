@@ -121,6 +121,7 @@ function mapCompaction(config: AppConfig, source: CompactionSource | undefined):
   const ledger = source?.fact_ledger ?? undefined;
   out.fact_ledger.max_tokens = ledger?.max_tokens ?? out.fact_ledger.max_tokens;
   out.fact_ledger.share = ledger?.share ?? out.fact_ledger.share;
+  out.fact_ledger.context_share = ledger?.context_share ?? out.fact_ledger.context_share;
 }
 
 function mapToolOutputCache(config: AppConfig, source: ToolOutputCacheSource | undefined): void {

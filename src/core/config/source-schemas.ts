@@ -344,10 +344,16 @@ const observationMaskSchema = section(
 
 /** The fact ledger of summaries (DESIGN.md §10). */
 const factLedgerSchema = section(
-  { max_tokens: wholeAtLeast(0), share: ratio() },
+  {
+    max_tokens: wholeAtLeast(0),
+    share: ratio(),
+    context_share: numeric(z.number().min(0).lte(1)),
+  },
   {
     max_tokens: 'a whole number of tokens ≥ 0 (0 = summaries carry no fact ledger)',
     share: `${RATIO_ALLOWED} (the share of the replaced messages' tokens the ledger may take)`,
+    context_share:
+      "a number from 0 to 1 (the share of the context before that a summary's whole new context may take; 0 = no cap)",
   },
 );
 

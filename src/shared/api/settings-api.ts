@@ -64,7 +64,11 @@ const condense = z.strictObject({
 });
 const truncate = z.strictObject({ fraction: z.number() });
 const observationMask = z.strictObject({ keep_turns: count });
-const factLedger = z.strictObject({ max_tokens: count, share: z.number() });
+const factLedger = z.strictObject({
+  max_tokens: count,
+  share: z.number(),
+  context_share: z.number(),
+});
 const compactionFields = {
   enabled: z.boolean(),
   auto: z.boolean(),
