@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ContextStore } from '../store/context-store';
 import { MessageStore } from '../store/message-store';
 import { startPostgres, type PostgresCluster } from '../../../test/support/postgres';
@@ -13,6 +13,10 @@ const tempDir = useTempDir();
 const claude = sourceKind('claude-code')!;
 
 let cluster: PostgresCluster | undefined;
+// Started before the tests and given long: initdb on a loaded 2-core machine takes a while.
+beforeAll(async () => {
+  cluster = await startPostgres();
+}, 300_000);
 afterAll(() => cluster?.stop());
 
 /** A user turn of a Claude Code session: one message each, written by the sync at once. */
@@ -39,10 +43,7 @@ describe.each([
   { index: 'tasks.db', url: async (): Promise<string | undefined> => undefined },
   {
     index: 'a PostgreSQL index',
-    url: async (): Promise<string | undefined> => {
-      cluster ??= await startPostgres();
-      return cluster.createDatabase();
-    },
+    url: (): Promise<string | undefined> => cluster!.createDatabase(),
   },
 ])('a source file handed from one sync to the next on $index', ({ url }) => {
   it('a sync that takes the file as soon as the last one gave it back finds its messages indexed; the task counts each line once', async () => {
@@ -109,5 +110,5 @@ describe.each([
     } finally {
       store.close();
     }
-  }, 60_000);
+  }, 300_000);
 });
