@@ -107,6 +107,40 @@ describe('syncFile', () => {
     store.close();
   });
 
+  it('reads to the end the file has once it holds it, not to the end an earlier look saw', async () => {
+    const { store, dir } = setup();
+    const file = path.join(dir, 'session.jsonl');
+    const lines = fs.readFileSync(CLAUDE, 'utf8').split('\n').filter(Boolean);
+    const third = Math.floor(lines.length / 3);
+    fs.writeFileSync(file, `${lines.slice(0, third).join('\n')}\n`);
+    expect((await syncFile(store, claude, file)).status).toBe('synced');
+    fs.appendFileSync(file, `${lines.slice(third, 2 * third).join('\n')}\n`);
+    // The look before the claim (the agent wrote the rest while this process waited for it).
+    const early = fs.statSync(file);
+    fs.appendFileSync(file, `${lines.slice(2 * third).join('\n')}\n`);
+    const realStat = fs.statSync;
+    let first = true;
+    const spy = vi.spyOn(fs, 'statSync').mockImplementation(((
+      p: fs.PathLike,
+      o?: fs.StatSyncOptions,
+    ) => {
+      if (first && p === file) {
+        first = false;
+        return early;
+      }
+      return realStat(p, o);
+    }) as typeof fs.statSync);
+    try {
+      expect((await syncFile(store, claude, file)).status).toBe('synced');
+    } finally {
+      spy.mockRestore();
+    }
+    const repo = new SyncStateRepository(store.db);
+    expect(repo.get(file)).toMatchObject({ offset: fs.statSync(file).size, pending: null });
+    expect(byTask(store)).toEqual(await oneShot(CLAUDE));
+    store.close();
+  });
+
   it('reads a file appended in pieces (cut anywhere, mid-line, mid-response) exactly as one sync of the whole', async () => {
     for (const [fixture, kind] of [
       [CLAUDE, claude],

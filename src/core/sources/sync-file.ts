@@ -203,9 +203,8 @@ export async function syncFile(
     kind.id,
     (row): (Pending & { recovering: boolean }) | undefined => {
       // Another process may have read further (or left a pending range) since the look
-      // above: before the file is taken for truncated, look again now that it is ours.
-      const end = row.pending === null ? row.offset : (JSON.parse(row.pending) as Pending).end;
-      if (!documentMode && end > size) {
+      // above: look again now that the file is ours.
+      if (!documentMode) {
         try {
           reading = open(kind, file, row.offset, options.store);
           measure();
