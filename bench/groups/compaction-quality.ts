@@ -17,6 +17,9 @@ import {
 import { count, ms, percent } from '../lib/format';
 import { AGENTS, scoreRealTranscripts, type ScoredTranscript } from '../lib/scored-transcripts';
 import { judge, row, type BenchContext, type BenchGroup, type Row } from '../lib/types';
+import { PREFIX_SHARE_GOAL, measureNeededNext, sessionFiles } from '../lib/needed-next-corpus';
+
+const COMPACTED = ['test', 'fixtures', 'real', 'claude-code-compacted'];
 
 const KEPT_GOAL = 0.85;
 const SAVED_GOAL = 0.9;
@@ -187,6 +190,58 @@ export const compactionQualityGroup: BenchGroup = {
       'Facts kept counts what the model sees without reading anything back. tool-output-trim alone scores low on it by design: the outputs it trims stay whole in tool_outputs/ behind the ref its placeholder names; summaries carry a fact ledger, and `history_recall` reads the full history.',
       `Imported in ${ms(scoring.importMs)}, scored in ${ms(scoring.evalMs)} (${count(transcripts.length)} transcripts × ${transcripts[0]?.points.length ?? 0} candidates, each an offline dry run). \`cwb eval-compaction\` prints the same figures for a user's own tasks.`,
     );
+    await neededNextRows(ctx, config, rows, notes);
     return { rows, notes };
   },
 };
+
+/**
+ * "Needed next" (FRR) on the real sessions Claude Code compacted itself: the repo's own
+ * (test/fixtures/real/claude-code-compacted), and a whole corpus when CWB_BENCH_FRR_CORPUS
+ * names a folder of sessions (the entireio/cli corpus of docs/benchmarks.md).
+ */
+async function neededNextRows(
+  ctx: BenchContext,
+  config: ReturnType<typeof parseConfigText>,
+  rows: Row[],
+  notes: string[],
+): Promise<void> {
+  const sets: [string, string][] = [
+    ['the compacted sessions of the repo', path.join(ctx.repoRoot, ...COMPACTED)],
+  ];
+  const corpus = process.env.CWB_BENCH_FRR_CORPUS;
+  if (corpus) sets.push([`the corpus in ${path.basename(corpus)}`, corpus]);
+  for (const [i, [name, dir]] of sets.entries()) {
+    const f = await measureNeededNext(sessionFiles(dir), config, path.join(ctx.tmp, `frr-${i}`));
+    const n = f.scored.length;
+    rows.push(
+      row(
+        `needed next (FRR), ${name}: median over ${n} Claude Code compactions (${f.sessions} sessions)`,
+        share(f.medianOurs),
+        `${share(f.medianAgent)} (Claude Code's own summary)`,
+        '—',
+        '≥ 95 %',
+        judge(f.medianOurs >= 0.95, `median ${share(f.medianOurs)}`),
+      ),
+      row(
+        `new context as a share of the prefix, ${name} (median; above 10 %)`,
+        `${share(f.medianShare)}; ${f.overCap} of ${n} above`,
+        '—',
+        '—',
+        `≤ ${percent(PREFIX_SHARE_GOAL)}`,
+        judge(f.overCap === 0, `${f.overCap} of ${n} above`),
+      ),
+      row(
+        `keeps fewer needed facts than Claude Code's summary, ${name}`,
+        `${f.worse} of ${n} (better in ${f.better})`,
+        '—',
+        '—',
+        '≤ 1 in 20',
+        judge(f.worse * 20 <= n, `${f.worse} of ${n}`),
+      ),
+    );
+  }
+  notes.push(
+    'Needed next (FRR): each compaction Claude Code made itself, imported and scored as `cwb eval-compaction --agent-compactions` scores it (bench/lib/needed-next-corpus.ts): the facts the agent typed after the compaction (paths, names, numbers with units, URLs, references) that the compacted prefix held, and the share of them the new context holds verbatim; the default pipeline runs offline on the same prefix. Set CWB_BENCH_FRR_CORPUS to a folder of session files to measure a corpus too.',
+  );
+}
