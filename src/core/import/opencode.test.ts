@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ContextStore } from '../store/context-store';
@@ -11,11 +12,84 @@ import type { SessionEvent } from './session-format';
 import { realFixture } from '../../../test/support/real-fixtures';
 import { opencodeDbFrom } from '../../../test/support/opencode-db';
 import { useTempDir } from '../../../test/support/temp-dir';
+import { allRecords } from '../compaction/compaction-record';
 
 const tempDir = useTempDir();
 const STORAGE = realFixture('opencode', 'storage');
 const PROJECT = '4b0ea68d7af9a6031a7ffda7ad66e0cb83315750';
 const MAIN = path.join(STORAGE, 'session', PROJECT, 'ses_53c4f1a0dffeYmQ2pL8sV1xKcN.json');
+
+const SESSION = 'ses_53c4f1a0dffeYmQ2pL8sV1xKcN';
+
+/**
+ * The fixture's storage with a compaction after its last reply, as opencode writes one
+ * (session/compaction.ts): the request (a user message with a `compaction` part), the
+ * summary (an assistant message of the compaction agent marked `summary`), opencode's
+ * "continue" prompt and the next reply.
+ */
+function storageWithCompaction(): string {
+  const root = path.join(tempDir(), 'storage');
+  fs.cpSync(STORAGE, root, { recursive: true });
+  const write = (file: string, value: object): void => {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, JSON.stringify(value, null, 2));
+  };
+  const message = (id: string, info: object, parts: object[]): void => {
+    write(path.join(root, 'message', SESSION, `${id}.json`), { id, sessionID: SESSION, ...info });
+    parts.forEach((part, i) =>
+      write(path.join(root, 'part', id, `prt_${id.slice(4)}${i}.json`), {
+        id: `prt_${id.slice(4)}${i}`,
+        sessionID: SESSION,
+        messageID: id,
+        ...part,
+      }),
+    );
+  };
+  const assistant = { role: 'assistant', modelID: 'claude-sonnet-4-5', providerID: 'anthropic' };
+  message('msg_ac3b11a08008AaBbCcDdEeFf08', { role: 'user', time: { created: 1763118100000 } }, [
+    { type: 'compaction', auto: true },
+  ]);
+  message(
+    'msg_ac3b11b09009AaBbCcDdEeFf09',
+    {
+      ...assistant,
+      parentID: 'msg_ac3b11a08008AaBbCcDdEeFf08',
+      mode: 'compaction',
+      agent: 'compaction',
+      summary: true,
+      time: { created: 1763118101000, completed: 1763118110000 },
+      tokens: { input: 30120, output: 640, reasoning: 0, cache: { read: 0, write: 0 } },
+      finish: 'stop',
+    },
+    [
+      { type: 'step-start' },
+      {
+        type: 'text',
+        text: 'Fixed the leap-year check in parseDate (src/date.ts); npm test passes. Next: the other date helpers.',
+      },
+      {
+        type: 'step-finish',
+        tokens: { input: 30120, output: 640, reasoning: 0, cache: { read: 0, write: 0 } },
+      },
+    ],
+  );
+  message('msg_ac3b11c0a010AaBbCcDdEeFf10', { role: 'user', time: { created: 1763118111000 } }, [
+    { type: 'text', text: 'Continue if you have next steps', synthetic: true },
+  ]);
+  message(
+    'msg_ac3b11d0b011AaBbCcDdEeFf11',
+    { ...assistant, time: { created: 1763118112000, completed: 1763118115000 }, finish: 'stop' },
+    [
+      { type: 'step-start' },
+      { type: 'text', text: 'Nothing else is left to do.' },
+      {
+        type: 'step-finish',
+        tokens: { input: 900, output: 12, reasoning: 0, cache: { read: 0, write: 0 } },
+      },
+    ],
+  );
+  return path.join(root, 'session', PROJECT, `${SESSION}.json`);
+}
 
 const messages = (events: SessionEvent[]) =>
   events.flatMap((e) => (e.kind === 'message' ? [e] : []));
@@ -107,6 +181,47 @@ describe('opencode sessions', () => {
       expect(result.skipped.map((s) => s.error)).toEqual([
         expect.stringContaining('the model call failed (APIError: Overloaded)'),
       ]);
+    } finally {
+      store.close();
+    }
+  });
+
+  it("a compaction is the agent's own record: its summary the new context, its call on the record", async () => {
+    const store = ContextStore.open(tempDir());
+    try {
+      const result = await importFile(store, storageWithCompaction());
+      const row = store.requireTask(result.tasks.find((t) => t.title?.startsWith('Fix'))!.uuid);
+      const [record, ...more] = allRecords(store.taskPath(row));
+      expect(more).toEqual([]);
+      const task = store.readTask(row.uuid);
+      const all = task.messages(1, 1000).messages;
+      const summary = all.find((m) => m.kind === 'summary')!;
+      expect(summary).toMatchObject({
+        role: 'assistant',
+        content: expect.stringContaining('parseDate'),
+      });
+      expect(record).toMatchObject({
+        strategy: 'opencode-compact',
+        start_seq: 1,
+        end_seq: summary.seq - 1,
+        // The session's own time (the summary's), not the import's.
+        timestamp: '2025-11-14T11:01:41.000Z',
+        agent_compaction: true,
+        trigger: 'auto',
+        // The last reply before it was given 11,600 + 21,540 + 1,200 tokens.
+        agent_tokens_before: 34340,
+        model: 'claude-sonnet-4-5',
+        llm_usage: { input_tokens: 30120, output_tokens: 640 },
+        plan: [{ seq: summary.seq }],
+        created_seqs: [summary.seq],
+      });
+      // What came before the summary left the context; the next turn follows it.
+      expect(all.filter((m) => m.seq < summary.seq).every((m) => m.history_only)).toBe(true);
+      expect(all.at(-1)).toMatchObject({
+        role: 'assistant',
+        content: 'Nothing else is left to do.',
+      });
+      expect(all.filter((m) => m.seq > summary.seq).some((m) => m.history_only)).toBe(false);
     } finally {
       store.close();
     }

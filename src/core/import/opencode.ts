@@ -14,12 +14,19 @@
  *   one tool message per tool part that has a result (`completed` output, `error` text). A
  *   call still `pending`/`running` has no result yet.
  * - snapshot, patch, retry and agent parts are bookkeeping of the TUI: counted as ignored.
+ * - compaction (session/compaction.ts): a user message with a `compaction` part asks for it;
+ *   the reply is an assistant message marked `summary` whose text the model continues from,
+ *   everything before the request dropping out of its context (message-v2's
+ *   filterCompacted). That reply is the agent's own compaction record (agent-compaction.ts):
+ *   its text the new context, its model call and usage on the record, the tokens of the last
+ *   reply before it the agent's own count of what it compacted.
  *
  * Keys: `opencode:<message id>` for a user message and a step without a `step-start`,
  * `opencode:<step-start part id>` for a step, `…/reasoning` for its reasoning,
  * `opencode:<tool part id>` for a result: ids opencode never reuses.
  */
 import type { TokenUsage, ToolCall } from '../../shared/task-types';
+import type { CompactionInput } from './agent-compaction';
 import type { AgentId, SessionEvent, SessionMessage, SessionMeta } from './session-format';
 import { REASONING_NAME } from './types';
 import { argumentsString, asNumber, asString, isRecord, normalizeTimestamp } from './text';
@@ -89,14 +96,21 @@ export function* opencodeEvents(
   final = true,
 ): Generator<SessionEvent> {
   yield { kind: 'session', key: session.id, meta: opencodeSessionMeta(agent, session, messages) };
+  const requests = compactionRequests(messages);
+  let lastContext: number | undefined;
   for (const [i, m] of messages.entries()) {
     const role = m.info.role;
     if (role === 'user') {
       // Its parts are written one by one: complete once the reply to it has started.
       if (!final && i === messages.length - 1) continue;
       yield* userMessage(m, i);
-    } else if (role === 'assistant') yield* assistantMessage(m, i, final);
-    else
+    } else if (role === 'assistant' && m.info.summary === true) {
+      const request = requests.get(asString(m.info.parentID) ?? '');
+      yield* compactionSummary(agent, m, final, { request, tokensBefore: lastContext });
+    } else if (role === 'assistant') {
+      lastContext = contextTokens(m.info.tokens) ?? lastContext;
+      yield* assistantMessage(m, i, final);
+    } else
       yield {
         kind: 'skip',
         key: `opencode:${m.id}`,
@@ -104,6 +118,92 @@ export function* opencodeEvents(
         reason: `unknown role ${JSON.stringify(role)}`,
       };
   }
+}
+
+/** The user messages asking for a compaction, by id: whether opencode asked by itself. */
+function compactionRequests(messages: readonly OpencodeMessage[]): Map<string, boolean> {
+  const requests = new Map<string, boolean>();
+  for (const m of messages) {
+    const part = m.parts.find((p) => p.type === 'compaction');
+    if (m.info.role === 'user' && part) requests.set(m.id, part.auto === true);
+  }
+  return requests;
+}
+
+/** The context a reply was given: its input tokens, cached ones included (as opencode counts). */
+function contextTokens(tokens: unknown): number | undefined {
+  if (!isRecord(tokens)) return undefined;
+  const cache = isRecord(tokens.cache) ? tokens.cache : {};
+  const n = asNumber(tokens.input) + asNumber(cache.read) + asNumber(cache.write);
+  return n > 0 ? n : undefined;
+}
+
+function* compactionSummary(
+  agent: AgentId,
+  m: OpencodeMessage,
+  final: boolean,
+  context: { request: boolean | undefined; tokensBefore: number | undefined },
+): Generator<SessionEvent> {
+  const key = `opencode:${m.id}`;
+  const completed = isRecord(m.info.time) && m.info.time.completed !== undefined;
+  // Its text grows in place until it is done.
+  if (!final && !completed && m.info.error === undefined) return;
+  const texts: string[] = [];
+  for (const part of m.parts) {
+    if (part.type === 'text' && part.ignored !== true && typeof part.text === 'string')
+      texts.push(part.text);
+    else
+      yield {
+        kind: 'ignore',
+        key: partKey(part),
+        what: `opencode summary ${String(part.type)} part`,
+      };
+  }
+  const summary = texts.join('\n\n').trim();
+  if (summary === '' && m.info.error !== undefined) {
+    yield {
+      kind: 'skip',
+      key,
+      where: `message ${m.id}`,
+      reason: 'a compaction whose model call failed',
+    };
+    return;
+  }
+  yield { kind: 'compaction', key, compaction: opencodeCompaction(agent, m, summary, context) };
+}
+
+function opencodeCompaction(
+  agent: AgentId,
+  m: OpencodeMessage,
+  summary: string,
+  context: { request: boolean | undefined; tokensBefore: number | undefined },
+): CompactionInput {
+  const at = timeOf(m.info);
+  const usage = usageOf(m.info.tokens);
+  const model = asString(m.info.modelID) ?? modelOf(m.info.model);
+  return {
+    strategy: `${agent}-compact`,
+    summary,
+    messages:
+      summary === '' ? [] : [{ role: 'assistant', content: summary, kind: 'summary', ...at }],
+    ...(at.timestamp !== undefined && { at: at.timestamp }),
+    ...(context.tokensBefore !== undefined && { agentTokensBefore: context.tokensBefore }),
+    ...(usage && {
+      llmUsage: {
+        input_tokens: usage.input_tokens ?? 0,
+        output_tokens: usage.output_tokens ?? 0,
+        cache_read_tokens: usage.cache_read_tokens ?? 0,
+        cache_creation_tokens: usage.cache_creation_tokens ?? 0,
+        total_tokens: usage.total_tokens ?? 0,
+      },
+    }),
+    ...(model !== undefined && { model }),
+    extra: {
+      source_format: agent,
+      ...(context.request !== undefined && { trigger: context.request ? 'auto' : 'manual' }),
+      ...(summary === '' && { note: 'the file holds no summary text for this compaction' }),
+    },
+  };
 }
 
 function modelOf(model: unknown): string | undefined {
