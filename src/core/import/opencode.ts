@@ -132,9 +132,8 @@ function compactionRequests(messages: readonly OpencodeMessage[]): Map<string, b
 
 /** The context a reply was given: its input tokens, cached ones included (as opencode counts). */
 function contextTokens(tokens: unknown): number | undefined {
-  if (!isRecord(tokens)) return undefined;
-  const cache = isRecord(tokens.cache) ? tokens.cache : {};
-  const n = asNumber(tokens.input) + asNumber(cache.read) + asNumber(cache.write);
+  const u = usageOf(tokens);
+  const n = (u?.input_tokens ?? 0) + (u?.cache_read_tokens ?? 0) + (u?.cache_creation_tokens ?? 0);
   return n > 0 ? n : undefined;
 }
 

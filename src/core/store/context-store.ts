@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { TaskKey, TaskRow, TaskStatus } from '../../shared/task-types';
 import type { Db } from '../db/open-database';
-import type { FinalStats, TaskIndex, TaskQuery } from '../db/task-index';
+import type { FinalStats, NewTaskRow, TaskIndex, TaskQuery } from '../db/task-index';
 import { TaskRepository } from '../db/task-repository';
 import { PgTaskRepository } from '../db/pg-task-repository';
 import { openSourcesDb } from '../db/sources-db';
@@ -219,21 +219,7 @@ export class ContextStore implements TaskHost {
     this.repo.write(() => {
       if (this.repo.get(uuid))
         throw new CwbError('conflict', `a task with id ${uuid} exists already`);
-      this.repo.insert({
-        uuid,
-        key,
-        title: input.title ?? null,
-        prompt: input.prompt ?? null,
-        workdir: input.workdir ?? null,
-        parent_uuid: input.parent_uuid ?? null,
-        llm_provider: input.llm_provider ?? null,
-        model: input.model ?? null,
-        context_length: input.context_length ?? null,
-        process_id: processId,
-        hostname: this.host,
-        metadata: input.metadata,
-        created_at: createdAt,
-      });
+      this.repo.insert(this.newTaskRow(input, uuid, key, createdAt, processId));
       fs.mkdirSync(dir);
       writeMetadata(
         dir,
@@ -268,21 +254,8 @@ export class ContextStore implements TaskHost {
     this.repo.write(() => {
       if (this.repo.get(uuid))
         throw new CwbError('conflict', `a task with id ${uuid} exists already`);
-      const row = {
-        uuid,
-        key,
-        title: input.title ?? null,
-        prompt: input.prompt ?? null,
-        workdir: input.workdir ?? null,
-        parent_uuid: input.parent_uuid ?? null,
-        llm_provider: input.llm_provider ?? null,
-        model: input.model ?? null,
-        context_length: input.context_length ?? null,
-        metadata: input.metadata,
-        created_at: createdAt,
-      };
       // As a task made running and then completed: started and completed now, no process.
-      this.repo.insert({ ...row, process_id: process.pid, hostname: this.host });
+      this.repo.insert(this.newTaskRow(input, uuid, key, createdAt, process.pid));
       this.repo.setStatus(uuid, 'completed', { process_id: null, hostname: null });
       fs.mkdirSync(dir);
       const metadata = buildMetadata({
@@ -297,6 +270,31 @@ export class ContextStore implements TaskHost {
       else writeNewMetadata(dir, metadata);
     });
     return this.manager(uuid, dir, { lazyRecords: true });
+  }
+
+  /** The tasks.db row of a new task, owned by process `processId` of this host. */
+  private newTaskRow(
+    input: CreateTaskInput,
+    uuid: string,
+    key: TaskKey,
+    createdAt: string,
+    processId: number,
+  ): NewTaskRow {
+    return {
+      uuid,
+      key,
+      title: input.title ?? null,
+      prompt: input.prompt ?? null,
+      workdir: input.workdir ?? null,
+      parent_uuid: input.parent_uuid ?? null,
+      llm_provider: input.llm_provider ?? null,
+      model: input.model ?? null,
+      context_length: input.context_length ?? null,
+      process_id: processId,
+      hostname: this.host,
+      metadata: input.metadata,
+      created_at: createdAt,
+    };
   }
 
   /** Opens a running task for writing, in the process that drives it. */
