@@ -88,6 +88,9 @@ describe('the task browser', () => {
     await page.locator('.chip[data-status="completed"]').click();
     await expect.poll(() => rows(page).count()).toBe(Number(failed));
     await page.locator('.chip[data-status="completed"]').click();
+    // The chips say "not busy" for a moment after the click, before the new query starts
+    // (React runs the effect that starts it a task later): the rows prove it started.
+    await expect.poll(() => rows(page).count()).toBe(total);
     await page.locator('.status-chips[aria-busy="false"]').waitFor();
     const repoOptions = await page.locator('select[name="repo"] option').allTextContents();
     expect(repoOptions.length).toBeGreaterThan(1);

@@ -22,7 +22,8 @@ export function taskPageInput(
 }
 
 export type TaskPagesState =
-  | { kind: 'loading' }
+  /** `facets`: the last query's, so the filters keep their lists (marked busy) meanwhile. */
+  | { kind: 'loading'; facets: TaskFacets | null }
   | { kind: 'error'; message: string }
   | {
       kind: 'ready';
@@ -58,7 +59,7 @@ export interface TaskPages {
  */
 export function useTaskPages(query: TaskQuery): TaskPages {
   const api = useApi();
-  const [state, setState] = useState<TaskPagesState>({ kind: 'loading' });
+  const [state, setState] = useState<TaskPagesState>({ kind: 'loading', facets: null });
   const [, setVersion] = useState(0);
   const pages = useRef(new Map<number, TaskListRow[]>());
   const inFlight = useRef(new Set<number>());
@@ -104,7 +105,7 @@ export function useTaskPages(query: TaskQuery): TaskPages {
             total: result.total,
             // Until this query's facets come, the last ones (the value lists cover every
             // task anyway) rather than none.
-            facets: prev.kind === 'ready' ? prev.facets : lastFacets.current,
+            facets: prev.kind === 'error' ? lastFacets.current : prev.facets,
             // A refresh of the same query keeps its counts current until the new ones come.
             facetsCurrent: facetsGen.current === gen,
           }));
@@ -128,7 +129,10 @@ export function useTaskPages(query: TaskQuery): TaskPages {
       inFlight.current.clear();
       if (!keepRows) {
         pages.current.clear();
-        setState({ kind: 'loading' });
+        setState((prev) => ({
+          kind: 'loading',
+          facets: prev.kind === 'error' ? lastFacets.current : prev.facets,
+        }));
       }
       // Page 0 carries the total (and brings the facets); the others only if they were on screen.
       for (const page of new Set([0, ...loaded])) fetchPage(page, gen);

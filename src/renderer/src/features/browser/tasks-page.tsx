@@ -124,7 +124,7 @@ export function TasksPage() {
   if (scope === 'messages')
     return (
       <Suspense fallback={<StatePanel tone="loading" title={t('loading')} />}>
-        <MessagesPanel ref={searchRef} facets={state.kind === 'ready' ? state.facets : null} />
+        <MessagesPanel ref={searchRef} facets={state.kind === 'error' ? null : state.facets} />
       </Suspense>
     );
   const filtered = JSON.stringify(filters) !== JSON.stringify(NO_FILTERS);
@@ -174,7 +174,7 @@ export function TasksPage() {
       <TaskFilters
         ref={searchRef}
         values={filters}
-        facets={state.kind === 'ready' ? state.facets : null}
+        facets={state.kind === 'error' ? null : state.facets}
         facetsCurrent={state.kind === 'ready' && state.facetsCurrent}
         onChange={setFilters}
         lead={<SearchScopeControl text={filters.search} />}
