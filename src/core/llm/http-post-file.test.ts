@@ -126,7 +126,7 @@ describe('postFile', () => {
     );
     expect(error).toBeInstanceOf(TransportError);
     expect(error).toMatchObject({ reason: 'timeout' });
-    expect(Date.now() - started).toBeLessThan(2000);
+    expect(Date.now() - started).toBeLessThan(10_000); // no answer ever comes
   });
 
   it('fails the body with idle_timeout when the response stalls', async () => {

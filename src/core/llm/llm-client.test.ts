@@ -577,7 +577,8 @@ describe('cancellation and timeouts', () => {
     });
     const error = await failure(call);
     expect(error.kind).toBe('cancelled');
-    expect(Date.now() - abortedAt).toBeLessThan(500);
+    // The stream would run 17 s more; the bound leaves room for a loaded machine.
+    expect(Date.now() - abortedAt).toBeLessThan(5000);
     expect(llm.chatRequests()).toHaveLength(1);
     await expectKeptUntilRelease(client, dir);
   });
@@ -596,7 +597,7 @@ describe('cancellation and timeouts', () => {
     const started = Date.now();
     const error = await failure(call);
     expect(error.kind).toBe('cancelled');
-    expect(Date.now() - started).toBeLessThan(2000);
+    expect(Date.now() - started).toBeLessThan(10_000); // the retry would wait 30 s
     expect(llm.chatRequests()).toHaveLength(1);
   });
 

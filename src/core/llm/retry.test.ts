@@ -35,6 +35,6 @@ describe('abortableSleep', () => {
     const sleeping = abortableSleep(60_000, controller.signal);
     controller.abort();
     await expect(sleeping).rejects.toMatchObject({ reason: 'cancelled' });
-    expect(Date.now() - started).toBeLessThan(1000);
+    expect(Date.now() - started).toBeLessThan(10_000); // the sleep was 60 s
   });
 });

@@ -82,6 +82,7 @@ describe('estimateTokens', () => {
     const tokens = estimateTokens(text);
     const elapsed = performance.now() - started;
     expect(tokens).toBe(Math.floor(text.length / 2));
-    expect(elapsed).toBeLessThan(1000);
+    // Not a speed measure (the bench has those): a quadratic scan would take minutes here.
+    expect(elapsed).toBeLessThan(10_000);
   });
 });
