@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from './support/run-ts';
@@ -51,16 +52,29 @@ describe('npm pack', () => {
     const code = [
       'cli.js',
       'hook.js',
+      'index.js',
+      'worker.cjs',
       ...fs.readdirSync(path.join(out, 'chunks')).map((f) => `chunks/${f}`),
     ]
       .map((f) => fs.readFileSync(path.join(out, f), 'utf8'))
       .join('\n');
     const imported = new Set(
-      [...code.matchAll(/(?:from |import\()"([^".][^"]*)"/g)]
+      [...code.matchAll(/(?:from |import\(|require\()"([^".][^"]*)"/g)]
         .map((m) => m[1]!)
-        .filter((s) => !s.startsWith('node:'))
+        // Node's own modules (a bundled library may spell them without node:) and Electron,
+        // which the desktop app runs in, come with the runtime.
+        .filter((s) => !s.startsWith('node:') && !builtinModules.includes(s) && s !== 'electron')
         .map((s) => (s.startsWith('@') ? s.split('/').slice(0, 2).join('/') : s.split('/')[0]!)),
     );
     expect([...imported].filter((name) => !manifest.dependencies[name])).toEqual([]);
+    // And no dependency is there for nothing: the UI's libraries are bundled into
+    // out/renderer at build time, so a global install need not fetch them (pg is resolved
+    // by path for its worker thread: pg-sync-client.ts).
+    const loadedByPath = new Set(['pg']);
+    expect(
+      Object.keys(manifest.dependencies).filter(
+        (name) => !imported.has(name) && !loadedByPath.has(name),
+      ),
+    ).toEqual([]);
   });
 });
