@@ -19,16 +19,20 @@ function stored(store: ContextStore, uuid: string, name: string): Record<string,
 }
 
 describe('GitHub Copilot CLI sessions', () => {
-  it('import every message and tool result of the main agent; sub-agent events are counted under their task call', async () => {
+  it('import every message and tool result of the main agent; its sub-agent is a task of its own', async () => {
     const store = ContextStore.open(path.join(tempDir(), 'store'));
     const result = await importFile(store, FILE);
     expect(result.format).toBe('copilot-cli');
     expect(result.skipped).toEqual([]);
-    expect(result.ignored).toMatchObject({
-      'copilot sub-agent event': 3,
+    expect(result.ignored).toEqual({
       'copilot subagent.started': 1,
+      'copilot subagent.completed': 1,
       'copilot tool.execution_start': 6,
+      'copilot assistant.turn_start': 3,
+      'copilot assistant.turn_end': 3,
+      'copilot session.compaction_start': 1,
     });
+    expect(result.tasks).toHaveLength(2);
     const [task] = result.tasks;
     const messages = stored(store, task!.uuid, 'messages.jsonl');
     const roles = messages.map((m) => `${m.role}${m.name === 'reasoning' ? ':reasoning' : ''}`);
@@ -58,6 +62,39 @@ describe('GitHub Copilot CLI sessions', () => {
       output_tokens: 681,
       input_tokens: 61880 + 4900,
       cache_read_tokens: 48200,
+    });
+    store.close();
+  });
+
+  it('a sub-agent is a task under the session: asked by the task call, its own calls and replies', async () => {
+    const store = ContextStore.open(path.join(tempDir(), 'store'));
+    const [main, sub] = (await importFile(store, FILE)).tasks;
+    const row = store.requireTask(sub!.uuid);
+    expect(row).toMatchObject({
+      parent_uuid: main!.uuid,
+      task_type: 'subagent',
+      task_id: '7c1e4a52-93d0-4b8e-a1f6-2d5c8e0b9f31',
+      title: 'Subagent: Find money rounding',
+      model: 'claude-haiku-4.5',
+      workdir: '/home/dev/src/invoice-tool',
+      git_branch: 'fix-rounding',
+      llm_call_count: 2,
+      output_tokens: 31 + 40,
+    });
+    const messages = stored(store, sub!.uuid, 'messages.jsonl');
+    expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+    expect(messages[0]).toMatchObject({
+      content: expect.stringMatching(/^List every place in src\/ that rounds currency/),
+      timestamp: '2026-10-14T08:14:26.200Z',
+    });
+    expect(messages[3]!.content).toMatch(/^Two places round/);
+    const tools = stored(store, sub!.uuid, 'tools.jsonl');
+    expect(tools).toMatchObject([{ tool: 'grep', tool_call_id: 'toolu_S1', status: 'success' }]);
+    // The session's task call holds the sub-agent's answer, as before.
+    const mainTools = stored(store, main!.uuid, 'tools.jsonl');
+    expect(mainTools.find((t) => t.tool_call_id === 'toolu_02A')).toMatchObject({
+      tool: 'task',
+      status: 'success',
     });
     store.close();
   });

@@ -18,10 +18,16 @@
  *   `compactionTokensUsed` the compaction's own model call; a failed one is ignored.
  * - `session.shutdown`: `modelMetrics` → the input and cache tokens of that run (output is
  *   counted per message).
- * - Events of a sub-agent (`agentId`, or `parentToolCallId` on the data) belong to the
- *   `task` call that started it, whose result holds the sub-agent's answer: counted as
- *   ignored. Every other event type (turn boundaries, hooks, permissions, plan and mode
- *   changes, notices) is UI state, counted as ignored by type.
+ * - A sub-agent runs inside the session and writes its events into the same file: those
+ *   carrying its `agentId` (the SDK's "sub-agent instance identifier"), or the deprecated
+ *   `parentToolCallId` on the data. They form a thread of their own (a sub-agent task
+ *   under the session's, as Claude Code's sidechains), keyed by the tool call that
+ *   started it (`subagent.started` names it, `toolCallId`, and the agent's `agentId`).
+ *   The thread opens with what it was asked: the `prompt` of that call (the `task` tool's
+ *   arguments), titled by the call's `description`. The call's result in the session is
+ *   the sub-agent's answer. `subagent.started` / `completed` / `failed` are bookkeeping of
+ *   the session, counted as ignored by type like every other event type the model never
+ *   reads (turn boundaries, hooks, permissions, plan and mode changes, notices).
  */
 import path from 'node:path';
 import type { ToolCall } from '../../shared/task-types';
@@ -32,10 +38,29 @@ import { realRequest } from './session-meta';
 import { REASONING_NAME } from './types';
 import { argumentsString, asNumber, asString, contentText, isRecord } from './text';
 
+/** A call of the session that may start a sub-agent: what it asked (kept until answered). */
+interface AskedCall {
+  description?: string;
+  prompt?: string;
+}
+
 interface CopilotState {
   /** An `assistant.reasoning` event was read since the last reply (its text not repeated). */
   reasoned?: boolean;
+  /** Per thread (sub-agents by key): the same, each thread reasons on its own. */
+  reasonedIn?: string[];
+  /** The session's calls that carry a `prompt` (a `task` call), by tool call id. */
+  asked?: Record<string, AskedCall>;
+  /** Sub-agent instance id → the tool call that started it. */
+  agents?: Record<string, string>;
+  /** Sub-agents running, by the tool call that started them: their start time. */
+  started?: Record<string, string>;
+  /** The tool calls whose sub-agent's thread began (its prompt written). */
+  opened?: string[];
 }
+
+/** The thread key of the sub-agent started by a tool call. */
+const subagentThread = (toolCallId: string): string => `subagent:${toolCallId}`;
 
 function copilotLine(value: unknown, lineNo: number, state: CopilotState): LineEvent[] {
   const key = `L${lineNo}`;
@@ -43,11 +68,108 @@ function copilotLine(value: unknown, lineNo: number, state: CopilotState): LineE
   if (!isRecord(value) || typeof value.type !== 'string')
     return [{ kind: 'skip', key, where, reason: 'not a session event' }];
   const data = isRecord(value.data) ? value.data : {};
+  if (value.type.startsWith('subagent.')) return [subagentEvent(value, data, key, state)];
+  const call = subagentOf(value, data, state);
+  if (call === undefined) return sessionLine(value, data, key, state);
+  const thread = subagentThread(call);
+  const events: LineEvent[] = [];
+  if (state.opened?.includes(call) !== true) events.push(...openThread(call, value, key, state));
+  const reasoned = state.reasonedIn?.includes(thread) === true;
+  const own: CopilotState = { reasoned };
+  for (const e of sessionLine(value, data, key, own))
+    events.push(e.kind === 'skip' || e.kind === 'ignore' ? e : { ...e, thread });
+  const others = (state.reasonedIn ?? []).filter((t) => t !== thread);
+  state.reasonedIn = own.reasoned === true ? [...others, thread] : others;
+  return events;
+}
+
+/** The tool call whose sub-agent wrote this event, if a sub-agent did. */
+function subagentOf(
+  value: Record<string, unknown>,
+  data: Record<string, unknown>,
+  state: CopilotState,
+): string | undefined {
+  const agentId = asString(value.agentId);
+  const parentCall = asString(data.parentToolCallId);
+  if (parentCall !== undefined) {
+    if (agentId !== undefined) (state.agents ??= {})[agentId] = parentCall;
+    return parentCall;
+  }
+  if (agentId === undefined) return undefined;
+  const known = state.agents?.[agentId];
+  if (known !== undefined) return known;
+  // An id never named by its start: the one sub-agent running, else a thread of its own.
+  const running = Object.keys(state.started ?? {});
+  const call = running.length === 1 ? running[0]! : agentId;
+  (state.agents ??= {})[agentId] = call;
+  return call;
+}
+
+/** `subagent.*`: which agent instance runs for which call; the events themselves are ignored. */
+function subagentEvent(
+  value: Record<string, unknown>,
+  data: Record<string, unknown>,
+  key: string,
+  state: CopilotState,
+): LineEvent {
+  const call = asString(data.toolCallId);
+  const agentId = asString(value.agentId);
+  if (call !== undefined && value.type === 'subagent.started') {
+    if (agentId !== undefined) (state.agents ??= {})[agentId] = call;
+    (state.started ??= {})[call] ??= asString(value.timestamp) ?? '';
+  } else if (call !== undefined && state.started) delete state.started[call];
+  return { kind: 'ignore', key, what: `copilot ${value.type as string}` };
+}
+
+/**
+ * A sub-agent's first event: its metadata (what it was asked and by which description) and,
+ * unless the sub-agent's own events begin with it, the prompt as its first user message.
+ */
+function openThread(
+  call: string,
+  value: Record<string, unknown>,
+  key: string,
+  state: CopilotState,
+): LineEvent[] {
+  const thread = subagentThread(call);
+  const startedAt = state.started?.[call];
+  (state.opened ??= []).push(call);
+  const asked = state.asked?.[call] ?? {};
+  const events: LineEvent[] = [];
+  const request = asked.prompt !== undefined ? realRequest(asked.prompt) : undefined;
+  events.push({
+    kind: 'meta',
+    thread,
+    meta: {
+      ...(asked.description !== undefined && { description: asked.description }),
+      ...(request !== undefined && { firstRequest: request }),
+    },
+  });
+  if (asked.prompt !== undefined && value.type !== 'user.message') {
+    const timestamp = startedAt || asString(value.timestamp);
+    events.push({
+      kind: 'message',
+      key: `${key}/prompt`,
+      thread,
+      message: {
+        role: 'user',
+        content: asked.prompt,
+        ...(timestamp !== undefined && { timestamp }),
+      },
+    });
+  }
+  return events;
+}
+
+function sessionLine(
+  value: Record<string, unknown>,
+  data: Record<string, unknown>,
+  key: string,
+  state: CopilotState,
+): LineEvent[] {
   const timestamp = asString(value.timestamp);
   const at = timestamp !== undefined ? { timestamp } : {};
-  const type = value.type;
-  if (typeof value.agentId === 'string' || typeof data.parentToolCallId === 'string')
-    return [{ kind: 'ignore', key, what: 'copilot sub-agent event' }];
+  const type = value.type as string;
   switch (type) {
     case 'session.start':
     case 'session.resume':
@@ -89,8 +211,10 @@ function copilotLine(value: unknown, lineNo: number, state: CopilotState): LineE
       return [reasoning(key, asString(data.content) ?? '', at)];
     }
     case 'assistant.message':
+      rememberAsked(data, state);
       return copilotReply(data, key, at, state);
     case 'tool.execution_complete':
+      if (typeof data.toolCallId === 'string') finishAsked(data.toolCallId, state);
       return [toolResult(data, key, at)];
     case 'session.compaction_complete':
       return data.success === true
@@ -100,6 +224,35 @@ function copilotLine(value: unknown, lineNo: number, state: CopilotState): LineE
       return shutdownUsage(data, key);
     default:
       return [{ kind: 'ignore', key, what: `copilot ${type}` }];
+  }
+}
+
+/** The calls of a reply that may start a sub-agent (they carry a prompt): what they asked. */
+function rememberAsked(data: Record<string, unknown>, state: CopilotState): void {
+  const requests = Array.isArray(data.toolRequests) ? data.toolRequests.filter(isRecord) : [];
+  for (const r of requests) {
+    const args = isRecord(r.arguments) ? r.arguments : parsedArguments(r.arguments);
+    const id = asString(r.toolCallId);
+    const prompt = asString(args?.prompt);
+    if (id === undefined || prompt === undefined) continue;
+    const description = asString(args?.description);
+    (state.asked ??= {})[id] = { prompt, ...(description !== undefined && { description }) };
+  }
+}
+
+/** A call answered: its sub-agent is done, what it asked no longer needed. */
+function finishAsked(call: string, state: CopilotState): void {
+  if (state.asked) delete state.asked[call];
+  if (state.started) delete state.started[call];
+}
+
+function parsedArguments(args: unknown): Record<string, unknown> | undefined {
+  if (typeof args !== 'string') return undefined;
+  try {
+    const parsed = JSON.parse(args) as unknown;
+    return isRecord(parsed) ? parsed : undefined;
+  } catch {
+    return undefined;
   }
 }
 

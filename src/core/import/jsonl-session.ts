@@ -16,8 +16,13 @@ import { readJsonl } from '../jsonl/jsonl-reader';
 import type { AgentId, SessionEvent, SessionFormat, SessionMeta } from './session-format';
 import { isRecord } from './text';
 
-/** What one line means. `session` events are never yielded by converters. */
-export type LineEvent = Exclude<SessionEvent, { kind: 'session' }>;
+/**
+ * What one line means. `session` events are never yielded by converters. `thread`: the
+ * line belongs to a sub-agent running inside the session (Copilot CLI writes its events
+ * into the session's own file): its messages, usage and metadata go to a task of its own
+ * under the session's. Skips and ignores are the file's, never a thread's.
+ */
+export type LineEvent = Exclude<SessionEvent, { kind: 'session' }> & { thread?: string };
 
 export interface LineConverter {
   line(value: unknown, lineNo: number): LineEvent[];
@@ -61,10 +66,11 @@ export function jsonlSessionFormat(agent: JsonlSessionAgent): SessionFormat {
       for await (const raw of readJsonl(file)) {
         if (!raw.ok) continue;
         for (const e of converter.line(raw.value, raw.lineNo))
-          if (e.kind === 'meta') mergeMeta(meta, e.meta);
+          if (e.kind === 'meta' && e.thread === undefined) mergeMeta(meta, e.meta);
       }
       mergeMeta(meta, agent.metaOf?.(file) ?? {});
       yield { kind: 'session', key: path.basename(file), meta };
+      const threads = new Map<string, Partial<SessionMeta>>();
       converter = agent.converter(undefined, file);
       for await (const raw of readJsonl(file)) {
         if (!raw.ok) {
@@ -72,9 +78,50 @@ export function jsonlSessionFormat(agent: JsonlSessionAgent): SessionFormat {
           yield { kind: 'skip', key: `L${raw.lineNo}`, where, reason: raw.error };
           continue;
         }
-        for (const e of converter.line(raw.value, raw.lineNo)) if (e.kind !== 'meta') yield e;
+        for (const { thread, ...e } of converter.line(raw.value, raw.lineNo)) {
+          if (thread === undefined) {
+            if (e.kind !== 'meta') yield e;
+          } else {
+            const known = threads.get(thread) ?? {};
+            threads.set(thread, known);
+            if (e.kind === 'meta') mergeMeta(known, e.meta);
+          }
+        }
+      }
+      // Each sub-agent after the session, one more pass each (there are few): a task of its
+      // own, under the session's (session-import.ts finds it by the session id).
+      for (const [thread, known] of threads) {
+        yield {
+          kind: 'session',
+          key: `${path.basename(file)}#${thread}`,
+          meta: { ...subagentMeta(meta), ...known, agent: agent.agent },
+        };
+        converter = agent.converter(undefined, file);
+        for await (const raw of readJsonl(file)) {
+          if (!raw.ok) continue;
+          for (const e of converter.line(raw.value, raw.lineNo))
+            if (e.thread === thread && e.kind !== 'meta') yield withoutThread(e);
+        }
       }
     },
+  };
+}
+
+function withoutThread(e: LineEvent): SessionEvent {
+  const { thread: _thread, ...event } = e;
+  return event;
+}
+
+/** What a sub-agent shares with its session: where it ran, and whose it is. */
+export function subagentMeta(session: Partial<SessionMeta>): Partial<SessionMeta> {
+  return {
+    ...(session.sessionId !== undefined && {
+      sessionId: session.sessionId,
+      parentSessionId: session.sessionId,
+    }),
+    ...(session.cwd !== undefined && { cwd: session.cwd }),
+    ...(session.gitBranch !== undefined && { gitBranch: session.gitBranch }),
+    ...(session.gitRemote !== undefined && { gitRemote: session.gitRemote }),
   };
 }
 

@@ -38,6 +38,8 @@ export interface SessionMeta {
   endedAt?: string;
   /** A sub-agent's session (Gemini CLI's `kind: "subagent"` chats): its parent's session id. */
   parentSessionId?: string;
+  /** A sub-agent's task as its parent described it (Copilot CLI's `task` call): titles it. */
+  description?: string;
   /** Free-form extras kept in metadata.json's source (small values only). */
   extra?: Record<string, unknown>;
 }

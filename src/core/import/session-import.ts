@@ -77,7 +77,7 @@ export async function importSessionFile(
     // A sub-agent's session is titled as live sync titles it (source-tasks.ts).
     const title =
       meta.parentSessionId !== undefined
-        ? `Subagent: ${titleLine(meta.firstRequest) ?? meta.sessionId ?? path.basename(file)}`
+        ? `Subagent: ${meta.description ?? titleLine(meta.firstRequest) ?? meta.sessionId ?? path.basename(file)}`
         : (named ?? path.basename(file));
     const prompt = meta.firstRequest;
     open.session = await beginImport(store, {
@@ -85,6 +85,12 @@ export async function importSessionFile(
       prompt: prompt !== undefined ? clip(prompt, PROMPT_MAX_CHARS) : null,
       workdir: meta.cwd ?? null,
       model: meta.model ?? null,
+      // A sub-agent thread of this same file (Copilot CLI) hangs under its session's task.
+      parent_uuid:
+        meta.parentSessionId !== undefined
+          ? (rows.find((r) => r.task_type === '' && r.task_id === meta.parentSessionId)?.uuid ??
+            null)
+          : null,
       key: {
         task_source: meta.agent,
         task_id: meta.sessionId ?? open.key,
