@@ -56,6 +56,83 @@ export const ClaudeEntrySchema = z.looseObject({
 export type ClaudeEntry = z.infer<typeof ClaudeEntrySchema>;
 export type ClaudeUsage = z.infer<typeof ClaudeUsageSchema>;
 
+type Check = (v: unknown) => boolean;
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+const maybe =
+  (check: Check): Check =>
+  (v) =>
+    v === undefined || check(v);
+const isString: Check = (v) => typeof v === 'string';
+const isNumber: Check = (v) => typeof v === 'number' && Number.isFinite(v);
+const isBoolean: Check = (v) => typeof v === 'boolean';
+/** Every listed field of an object, as the schema above reads it, holds (no `.catch` would fire). */
+const fieldsHold =
+  (fields: Record<string, Check>): Check =>
+  (v) => {
+    if (!isObject(v)) return false;
+    for (const key in fields) if (!fields[key]!(v[key])) return false;
+    return true;
+  };
+
+const USAGE_HOLDS = fieldsHold({
+  input_tokens: maybe(isNumber),
+  output_tokens: maybe(isNumber),
+  cache_creation_input_tokens: maybe(isNumber),
+  cache_read_input_tokens: maybe(isNumber),
+});
+
+/** ClaudeEntrySchema's fields, checked by hand: the same rules for a well-formed entry. */
+const ENTRY_HOLDS = fieldsHold({
+  type: isString,
+  uuid: maybe(isString),
+  parentUuid: (v) => v === undefined || v === null || typeof v === 'string',
+  isSidechain: maybe(isBoolean),
+  agentId: maybe(isString),
+  sessionId: maybe(isString),
+  timestamp: maybe(isString),
+  cwd: maybe(isString),
+  gitBranch: maybe(isString),
+  version: maybe(isString),
+  isMeta: maybe(isBoolean),
+  isCompactSummary: maybe(isBoolean),
+  subtype: maybe(isString),
+  summary: maybe(isString),
+  leafUuid: maybe(isString),
+  requestId: maybe(isString),
+  aiTitle: maybe(isString),
+  customTitle: maybe(isString),
+  attachment: maybe(fieldsHold({ type: maybe(isString) })),
+  compactMetadata: maybe(fieldsHold({ trigger: maybe(isString), preTokens: maybe(isNumber) })),
+  message: maybe(
+    fieldsHold({
+      id: maybe(isString),
+      role: maybe(isString),
+      model: maybe(isString),
+      content: (v) => v === undefined || typeof v === 'string' || Array.isArray(v),
+      usage: maybe(USAGE_HOLDS),
+    }),
+  ),
+});
+
+/**
+ * One line of a session read as a Claude Code entry. Nearly every entry is well formed: it
+ * is checked by hand and used as it is (zod's copy of each entry was a tenth of a first
+ * sync's time, docs/benchmarks.md §14). Anything else goes through ClaudeEntrySchema, which
+ * drops odd descriptive fields and says what is wrong with a malformed entry.
+ */
+export function parseClaudeEntry(
+  value: unknown,
+): { ok: true; entry: ClaudeEntry } | { ok: false; error: string } {
+  if (ENTRY_HOLDS(value)) return { ok: true, entry: value as ClaudeEntry };
+  const parsed = ClaudeEntrySchema.safeParse(value);
+  if (parsed.success) return { ok: true, entry: parsed.data };
+  return {
+    ok: false,
+    error: `not a Claude Code entry (${parsed.error.issues[0]?.message ?? 'unexpected shape'})`,
+  };
+}
+
 /**
  * Entry types that carry conversation; everything else (snapshots, queue operations, PR
  * links, modes, the last prompt, titles, other attachments such as hook output) is counted

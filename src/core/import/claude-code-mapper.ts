@@ -1,6 +1,6 @@
 import type { ToolCall, TokenUsage } from '../../shared/task-types';
 import {
-  ClaudeEntrySchema,
+  parseClaudeEntry,
   ClaudeThreadRouter,
   MAIN_THREAD,
   blocksOf,
@@ -158,15 +158,12 @@ export class ClaudeCodeMapper implements EntryMapper {
   }
 
   line(value: unknown, lineNo: number, ref?: EntryRef): void {
-    const parsed = ClaudeEntrySchema.safeParse(value);
-    if (!parsed.success) {
-      this.sink.skip(
-        lineNo,
-        `not a Claude Code entry (${parsed.error.issues[0]?.message ?? 'unexpected shape'})`,
-      );
+    const parsed = parseClaudeEntry(value);
+    if (!parsed.ok) {
+      this.sink.skip(lineNo, parsed.error);
       return;
     }
-    this.entry(parsed.data, lineNo, ref);
+    this.entry(parsed.entry, lineNo, ref);
   }
 
   entry(entry: ClaudeEntry, lineNo: number, ref?: EntryRef): void {

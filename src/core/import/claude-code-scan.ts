@@ -2,7 +2,7 @@ import { realRequest } from './session-meta';
 import fs from 'node:fs';
 import { readJsonl } from '../jsonl/jsonl-reader';
 import {
-  ClaudeEntrySchema,
+  parseClaudeEntry,
   ClaudeThreadRouter,
   MAIN_THREAD,
   blocksOf,
@@ -73,9 +73,9 @@ export async function scanClaudeCode(file: string, maxLineBytes?: number): Promi
   const readOptions = { end: size, ...(maxLineBytes !== undefined && { maxLineBytes }) };
   for await (const line of readJsonl(file, readOptions)) {
     if (!line.ok) continue;
-    const parsed = ClaudeEntrySchema.safeParse(line.value);
-    if (!parsed.success) continue;
-    const entry = parsed.data;
+    const parsed = parseClaudeEntry(line.value);
+    if (!parsed.ok) continue;
+    const entry = parsed.entry;
     if (entry.type === 'summary' && entry.summary !== undefined) {
       if (titles.length < MAX_TITLES)
         titles.push({

@@ -28,7 +28,7 @@ import type { TaskRow } from '../../shared/task-types';
 import type { ContextStore } from '../store/context-store';
 import { readJsonl } from '../jsonl/jsonl-reader';
 import { badInput } from '../errors';
-import { ClaudeEntrySchema, MAIN_THREAD } from './claude-code-entry';
+import { MAIN_THREAD, parseClaudeEntry } from './claude-code-entry';
 import { subagentMeta } from './claude-code-files';
 import { scanClaudeCode, type ClaudeScan, type ClaudeThreadInfo } from './claude-code-scan';
 import { ClaudeCodeMapper } from './claude-code-mapper';
@@ -106,15 +106,12 @@ export async function importClaudeCode(
         report.skipLine(line.lineNo, line.error);
         continue;
       }
-      const parsed = ClaudeEntrySchema.safeParse(line.value);
-      if (!parsed.success) {
-        report.skipLine(
-          line.lineNo,
-          `not a Claude Code entry (${parsed.error.issues[0]?.message ?? 'unexpected shape'})`,
-        );
+      const parsed = parseClaudeEntry(line.value);
+      if (!parsed.ok) {
+        report.skipLine(line.lineNo, parsed.error);
         continue;
       }
-      const entry = parsed.data;
+      const entry = parsed.entry;
       const key = scan.router.route(entry, line.lineNo);
       const info = key !== undefined ? scan.threads.get(key) : undefined;
       if (key !== undefined && !info) continue; // routed differently than in the scan: cannot happen for the same bytes
