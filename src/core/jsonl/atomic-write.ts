@@ -19,19 +19,22 @@ export function writeFileAtomic(
 /**
  * writeFileAtomic for content produced piece by piece, synchronously: the pieces are never
  * joined, so a file larger than a string can hold (V8 stops at 512 MiB) can be written.
+ * `fsync: false` keeps the rename's all-or-nothing for readers and killed processes but
+ * leaves the flush to the OS, for content that can be made again (durability default).
  */
 export function writeFileAtomicChunks(
   target: string,
   chunks: Iterable<string | Buffer>,
-  options: { mode?: number } = {},
+  options: { mode?: number; fsync?: boolean } = {},
 ): void {
+  const durable = options.fsync ?? true;
   const temp = tempPathFor(target);
   try {
     // The mode is set when the temp file is created, so the file is never readable more widely.
     const fd = fs.openSync(temp, 'wx', options.mode ?? 0o666);
     try {
       for (const chunk of chunks) writeAllSync(fd, toBuffer(chunk));
-      fs.fsyncSync(fd);
+      if (durable) fs.fsyncSync(fd);
     } finally {
       fs.closeSync(fd);
     }
@@ -40,7 +43,7 @@ export function writeFileAtomicChunks(
     fs.rmSync(temp, { force: true });
     throw error;
   }
-  fsyncDirectory(path.dirname(target));
+  if (durable) fsyncDirectory(path.dirname(target));
 }
 
 /** writeFileAtomic for content produced piece by piece, so it never sits whole in memory. */

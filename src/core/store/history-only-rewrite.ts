@@ -20,7 +20,9 @@ const COPY_BYTES = 1 << 20;
  *
  * The new file replaces the old by rename; the offset index sidecar is removed first, so a
  * reader never pairs the new lines with the old offsets (it rebuilds them, as after a crash).
- * The caller reopens its handles.
+ * The caller reopens its handles. `fsync` (durability 'fsync') also flushes the new file and
+ * its folder before and after the rename; the rename alone already keeps a killed process
+ * from leaving a mix.
  */
 export function rewriteHistoryOnly(
   file: string,
@@ -28,6 +30,7 @@ export function rewriteHistoryOnly(
   indexPath: string,
   throughSeq: number,
   keep: ReadonlySet<number>,
+  options: { fsync: boolean } = { fsync: true },
 ): boolean {
   const fd = fs.openSync(file, 'r');
   let temp: string | undefined;
@@ -71,14 +74,14 @@ export function rewriteHistoryOnly(
         writeAllSync(out, FLAG);
       }
       copyTo(size);
-      fs.fsyncSync(out);
+      if (options.fsync) fs.fsyncSync(out);
     } finally {
       fs.closeSync(out);
     }
     fs.rmSync(indexPath, { force: true });
     fs.renameSync(temp, file);
     temp = undefined;
-    fsyncDirectory(path.dirname(file));
+    if (options.fsync) fsyncDirectory(path.dirname(file));
     return true;
   } finally {
     fs.closeSync(fd);

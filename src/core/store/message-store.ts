@@ -65,11 +65,13 @@ export class MessageStore {
   private currentTokens: number | undefined;
   /** Lines of current.jsonl, counted once and then kept like currentTokens (writer only). */
   private currentLines: number | undefined;
+  private readonly fsync: boolean;
 
   private constructor(
     readonly dir: string,
     options: { fsync: boolean; readonly: boolean },
   ) {
+    this.fsync = options.fsync;
     const indexPath = path.join(dir, TASK_FILES.messagesIndex);
     this.index = OffsetIndex.open(this.messagesPath, indexPath, { readonly: options.readonly });
     this.logs = options.readonly
@@ -303,20 +305,24 @@ export class MessageStore {
    * context as `cwb import` leaves them: history-only. messages.jsonl is rewritten once per
    * compaction, atomically, with the same lines and seqs plus the flag (readers that cache it
    * by inode read it again), and current.jsonl is rebuilt from the view. Repeating it (a sync
-   * redone after a kill) changes nothing more.
+   * redone after a kill) changes nothing more. Both files are flushed to disk only with
+   * durability 'fsync', as the lines appended before them are: the renames keep a killed
+   * process from leaving a mix, and the session can be read again (four fsyncs per compacted
+   * task were a tenth of a first sync, docs/benchmarks.md §14).
    */
   markHistoryOnly(throughSeq: number, keep: ReadonlySet<number>): void {
     if (!this.logs) throw new Error(`messages of ${this.dir} were opened read-only`);
     this.index.flush();
     const indexPath = path.join(this.dir, TASK_FILES.messagesIndex);
-    if (rewriteHistoryOnly(this.messagesPath, this.index, indexPath, throughSeq, keep)) {
+    const durable = { fsync: this.fsync };
+    if (rewriteHistoryOnly(this.messagesPath, this.index, indexPath, throughSeq, keep, durable)) {
       this.logs.messages.reopen();
       this.index.close();
       this.index = OffsetIndex.open(this.messagesPath, indexPath);
     }
     // Also when every line was flagged already: a try cut short may have left current.jsonl.
     const { view } = readView(this.dir);
-    writeFileAtomicChunks(this.currentPath, lineChunks(currentLines(view)));
+    writeFileAtomicChunks(this.currentPath, lineChunks(currentLines(view)), durable);
     this.currentReplaced();
   }
 
