@@ -210,4 +210,80 @@ describe('database sources (Goose, Crush, Zed)', () => {
     expect(await discoverFiles(kind, folder)).toEqual([file]);
     await expectAsImported(root, live, file, 'zed', false);
   });
+
+  it('a sub-agent’s session (Zed, Crush) hangs under its parent’s task, even when synced first', async () => {
+    const root = tempDir();
+    const live = ContextStore.open(path.join(root, 'live'));
+    // Zed: the sub-agent's thread is saved before its parent's first save.
+    const zed = sourceKind('zed')!;
+    const zedFile = path.join(
+      zed.defaultFolders({ HOME: path.join(root, 'home') })[0]!,
+      'threads.db',
+    );
+    const zedWriter = openWal(zedFile, ZED_SCHEMA);
+    const [parentThread] = zedRows();
+    const childThread = {
+      version: '0.3.0',
+      title: 'Find callers of peek',
+      updated_at: '2025-11-21T09:20:00Z',
+      subagent_context: { parent_thread_id: parentThread!.id },
+      messages: [
+        { User: { id: 'u-1', content: [{ Text: 'List the callers of Parser::peek.' }] } },
+        { Agent: { content: [{ Text: 'Two.' }], tool_results: {} } },
+      ],
+    };
+    insertRow(zedWriter, 'threads', {
+      id: 'a41c2d7e-7b3f-4f0e-8d11-5e6a9c0b2f44',
+      parent_id: parentThread!.id,
+      summary: childThread.title,
+      updated_at: childThread.updated_at,
+      created_at: '2025-11-21T09:15:00.000+00:00',
+      data_type: 'json',
+      data: Buffer.from(JSON.stringify(childThread)),
+    });
+    await syncFile(live, zed, zedFile, { quietMs: 0 });
+    insertRow(zedWriter, 'threads', parentThread!);
+    await syncFile(live, zed, zedFile, { quietMs: 0 });
+    zedWriter.close();
+    // Crush: the agent tool's session (`<message id>$$<call id>`) beside its parent's.
+    const project = path.join(root, 'api');
+    const crushFile = path.join(project, '.crush', 'crush.db');
+    const crushWriter = openWal(crushFile, CRUSH_SCHEMA);
+    const { sessions, messages } = crushRows();
+    for (const row of sessions) insertRow(crushWriter, 'sessions', row);
+    for (const row of messages) insertRow(crushWriter, 'messages', row);
+    const child = `${String(messages[5]!.id)}$$call_a3`;
+    insertRow(crushWriter, 'sessions', {
+      id: child,
+      parent_session_id: sessions[0]!.id,
+      title: 'New Agent Session',
+      updated_at: 1763650020,
+      created_at: 1763650009,
+    });
+    const prompt = [{ type: 'text', data: { text: 'Find where CI installs golangci-lint.' } }];
+    insertRow(crushWriter, 'messages', {
+      id: 'c-1',
+      session_id: child,
+      role: 'user',
+      parts: JSON.stringify(prompt),
+      created_at: 1763650010,
+      updated_at: 1763650010,
+    });
+    crushWriter.close();
+    await syncFile(live, sourceKind('crush')!, crushFile, { quietMs: 0 });
+
+    const rows = live.listTasks({ limit: 20 }).rows;
+    const byId = (id: unknown) => rows.find((r) => r.task_id === id)!;
+    expect(byId('a41c2d7e-7b3f-4f0e-8d11-5e6a9c0b2f44')).toMatchObject({
+      parent_uuid: byId(parentThread!.id).uuid,
+      task_type: 'subagent',
+      title: 'Subagent: List the callers of Parser::peek.',
+    });
+    expect(byId(child)).toMatchObject({
+      parent_uuid: byId(sessions[0]!.id).uuid,
+      task_type: 'subagent',
+      title: 'Subagent: Find where CI installs golangci-lint.',
+    });
+    live.close();
+  });
 });

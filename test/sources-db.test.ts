@@ -171,6 +171,16 @@ describe('database sources (opencode, Kilo CLI)', () => {
         '#ses_53c4f1a0dffeYmQ2pL8sV1xKcN',
       ]);
       expect(rows.every((r) => r.error === null)).toBe(true);
+      // The `task` tool's child session hangs under its parent's task, synced as imported.
+      for (const store of [live, imported]) {
+        const tasks = store.listTasks({ limit: 10 }).rows;
+        const main = tasks.find((t) => t.task_id === 'ses_53c4f1a0dffeYmQ2pL8sV1xKcN')!;
+        expect(tasks.find((t) => t.task_id === 'ses_53c4e8b21ffeT7wRj3kD9aHqZe')).toMatchObject({
+          parent_uuid: main.uuid,
+          task_type: 'subagent',
+          title: 'Subagent: Find other date helpers',
+        });
+      }
       live.close();
       imported.close();
     });

@@ -31,12 +31,13 @@ CREATE TABLE messages (
 CREATE INDEX idx_messages_session ON messages(session_id);
 `;
 
+/** After every migration of crush (commit 37f36e938): a summary's columns, the messages' provider, todos. */
 export const CRUSH_SCHEMA = `
 CREATE TABLE sessions (
   id TEXT PRIMARY KEY, parent_session_id TEXT, title TEXT NOT NULL,
   message_count INTEGER NOT NULL DEFAULT 0, prompt_tokens INTEGER NOT NULL DEFAULT 0,
   completion_tokens INTEGER NOT NULL DEFAULT 0, cost REAL NOT NULL DEFAULT 0.0,
-  updated_at INTEGER NOT NULL, created_at INTEGER NOT NULL
+  updated_at INTEGER NOT NULL, created_at INTEGER NOT NULL, summary_message_id TEXT, todos TEXT
 );
 CREATE TABLE files (
   id TEXT PRIMARY KEY, session_id TEXT NOT NULL, path TEXT NOT NULL, content TEXT NOT NULL,
@@ -46,6 +47,7 @@ CREATE TABLE files (
 CREATE TABLE messages (
   id TEXT PRIMARY KEY, session_id TEXT NOT NULL, role TEXT NOT NULL, parts BLOB NOT NULL default '[]',
   model TEXT, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, finished_at INTEGER,
+  provider TEXT, is_summary_message INTEGER DEFAULT 0 NOT NULL,
   FOREIGN KEY (session_id) REFERENCES sessions (id) ON DELETE CASCADE
 );
 CREATE INDEX idx_messages_session_id ON messages (session_id);

@@ -10,6 +10,11 @@
  *   `tool_call` parts (input: a JSON string) as one LLM call; tool → one tool message per
  *   `tool_result` part (`is_error` a failed call); system rows are not the conversation.
  * - Unless `final`, an assistant row without its `finish` part is left for a later read.
+ * - A summary (`is_summary_message`, internal/agent/agent.go `Summarize`): an assistant row
+ *   whose text the model continues from (Crush sends it as the first user message, dropping
+ *   everything before it): the agent's own compaction record (agent-compaction.ts).
+ * - A sub-agent's session (the `agent` tool's, id `<message id>$$<call id>`) names its parent
+ *   (`parent_session_id`): a sub-agent task under the parent's.
  *
  * Keys: `crush:<message id>`, `crush:<message id>/reasoning`, `crush:<message id>/<call id>`.
  * The working directory is the project holding `.crush/`. Crush records tokens and cost per
@@ -48,16 +53,19 @@ function sessions(db: ForeignDb): StoreSession[] {
   const rows = db
     .prepare(
       `SELECT s.id AS id, s.updated_at AS su, count(m.id) AS n,
-              coalesce(max(m.updated_at), 0) AS mu, coalesce(sum(length(m.parts)), 0) AS bytes
-         FROM sessions s LEFT JOIN messages m ON m.session_id = s.id GROUP BY s.id`,
+              coalesce(max(m.updated_at), 0) AS mu, coalesce(sum(length(m.parts)), 0) AS bytes,
+              coalesce(s.parent_session_id IN (SELECT id FROM sessions), 0) AS parent
+         FROM sessions s LEFT JOIN messages m ON m.session_id = s.id
+        GROUP BY s.id ORDER BY s.created_at, s.id`,
     )
-    .all() as { id: string; su: number; n: number; mu: number; bytes: number }[];
+    .all() as { id: string; su: number; n: number; mu: number; bytes: number; parent: number }[];
   const ms = (t: number): number => (t > 1e12 ? t : t * 1000);
   return rows.map((r) => ({
     id: r.id,
     version: Math.max(ms(r.su ?? 0), ms(r.mu)),
-    // Updated in place within one second: the parts' size tells the change.
-    rows: 1 + r.n + r.bytes,
+    // Updated in place within one second: the parts' size tells the change. A sub-agent's
+    // session counts its parent once that is here (synced again then, to hang under it).
+    rows: 1 + r.n + r.bytes + r.parent,
   }));
 }
 
@@ -67,16 +75,17 @@ interface Row {
   parts: unknown;
   model: string | null;
   created_at: number;
+  /** Crush 0.7+ (a column added by a migration): 1 on a summary. */
+  is_summary_message?: number;
 }
 
 function* events(db: ForeignDb, id: string, final: boolean, file: string): Generator<SessionEvent> {
   const s = db.prepare('SELECT * FROM sessions WHERE id = ?').get(id) as
     Record<string, unknown> | undefined;
   if (!s) return;
+  // SELECT * : a database older than the summary column has none.
   const rows = db
-    .prepare(
-      'SELECT id, role, parts, model, created_at FROM messages WHERE session_id = ? ORDER BY created_at, rowid',
-    )
+    .prepare('SELECT * FROM messages WHERE session_id = ? ORDER BY created_at, rowid')
     .all(id) as Row[];
   const model = rows
     .map((r) => r.model)
@@ -84,6 +93,7 @@ function* events(db: ForeignDb, id: string, final: boolean, file: string): Gener
   const started = crushTime(s.created_at);
   const updated = crushTime(s.updated_at);
   const title = asString(s.title)?.trim();
+  const parent = asString(s.parent_session_id);
   yield {
     kind: 'session',
     key: id,
@@ -95,8 +105,9 @@ function* events(db: ForeignDb, id: string, final: boolean, file: string): Gener
       ...(model !== undefined && { model }),
       ...(started !== undefined && { startedAt: started }),
       ...(updated !== undefined && { updatedAt: updated }),
+      ...(parent && { parentSessionId: parent }),
       extra: {
-        parent_session_id: asString(s.parent_session_id) ?? null,
+        parent_session_id: parent ?? null,
         prompt_tokens: s.prompt_tokens ?? null,
         completion_tokens: s.completion_tokens ?? null,
         cost: s.cost ?? null,
@@ -131,6 +142,7 @@ function* crushMessage(row: Row, final: boolean): Generator<SessionEvent> {
   const calls: ToolCall[] = [];
   const results: { key: string; message: SessionMessage }[] = [];
   let finished = false;
+  let finishReason: string | undefined;
   for (const part of parts) {
     if (!isRecord(part)) continue;
     const data = isRecord(part.data) ? part.data : {};
@@ -177,12 +189,16 @@ function* crushMessage(row: Row, final: boolean): Generator<SessionEvent> {
       }
       case 'finish':
         finished = true;
+        finishReason = asString(data.reason);
         break;
       default:
         yield { kind: 'ignore', key, what: `crush ${String(part.type)} part` };
     }
   }
-  if (row.role === 'assistant') {
+  if (row.role === 'assistant' && row.is_summary_message === 1) {
+    if (!final && !finished) return; // still streaming: read whole later
+    yield* crushSummary(row, { texts, thinking, failed: finishReason === 'error' }, at);
+  } else if (row.role === 'assistant') {
     if (!final && !finished) return; // still streaming: read whole later
     if (thinking.length > 0)
       yield {
@@ -237,6 +253,43 @@ function* crushMessage(row: Row, final: boolean): Generator<SessionEvent> {
     else
       yield { kind: 'message', key, message: { role: 'user', content: texts.join('\n'), ...at } };
   } else yield { kind: 'ignore', key, what: `crush ${row.role} message` };
+}
+
+/** A summary row: the compaction record, its text the context the next turn starts from. */
+function* crushSummary(
+  row: Row,
+  content: { texts: string[]; thinking: string[]; failed: boolean },
+  at: { timestamp?: string },
+): Generator<SessionEvent> {
+  const key = `crush:${row.id}`;
+  if (content.thinking.length > 0)
+    yield { kind: 'ignore', key: `${key}/reasoning`, what: 'crush summary reasoning' };
+  const summary = content.texts.join('\n').trim();
+  // A failed summary is not used by Crush (the session's summary_message_id stays as it was).
+  if (summary === '' || content.failed) {
+    yield {
+      kind: 'skip',
+      key,
+      where: `message ${row.id}`,
+      reason: content.failed
+        ? 'a summary whose model call failed'
+        : 'a summary without text (its model call was cut off)',
+    };
+    return;
+  }
+  yield {
+    kind: 'compaction',
+    key,
+    compaction: {
+      strategy: 'crush-compact',
+      summary,
+      // Crush hands the summary to the model as the user's first message.
+      messages: [{ role: 'user', content: summary, kind: 'summary', ...at }],
+      ...(at.timestamp !== undefined && { at: at.timestamp }),
+      ...(row.model ? { model: row.model } : {}),
+      extra: { source_format: 'crush' },
+    },
+  };
 }
 
 export const crushDatabaseFormat = databaseFormat({

@@ -26,8 +26,16 @@ interface Counted {
 
 function sessions(db: ForeignDb): StoreSession[] {
   const byId = new Map<string, StoreSession>();
-  const rows = db.prepare('SELECT id, time_updated AS t FROM session').all() as Counted[];
-  for (const r of rows) byId.set(r.id, { id: r.id, version: r.t ?? 0, rows: 1 });
+  // Oldest first: an import makes a parent's task before its sub-agents' (session-import.ts).
+  // A sub-agent's session counts its parent once that is here: synced before its parent, it
+  // is synced again when the parent comes, and then hangs under the parent's task.
+  const rows = db
+    .prepare(
+      `SELECT id, time_updated AS t, coalesce(parent_id IN (SELECT id FROM session), 0) AS n
+         FROM session ORDER BY time_created, id`,
+    )
+    .all() as Counted[];
+  for (const r of rows) byId.set(r.id, { id: r.id, version: r.t ?? 0, rows: 1 + r.n });
   for (const table of ['message', 'part']) {
     const counted = db
       .prepare(

@@ -165,10 +165,19 @@ describe('opencode sessions', () => {
       const result = await importFile(store, db);
       expect(result.format).toBe('opencode');
       expect(result.tasks.map((t) => t.title).sort()).toEqual([
-        'Find other date helpers (@general subagent)',
         'Fix leap-year bug in parseDate',
+        'Subagent: Find other date helpers',
       ]);
       const main = store.requireTask(result.tasks.find((t) => t.title?.startsWith('Fix'))!.uuid);
+      // The `task` tool's child session is a sub-agent task under it.
+      const child = store.requireTask(
+        result.tasks.find((t) => t.title?.startsWith('Subagent'))!.uuid,
+      );
+      expect(child).toMatchObject({
+        parent_uuid: main.uuid,
+        task_type: 'subagent',
+        task_id: 'ses_53c4e8b21ffeT7wRj3kD9aHqZe',
+      });
       expect(main).toMatchObject({
         agent: 'opencode',
         task_source: 'opencode',

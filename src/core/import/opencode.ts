@@ -74,6 +74,12 @@ export function opencodeSessionMeta(
     ...(firstModel !== undefined && { model: firstModel }),
     ...(started !== undefined && { startedAt: started }),
     ...(updated !== undefined && { updatedAt: updated }),
+    // A `task` tool's child session: a sub-agent task under its parent's, titled
+    // `<description> (@<agent> subagent)` by opencode.
+    ...(session.parentId !== undefined && {
+      parentSessionId: session.parentId,
+      ...(title && { description: title.replace(/\s*\(@[^()]*\)$/, '') }),
+    }),
     extra: {
       project_id: session.projectId ?? null,
       parent_session_id: session.parentId ?? null,

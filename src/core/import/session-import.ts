@@ -80,17 +80,20 @@ export async function importSessionFile(
         ? `Subagent: ${meta.description ?? titleLine(meta.firstRequest) ?? meta.sessionId ?? path.basename(file)}`
         : (named ?? path.basename(file));
     const prompt = meta.firstRequest;
+    // A sub-agent thread of this same file (Copilot CLI) hangs under its session's task; a
+    // sub-agent session of a database (opencode, Crush, Zed), which lists parents first,
+    // under its parent session's, itself maybe a sub-agent's.
+    const parent =
+      meta.parentSessionId === undefined
+        ? undefined
+        : (rows.find((r) => r.task_type === '' && r.task_id === meta.parentSessionId) ??
+          rows.find((r) => r.task_source === meta.agent && r.task_id === meta.parentSessionId));
     open.session = await beginImport(store, {
       title,
       prompt: prompt !== undefined ? clip(prompt, PROMPT_MAX_CHARS) : null,
       workdir: meta.cwd ?? null,
       model: meta.model ?? null,
-      // A sub-agent thread of this same file (Copilot CLI) hangs under its session's task.
-      parent_uuid:
-        meta.parentSessionId !== undefined
-          ? (rows.find((r) => r.task_type === '' && r.task_id === meta.parentSessionId)?.uuid ??
-            null)
-          : null,
+      parent_uuid: parent?.uuid ?? null,
       key: {
         task_source: meta.agent,
         task_id: meta.sessionId ?? open.key,

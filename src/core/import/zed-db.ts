@@ -25,13 +25,25 @@ import { REASONING_NAME } from './types';
 import { argumentsString, asNumber, asString, isRecord, normalizeTimestamp } from './text';
 
 function sessions(db: ForeignDb): StoreSession[] {
-  const rows = db.prepare('SELECT id, updated_at AS u, length(data) AS n FROM threads').all() as {
-    id: string;
-    u: string;
-    n: number;
-  }[];
-  // The thread is rewritten whole: its size and time change with every save.
-  return rows.map((r) => ({ id: r.id, version: Date.parse(r.u) || 0, rows: 1 + r.n }));
+  // Oldest first: an import makes a parent's task before its sub-agents' (session-import.ts).
+  // parent_id and created_at came with later Zeds (a database none has opened since lacks them).
+  const columns = new Set(
+    (db.prepare("SELECT name FROM pragma_table_info('threads')").all() as { name: string }[]).map(
+      (c) => c.name,
+    ),
+  );
+  const parent = columns.has('parent_id')
+    ? 'coalesce(parent_id IN (SELECT id FROM threads), 0)'
+    : '0';
+  const rows = db
+    .prepare(
+      `SELECT id, updated_at AS u, length(data) AS n, ${parent} AS p FROM threads
+        ORDER BY ${columns.has('created_at') ? 'created_at, ' : ''}id`,
+    )
+    .all() as { id: string; u: string; n: number; p: number }[];
+  // The thread is rewritten whole: its size and time change with every save. A sub-agent's
+  // thread counts its parent once that is here (synced again then, to hang under it).
+  return rows.map((r) => ({ id: r.id, version: Date.parse(r.u) || 0, rows: 1 + r.n + r.p }));
 }
 
 /** The thread's JSON from the `data` column. */
@@ -83,6 +95,8 @@ interface ZedMessage {
   userId?: string;
   texts: string[];
   thinking: string[];
+  /** Thinking the provider returned encrypted (RedactedThinking): nothing to read. */
+  redacted?: number;
   calls: ToolCall[];
   results: { id: string; name?: string; error: boolean; text: string }[];
 }
@@ -113,11 +127,19 @@ function normalize(m: unknown): ZedMessage | string {
     };
   }
   if (isRecord(m.Agent)) {
-    const out: ZedMessage = { role: 'assistant', texts: [], thinking: [], calls: [], results: [] };
+    const out: ZedMessage = {
+      role: 'assistant',
+      texts: [],
+      thinking: [],
+      redacted: 0,
+      calls: [],
+      results: [],
+    };
     for (const c of Array.isArray(m.Agent.content) ? m.Agent.content : []) {
       if (!isRecord(c)) continue;
       if (typeof c.Text === 'string') out.texts.push(c.Text);
       else if (isRecord(c.Thinking)) out.thinking.push(asString(c.Thinking.text) ?? '');
+      else if ('RedactedThinking' in c) out.redacted = (out.redacted ?? 0) + 1;
       else if (isRecord(c.ToolUse))
         out.calls.push({
           id: asString(c.ToolUse.id) ?? `call-${out.calls.length + 1}`,
@@ -189,6 +211,9 @@ function* events(db: ForeignDb, id: string): Generator<SessionEvent> {
   const model = isRecord(t.model) ? asString(t.model.model) : undefined;
   const title = asString(t.title) ?? asString(t.summary) ?? asString(row.summary);
   const folder = asString(row.folder_paths)?.split('\n')[0];
+  // A sub-agent's thread (Zed's spawn_agent): its parent in the row and in the thread.
+  const subagent = isRecord(t.subagent_context) ? t.subagent_context : undefined;
+  const parent = asString(row.parent_id) ?? asString(subagent?.parent_thread_id);
   const created = normalizeTimestamp(row.created_at);
   const updated = normalizeTimestamp(t.updated_at ?? row.updated_at);
   yield {
@@ -202,8 +227,9 @@ function* events(db: ForeignDb, id: string): Generator<SessionEvent> {
       ...(model !== undefined && { model }),
       ...(created !== undefined && { startedAt: created }),
       ...(updated !== undefined && { updatedAt: updated }),
+      ...(parent !== undefined && { parentSessionId: parent }),
       extra: {
-        parent_thread_id: asString(row.parent_id) ?? null,
+        parent_thread_id: parent ?? null,
         provider: isRecord(t.model) ? (asString(t.model.provider) ?? null) : null,
       },
     },
@@ -249,6 +275,7 @@ function* agentEvents(
   usage: Partial<TokenUsage> | undefined,
   model: string | undefined,
 ): Generator<SessionEvent> {
+  if (m.redacted) yield { kind: 'ignore', key: `${key}/redacted`, what: 'zed redacted thinking' };
   if (m.thinking.some((x) => x.trim() !== ''))
     yield {
       kind: 'message',

@@ -91,6 +91,7 @@ export async function readDocument(
     if (meta.gitBranch !== undefined) info.gitBranch = meta.gitBranch;
     if (meta.gitRemote !== undefined) info.gitRemote = meta.gitRemote;
     if (meta.parentSessionId !== undefined) info.parentSessionId = meta.parentSessionId;
+    if (meta.description !== undefined) info.description = meta.description;
     sink.describe(current.thread, info);
     current = undefined;
   };
@@ -107,6 +108,7 @@ export async function readDocument(
         ...(event.meta.parentSessionId !== undefined && {
           parentSessionId: event.meta.parentSessionId,
         }),
+        ...(event.meta.description !== undefined && { description: event.meta.description }),
       });
     } else if (event.kind === 'meta') {
       if (current) current.meta = { ...current.meta, ...event.meta };
