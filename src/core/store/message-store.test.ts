@@ -388,6 +388,11 @@ describe('MessageStore.markHistoryOnly (live source tasks)', () => {
     expect(read(live, TASK_FILES.messages)).toBe(read(imported, TASK_FILES.messages));
     expect(read(live, TASK_FILES.current)).toBe(read(imported, TASK_FILES.current));
     expect(store.currentCount()).toBe(3);
+    // The totals counted while rewriting are what reading current.jsonl back counts.
+    const fresh = MessageStore.open(live, { readonly: true });
+    expect(store.currentTokenCount()).toBe(fresh.currentTokenCount());
+    expect(store.currentTokenCount()).toBeGreaterThan(0);
+    fresh.close();
     // Again (a sync redone after a kill): nothing changes; the store goes on appending.
     const before = fs.statSync(path.join(live, TASK_FILES.messages)).ino;
     store.markHistoryOnly(4, new Set([1]));
@@ -405,5 +410,33 @@ describe('MessageStore.markHistoryOnly (live source tasks)', () => {
     expect(reader.count).toBe(7);
     expect(reader.readWindow(7, 1).messages[0]).toMatchObject({ content: 'Docs updated.' });
     reader.close();
+  });
+
+  it('keeps the token total of the rebuilt current.jsonl as reading it back counts it', () => {
+    const dir = tempDir();
+    const store = MessageStore.open(dir);
+    store.append({ role: 'user', content: 'テストを直して: the parser fails on "quotes"' });
+    store.append({ role: 'assistant', content: 'Old plan.' });
+    store.append({ role: 'user', content: 'Summary: the parser was read.', kind: 'summary' });
+    store.append({
+      role: 'assistant',
+      content: '直します',
+      tool_calls: [
+        {
+          id: 'call_1',
+          type: 'function',
+          function: { name: 'edit', arguments: '{"path":"src/parse.ts","text":"引用符"}' },
+        },
+      ],
+    });
+    store.append({ role: 'tool', content: 'x'.repeat(5000), tool_call_id: 'call_1' });
+    store.markHistoryOnly(2, new Set([1]));
+    const kept = store.currentTokenCount();
+    expect(store.currentCount()).toBe(4);
+    const reader = MessageStore.open(dir, { readonly: true });
+    expect(kept).toBe(reader.currentTokenCount());
+    expect(reader.currentCount()).toBe(4);
+    reader.close();
+    store.close();
   });
 });

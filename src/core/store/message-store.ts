@@ -276,11 +276,7 @@ export class MessageStore {
         }
         if (isPartial(entry)) continue;
         const parsed = parseEntry(entry, this.currentPath, asCurrentMessage);
-        if (!parsed.ok) continue;
-        const msg = parsed.value;
-        total += estimateTokens(
-          (msg.content ?? '') + (msg.tool_calls ? JSON.stringify(msg.tool_calls) : ''),
-        );
+        if (parsed.ok) total += currentMessageTokens(parsed.value);
       }
       this.currentTokens = total;
     }
@@ -322,8 +318,19 @@ export class MessageStore {
     }
     // Also when every line was flagged already: a try cut short may have left current.jsonl.
     const { view } = readView(this.dir);
-    writeFileAtomicChunks(this.currentPath, lineChunks(currentLines(view)), durable);
+    // The new file's totals are counted as its lines are made, as currentTokenCount() would
+    // count them reading the file back (that read was a tenth of a first sync's commits).
+    let tokens = 0;
+    const lines = function* (): Generator<string> {
+      for (const line of currentLines(view)) {
+        tokens += lineTokens(line);
+        yield line;
+      }
+    };
+    writeFileAtomicChunks(this.currentPath, lineChunks(lines()), durable);
     this.currentReplaced();
+    this.currentTokens = tokens;
+    this.currentLines = view.length;
   }
 
   /** Call after current.jsonl was replaced (compaction, undo): the running total is recomputed lazily. */
@@ -341,6 +348,21 @@ export class MessageStore {
 }
 
 const NO_CHARACTERS: CharacterCounts = { characters: 0, japanese: 0 };
+
+/** What currentTokenCount() counts for one message of current.jsonl. */
+function currentMessageTokens(msg: CurrentMessage): number {
+  return estimateTokens(
+    (msg.content ?? '') + (msg.tool_calls ? JSON.stringify(msg.tool_calls) : ''),
+  );
+}
+
+/** What currentTokenCount() counts for one line of current.jsonl (with its '\n'), read back. */
+function lineTokens(line: string): number {
+  const bytes = Buffer.byteLength(line) - 1;
+  if (bytes > DEFAULT_MAX_LINE_BYTES) return Math.floor(bytes / 4);
+  const parsed = asCurrentMessage(JSON.parse(line));
+  return parsed.ok ? currentMessageTokens(parsed.value) : 0;
+}
 
 function sumCounts(a: CharacterCounts, b: CharacterCounts | undefined): CharacterCounts {
   return b ? { characters: a.characters + b.characters, japanese: a.japanese + b.japanese } : a;
