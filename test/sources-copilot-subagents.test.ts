@@ -45,6 +45,8 @@ function view(store: ContextStore, row: TaskRow): Record<string, unknown> {
   const dir = store.taskPath(row);
   return {
     title: row.title,
+    input_tokens: row.input_tokens,
+    cache_read_tokens: row.cache_read_tokens,
     task_type: row.task_type,
     model: row.model,
     llm_call_count: row.llm_call_count,
@@ -56,7 +58,17 @@ function view(store: ContextStore, row: TaskRow): Record<string, unknown> {
   };
 }
 
-/** Two sub-agents at once, their events naming only their instance (`agentId`). */
+const usage = (input: number, output: number, cacheRead: number): Record<string, number> => ({
+  inputTokens: input,
+  outputTokens: output,
+  cacheReadTokens: cacheRead,
+  cacheWriteTokens: 0,
+});
+
+/**
+ * Two sub-agents at once, their events naming only their instance (`agentId`); a reply in
+ * two parts; the shutdown's usage per agent (`agentMetrics`).
+ */
 function parallelSession(): string {
   let n = 0;
   const event = (type: string, data: Record<string, unknown>, agentId?: string): string =>
@@ -135,11 +147,39 @@ function parallelSession(): string {
         success: true,
         result: { content: 'Checkout: src/pay.ts:4.' },
       }),
+      // One response in two parts (split at a reasoning boundary): one LLM call.
       event('assistant.message', {
         messageId: 'm-2',
+        content: 'Both sub-agents answered.',
+        model: 'gpt-5.4',
+        apiCallId: 'resp-2',
+        chunkIndex: 0,
+        chunkCount: 2,
+        outputTokens: 20,
+      }),
+      event('assistant.message', {
+        messageId: 'm-3',
         content: 'The cart rounds at src/cart.ts:9, the checkout at src/pay.ts:4.',
         model: 'gpt-5.4',
+        apiCallId: 'resp-2',
+        chunkIndex: 1,
+        chunkCount: 2,
         outputTokens: 20,
+      }),
+      event('session.shutdown', {
+        shutdownType: 'routine',
+        sessionStartTime: 1793613601000,
+        totalApiDurationMs: 9000,
+        codeChanges: { linesAdded: 0, linesRemoved: 0, filesModified: [] },
+        modelMetrics: {
+          'gpt-5.4': { requests: { count: 2, cost: 2 }, usage: usage(9000, 60, 4000) },
+          'gpt-5-mini': { requests: { count: 3, cost: 0 }, usage: usage(3000, 26, 0) },
+        },
+        agentMetrics: {
+          main: { modelMetrics: { 'gpt-5.4': { usage: usage(9000, 60, 4000) } } },
+          'ag-1': { modelMetrics: { 'gpt-5-mini': { usage: usage(2000, 16, 0) } } },
+          'ag-2': { modelMetrics: { 'gpt-5-mini': { usage: usage(1000, 10, 0) } } },
+        },
       }),
     ].join('\n') + '\n'
   );
@@ -192,6 +232,9 @@ describe('Copilot CLI sub-agents', () => {
     expect(result.tasks).toHaveLength(3);
     const [cart, pay, main] = byTitle(imported);
     expect(main!.title).toBe('Check the cart and the checkout for rounding.');
+    expect(cart).toMatchObject({ input_tokens: 2000, output_tokens: 11 });
+    expect(pay).toMatchObject({ input_tokens: 1000, output_tokens: 0 });
+    expect(main).toMatchObject({ input_tokens: 9000, output_tokens: 60, cache_read_tokens: 4000 });
     expect(view(imported, cart!)).toMatchObject({
       title: 'Subagent: Cart rounding',
       task_type: 'subagent',
@@ -216,6 +259,7 @@ describe('Copilot CLI sub-agents', () => {
     });
     expect(view(imported, main!)).toMatchObject({
       llm_call_count: 2,
+      output_tokens: 40 + 20,
       tools: [
         ['call_cart', 'success'],
         ['call_pay', 'success'],

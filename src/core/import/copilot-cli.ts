@@ -16,8 +16,11 @@
  * - `session.compaction_complete` → the agent's own compaction record (agent-compaction.ts):
  *   its `summaryContent` the new context, `preCompactionTokens` the agent's count before,
  *   `compactionTokensUsed` the compaction's own model call; a failed one is ignored.
- * - `session.shutdown`: `modelMetrics` → the input and cache tokens of that run (output is
- *   counted per message).
+ *   A response split at its reasoning boundaries (`chunkIndex` of `chunkCount`, newer
+ *   releases) is one message per part and one LLM call, counted with its last part.
+ * - `session.shutdown`: the input and cache tokens of that run (output is counted per
+ *   message), per agent where `agentMetrics` breaks them down (a sub-agent's on its task),
+ *   else `modelMetrics`, all the session's.
  * - A sub-agent runs inside the session and writes its events into the same file: those
  *   carrying its `agentId` (the SDK's "sub-agent instance identifier"), or the deprecated
  *   `parentToolCallId` on the data. They form a thread of their own (a sub-agent task
@@ -221,7 +224,7 @@ function sessionLine(
         ? [{ kind: 'compaction', key, compaction: copilotCompaction(data, timestamp) }]
         : [{ kind: 'ignore', key, what: 'copilot compaction that failed' }];
     case 'session.shutdown':
-      return shutdownUsage(data, key);
+      return shutdownUsage(data, key, state);
     default:
       return [{ kind: 'ignore', key, what: `copilot ${type}` }];
   }
@@ -305,7 +308,12 @@ function copilotReply(
       type: 'function',
       function: { name: r.name as string, arguments: argumentsString(r.arguments ?? {}) },
     }));
-  const output = asNumber(data.outputTokens);
+  // A response split at its reasoning boundaries is one message per part (`chunkIndex` of
+  // `chunkCount`, all written once the response is complete): one LLM call, counted with its
+  // last part, which carries the call's output tokens.
+  const chunks = asNumber(data.chunkCount);
+  const last = typeof data.chunkIndex !== 'number' || data.chunkIndex >= chunks - 1;
+  const output = last ? asNumber(data.outputTokens) : 0;
   events.push({
     kind: 'message',
     key,
@@ -315,7 +323,7 @@ function copilotReply(
       ...(toolCalls.length > 0 && { tool_calls: toolCalls }),
       ...at,
     },
-    llmCall: true,
+    ...(last && { llmCall: true }),
     ...(output > 0 && { usage: { output_tokens: output } }),
   });
   return events;
@@ -346,9 +354,40 @@ function toolResult(
   };
 }
 
-/** The run's input and cache tokens per model (output was counted with each reply). */
-function shutdownUsage(data: Record<string, unknown>, key: string): LineEvent[] {
-  const metrics = isRecord(data.modelMetrics) ? Object.values(data.modelMetrics) : [];
+/**
+ * The run's input and cache tokens (output was counted with each reply): per agent where
+ * the shutdown breaks them down (`agentMetrics`, the session's own under `main`, each
+ * sub-agent's under its instance id: on its task), else per model, all the session's.
+ */
+function shutdownUsage(
+  data: Record<string, unknown>,
+  key: string,
+  state: CopilotState,
+): LineEvent[] {
+  const agents = isRecord(data.agentMetrics) ? Object.entries(data.agentMetrics) : [];
+  const events: LineEvent[] = [];
+  if (agents.length === 0) events.push(...runUsage(data.modelMetrics, key));
+  for (const [agentId, metric] of agents) {
+    const call = agentId === 'main' ? undefined : state.agents?.[agentId];
+    if (agentId !== 'main' && (call === undefined || state.opened?.includes(call) !== true)) {
+      // A sub-agent that left no event of its own: its usage stays the session's.
+      events.push(...runUsage(isRecord(metric) ? metric.modelMetrics : undefined, key));
+      continue;
+    }
+    const usage = runUsage(isRecord(metric) ? metric.modelMetrics : undefined, key);
+    events.push(
+      ...usage.map((e) =>
+        call !== undefined && e.kind === 'usage' ? { ...e, thread: subagentThread(call) } : e,
+      ),
+    );
+  }
+  const used = events.filter((e) => e.kind === 'usage');
+  return used.length > 0 ? used : [{ kind: 'ignore', key, what: 'copilot session.shutdown' }];
+}
+
+/** The input and cache tokens of `modelMetrics` (one model's usage per key), if any. */
+function runUsage(modelMetrics: unknown, key: string): LineEvent[] {
+  const metrics = isRecord(modelMetrics) ? Object.values(modelMetrics) : [];
   let input = 0;
   let cacheRead = 0;
   let cacheWrite = 0;
@@ -358,8 +397,7 @@ function shutdownUsage(data: Record<string, unknown>, key: string): LineEvent[] 
     cacheRead += asNumber(usage?.cacheReadTokens);
     cacheWrite += asNumber(usage?.cacheWriteTokens);
   }
-  if (input + cacheRead + cacheWrite === 0)
-    return [{ kind: 'ignore', key, what: 'copilot session.shutdown' }];
+  if (input + cacheRead + cacheWrite === 0) return [];
   return [
     {
       kind: 'usage',
