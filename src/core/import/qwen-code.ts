@@ -13,7 +13,10 @@
  *   `functionCall` parts are tool calls.
  * - `tool_result` → one tool message per `functionResponse` part (its `response.output`,
  *   else `response.error`; an error, or `toolCallResult.status` error, fails the call).
- * - `system`: `custom_title` → the title (the last one wins); `chat_compression` → the
+ * - A record of a sub-agent (`isSidechain`, `agentId`, `agentName`: a sidechain off the
+ *   session) goes to the sub-agent's own task under the session's, titled by its name.
+ * - `system`: `parent_session` → the session that spawned this one (a sub-agent task
+ *   under it); `custom_title` → the title (the last one wins); `chat_compression` → the
  *   agent's own compaction record, its `compressedHistory` (the summary first) the new
  *   context and `info.originalTokenCount` the agent's count before;
  *   `slash_command`, `at_command`, `ui_telemetry` and others → UI state, counted as ignored.
@@ -46,6 +49,19 @@ function text(list: Record<string, unknown>[], thought: boolean): string {
 }
 
 function qwenLine(value: unknown, lineNo: number, state: QwenState): LineEvent[] {
+  const events = recordEvents(value, lineNo, state);
+  if (!isRecord(value) || (value.isSidechain !== true && typeof value.agentId !== 'string'))
+    return events;
+  // A sub-agent's record (a sidechain off the session): the sub-agent's own task.
+  const thread = `subagent:${asString(value.agentId) ?? 'sidechain'}`;
+  const name = asString(value.agentName);
+  return [
+    ...(name !== undefined ? [{ kind: 'meta' as const, thread, meta: { description: name } }] : []),
+    ...events.map((e) => (e.kind === 'skip' || e.kind === 'ignore' ? e : { ...e, thread })),
+  ];
+}
+
+function recordEvents(value: unknown, lineNo: number, state: QwenState): LineEvent[] {
   const key = `L${lineNo}`;
   const where = `line ${lineNo}`;
   if (!isRecord(value) || typeof value.type !== 'string')
@@ -209,6 +225,11 @@ function qwenSystem(
   if (subtype === 'custom_title') {
     const title = asString(payload.customTitle);
     if (title !== undefined && title.trim() !== '') return { kind: 'meta', meta: { title } };
+  }
+  // A session another one spawned (`create_sub_session`): a sub-agent task under it.
+  if (subtype === 'parent_session') {
+    const parentSessionId = asString(payload.parentSessionId);
+    if (parentSessionId !== undefined) return { kind: 'meta', meta: { parentSessionId } };
   }
   if (subtype === 'chat_compression' && Array.isArray(payload.compressedHistory))
     return { kind: 'compaction', key, compaction: qwenCompaction(payload, at) };

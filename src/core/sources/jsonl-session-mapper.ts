@@ -131,6 +131,7 @@ function describe(sink: SyncSink, key: string, t: ThreadState): void {
     info.request = meta.firstRequest;
   }
   if (meta.description !== undefined) info.description = meta.description;
+  if (meta.parentSessionId !== undefined) info.parentSessionId = meta.parentSessionId;
   if (meta.sessionId !== undefined) info.sessionId = meta.sessionId;
   if (meta.cwd !== undefined) info.workdir = meta.cwd;
   if (meta.model !== undefined) info.model = meta.model;
