@@ -45,6 +45,7 @@ const copy = (from: string, to: string): string => {
   return to;
 };
 const F = realFixture;
+const GOOSE_JSONL = '20250612_093015.jsonl';
 
 const CLAUDE = [
   'fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl',
@@ -297,8 +298,16 @@ const CASES: AgentCase[] = [
   {
     agent: 'goose',
     source: true,
-    lay: (home) => [gooseDb(share(home, 'goose', 'sessions', 'sessions.db'))],
-    expected: () => count.goose(gooseRows()),
+    // sessions.db, and an older JSON Lines session beside it (before Goose 1.10)
+    lay: (home) => [
+      gooseDb(share(home, 'goose', 'sessions', 'sessions.db')),
+      copy(F('goose', GOOSE_JSONL), share(home, 'goose', 'sessions', GOOSE_JSONL)),
+    ],
+    expected: () =>
+      count.countAll([
+        () => count.goose(gooseRows()),
+        () => count.gooseJsonl(F('goose', GOOSE_JSONL)),
+      ]),
   },
   {
     agent: 'continue',

@@ -21,6 +21,7 @@ import { syncFile } from '../src/core/sources/sync-file';
 import {
   CRUSH_SCHEMA,
   GOOSE_SCHEMA,
+  gooseDb,
   ZED_SCHEMA,
   crushRows,
   gooseRows,
@@ -133,6 +134,28 @@ describe('database sources (Goose, Crush, Zed)', () => {
         insertRow(writer, 'messages', { ...m, created_timestamp: Math.floor(Date.now() / 1000) }),
     );
     await growAndSync(live, kind, file, writer, steps);
+    await expectAsImported(root, live, file, 'goose');
+  });
+
+  it('goose: the older JSON Lines sessions beside sessions.db, synced as imported; one Goose moved into sessions.db is read from there only', async () => {
+    const root = tempDir();
+    const kind = sourceKind('goose')!;
+    const folder = kind.defaultFolders({ HOME: path.join(root, 'home') })[0]!;
+    const db = gooseDb(path.join(folder, 'sessions.db'));
+    const file = path.join(folder, '20250612_093015.jsonl');
+    fs.mkdirSync(folder, { recursive: true });
+    fs.copyFileSync(realFixture('goose', '20250612_093015.jsonl'), file);
+    // Goose 1.10 imported this one into sessions.db (same id) and left the file.
+    const migrated = path.join(folder, `${String(gooseRows().sessions[0]!.id)}.jsonl`);
+    fs.copyFileSync(file, migrated);
+    expect((await discoverFiles(kind, folder)).sort()).toEqual([migrated, file, db].sort());
+    const live = ContextStore.open(path.join(root, 'live'));
+    const before = hash(file);
+    expect((await syncFile(live, kind, migrated, { quietMs: 0 })).messages).toBe(0);
+    const synced = await syncFile(live, kind, file, { quietMs: 0 });
+    expect(synced.messages).toBe(10);
+    expect((await syncFile(live, kind, file, { quietMs: 0 })).status).toBe('unchanged');
+    expect(hash(file)).toBe(before);
     await expectAsImported(root, live, file, 'goose');
   });
 

@@ -364,6 +364,15 @@ export function goose(rows: { messages: Json[] }): FixtureCounts {
   return c;
 }
 
+/** Goose's older JSON Lines session: a metadata line, then a message (`content` list) a line. */
+export function gooseJsonl(file: string): FixtureCounts {
+  return goose({
+    messages: jsonl(file)
+      .filter((line) => Array.isArray(line.content))
+      .map((line) => ({ content_json: JSON.stringify(line.content) })),
+  });
+}
+
 /** Crush messages (the rows of crush.db): parts text, tool_call, tool_result. */
 export function crush(rows: { messages: Json[] }): FixtureCounts {
   const c = emptyCounts();

@@ -11,6 +11,7 @@ import { detectDatabase, isSqliteHead, type DatabaseFormatName } from './databas
 import { isRecord } from './text';
 import { detectJsonlAgent, type JsonlAgentId } from './jsonl-agents';
 import { isGeminiLogHead } from './gemini-cli-log';
+import { isGooseJsonlHead } from './goose-jsonl';
 import type { ImportFormat } from './types';
 
 /** How a file is read: a zip, a stream of JSON lines, text (Aider's markdown), or one JSON document. */
@@ -18,7 +19,7 @@ export type Sniffed =
   | { kind: 'zip' }
   | { kind: 'jsonl'; format: 'claude-code' | 'codex' | JsonlAgentId }
   /** Read by its format's own parser, never as one JSON document (Gemini CLI's JSON Lines log). */
-  | { kind: 'text'; format: 'aider' | 'gemini-cli' }
+  | { kind: 'text'; format: 'aider' | 'gemini-cli' | 'goose' }
   | { kind: 'database'; format: DatabaseFormatName }
   | { kind: 'document' };
 
@@ -68,6 +69,7 @@ export async function sniffFile(file: string): Promise<Sniffed> {
     const value = line.value;
     if (!isRecord(value)) break;
     if (seen === 1 && isGeminiLogHead(value)) return { kind: 'text', format: 'gemini-cli' };
+    if (seen === 1 && isGooseJsonlHead(value)) return { kind: 'text', format: 'goose' };
     const agent = detectJsonlAgent(value, file);
     if (agent) return { kind: 'jsonl', format: agent };
     if (

@@ -1,6 +1,7 @@
 import { aiderFormat } from './aider';
 import { clineFormat } from './cline';
 import { geminiCliFormat } from './gemini-cli';
+import { gooseJsonlFormat } from './goose-jsonl';
 import { ampFormat } from './amp';
 import { continueFormat } from './continue';
 import { copilotCliFormat } from './copilot-cli';
@@ -33,6 +34,8 @@ export const SESSION_FORMATS = {
   amp: ampFormat,
   continue: continueFormat,
   'qwen-code': qwenCodeFormat,
+  // Goose's older JSON Lines sessions (its sessions.db is a database format).
+  goose: gooseJsonlFormat,
 } as const satisfies Record<string, SessionFormat>;
 
 export type SessionFormatName = keyof typeof SESSION_FORMATS;

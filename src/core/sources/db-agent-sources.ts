@@ -3,6 +3,7 @@ import path from 'node:path';
 import { databaseStore } from '../import/database-format';
 import { crushDatabaseFormat } from '../import/crush-db';
 import { gooseDatabaseFormat } from '../import/goose-db';
+import { gooseJsonlStore } from '../import/goose-jsonl';
 import { zedDatabaseFormat } from '../import/zed-db';
 import { xdgData } from './opencode-source';
 import type { SourceKind } from './source-kinds';
@@ -40,14 +41,24 @@ function zedFolders(env: NodeJS.ProcessEnv): string[] {
   ];
 }
 
-/** Goose: `sessions.db` (one database of every session). */
+/**
+ * Goose: `sessions.db` (one database of every session), and the older `<id>.jsonl` files
+ * beside it (before 1.10; each a store of one session, left to sessions.db once Goose has
+ * imported it there).
+ */
 export const gooseSourceKind: SourceKind = {
   id: 'goose',
   label: 'Goose',
   defaultFolders: gooseFolders,
-  matches: (rel) => rel === 'sessions.db',
+  matches: (rel) => rel === 'sessions.db' || /^[^/]+\.jsonl$/.test(rel),
   depth: 0,
-  reader: { mode: 'store', open: (file) => databaseStore(gooseDatabaseFormat.spec, file) },
+  reader: {
+    mode: 'store',
+    open: (file) =>
+      file.endsWith('.jsonl')
+        ? gooseJsonlStore(file)
+        : databaseStore(gooseDatabaseFormat.spec, file),
+  },
 };
 
 /** Zed's agent panel: `threads.db`, each thread a zstd-compressed JSON document. */
