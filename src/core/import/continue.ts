@@ -3,14 +3,17 @@
  * extension rewrites; `sessions.json` beside them is the list): `{sessionId, title,
  * workspaceDirectory, history[], chatModelTitle?}` (continuedev/continue, core/index.d.ts
  * `Session`, `ChatHistoryItem`), each history item `{message, contextItems, toolCallStates?,
- * promptLogs?}`.
+ * conversationSummary?, promptLogs?}` (`toolCallState`, one, before July 2025).
  *
  * - `user` → a user message (text parts); `system` → a system message.
  * - `thinking` → a history-only reasoning message.
  * - `assistant` → one LLM call (`usage` promptTokens, completionTokens,
  *   promptTokensDetails.cachedTokens / cacheWriteTokens) whose `toolCalls` are tool calls.
- * - `tool` → the tool message answering `toolCallId`, failed when the item's tool call state
- *   is `errored` or `canceled`.
+ * - `tool` → the tool message answering `toolCallId`, failed when the call's state (on the
+ *   item that made the call, or on the tool message's in older sessions) is `errored` or
+ *   `canceled`.
+ * - An item's `conversationSummary` (Continue's compaction) → the agent's own compaction
+ *   record after that item: the summary is the new context, the items after it follow.
  * - The title is the session's unless it is Continue's placeholder "New Session".
  *
  * Keys: `m<index>` (history only grows, or is cut back and grows again).
@@ -67,6 +70,7 @@ function* continueEvents(file: string, doc: unknown): Generator<SessionEvent> {
       extra: { mode: asString(doc.mode) ?? null },
     },
   };
+  let statuses: Map<string, string> | undefined;
   for (let i = 0; i < history.length; i++) {
     const key = `m${i}`;
     const m = messageOf(history[i]);
@@ -95,7 +99,7 @@ function* continueEvents(file: string, doc: unknown): Generator<SessionEvent> {
         yield continueReply(m, key);
         break;
       case 'tool':
-        yield continueResult(m, history[i], key);
+        yield continueResult(m, (statuses ??= callStatuses(history)), key);
         break;
       default:
         yield {
@@ -105,7 +109,27 @@ function* continueEvents(file: string, doc: unknown): Generator<SessionEvent> {
           reason: `unknown role ${JSON.stringify(m.role)}`,
         };
     }
+    const summary = isRecord(history[i]) ? asString(history[i].conversationSummary) : undefined;
+    if (summary !== undefined && summary.trim() !== '') yield continueCompaction(summary, key);
   }
+}
+
+/**
+ * Continue's compaction (core/util/conversationCompaction.ts): the summary it wrote on a
+ * history item replaces that item and everything before it; the model goes on from the
+ * summary (sent as "Previous conversation summary") and the items after it.
+ */
+function continueCompaction(summary: string, key: string): SessionEvent {
+  return {
+    kind: 'compaction',
+    key: `${key}/summary`,
+    compaction: {
+      strategy: 'continue-compact',
+      summary,
+      messages: [{ role: 'user', content: summary, kind: 'summary' }],
+      extra: { source_format: 'continue' },
+    },
+  };
 }
 
 function continueReply(m: Record<string, unknown>, key: string): SessionEvent {
@@ -145,13 +169,35 @@ function continueReply(m: Record<string, unknown>, key: string): SessionEvent {
   };
 }
 
-function continueResult(m: Record<string, unknown>, item: unknown, key: string): SessionEvent {
+/**
+ * Each call's status by its id. Continue keeps a call's state on the item whose message made
+ * the call (`toolCallStates`, since July 2025); before, on the tool message's item
+ * (`toolCallState`, one).
+ */
+function callStatuses(history: unknown[]): Map<string, string> {
+  const statuses = new Map<string, string>();
+  for (const item of history) {
+    if (!isRecord(item)) continue;
+    const states = [
+      item.toolCallState,
+      ...(Array.isArray(item.toolCallStates) ? item.toolCallStates : []),
+    ];
+    for (const state of states) {
+      const id = isRecord(state) ? asString(state.toolCallId) : undefined;
+      const status = isRecord(state) ? asString(state.status) : undefined;
+      if (id !== undefined && status !== undefined) statuses.set(id, status);
+    }
+  }
+  return statuses;
+}
+
+function continueResult(
+  m: Record<string, unknown>,
+  statuses: Map<string, string>,
+  key: string,
+): SessionEvent {
   const id = asString(m.toolCallId) ?? '';
-  const states = isRecord(item)
-    ? [item.toolCallState, ...(Array.isArray(item.toolCallStates) ? item.toolCallStates : [])]
-    : [];
-  const state = states.find((s) => isRecord(s) && s.toolCallId === id);
-  const status = isRecord(state) ? asString(state.status) : undefined;
+  const status = statuses.get(id);
   return {
     kind: 'message',
     key,
