@@ -9,6 +9,7 @@ import { opencodeStorageFormat } from './opencode-storage';
 import { DATABASE_FORMATS } from './database-formats';
 import { collectEvents, messageKeys } from './session-test-support';
 import type { SessionEvent } from './session-format';
+import { opencodeEvents } from './opencode';
 import { realFixture } from '../../../test/support/real-fixtures';
 import { opencodeDbFrom } from '../../../test/support/opencode-db';
 import { useTempDir } from '../../../test/support/temp-dir';
@@ -247,5 +248,38 @@ describe('opencode sessions', () => {
     } finally {
       store.close();
     }
+  });
+
+  it('a call interrupted while it ran keeps the output the model was given', () => {
+    const step = (id: string, type: string, more: object = {}) => ({ id, type, ...more });
+    const events = [
+      ...opencodeEvents('opencode', { id: 'ses_x' }, [
+        {
+          id: 'msg_1',
+          info: { role: 'assistant', time: { created: 1, completed: 2 }, modelID: 'm' },
+          parts: [
+            step('prt_1', 'step-start'),
+            step('prt_2', 'tool', {
+              callID: 'call_1',
+              tool: 'bash',
+              state: {
+                status: 'error',
+                input: { command: 'npm test' },
+                error: 'Tool execution aborted',
+                metadata: { interrupted: true, output: 'PASS date.test.ts\n' },
+                time: { start: 1, end: 2 },
+              },
+            }),
+            step('prt_3', 'step-finish', { tokens: { input: 5, output: 2 } }),
+          ],
+        },
+      ]),
+    ];
+    const result = messages(events).find((m) => m.message.role === 'tool')!;
+    expect(result.message).toMatchObject({
+      content: 'PASS date.test.ts\n',
+      tool_call_id: 'call_1',
+      isError: true,
+    });
   });
 });

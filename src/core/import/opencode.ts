@@ -362,6 +362,10 @@ function* stepEvents(s: Step, model: string | undefined): Generator<SessionEvent
     const status = state.status;
     if (status !== 'completed' && status !== 'error') continue;
     const time = isRecord(state.time) ? normalizeTimestamp(state.time.end) : undefined;
+    // A call cut off while it ran (`metadata.interrupted`) keeps what it printed so far:
+    // that is what opencode gives the model (message-v2.ts toModelMessages).
+    const meta = isRecord(state.metadata) ? state.metadata : {};
+    const partial = meta.interrupted === true ? asString(meta.output) : undefined;
     results.push({
       key: partKey(part),
       message: {
@@ -369,7 +373,7 @@ function* stepEvents(s: Step, model: string | undefined): Generator<SessionEvent
         content:
           status === 'completed'
             ? (asString(state.output) ?? '')
-            : (asString(state.error) ?? 'the tool failed'),
+            : (partial ?? asString(state.error) ?? 'the tool failed'),
         tool_call_id: id,
         tool_name: name,
         isError: status === 'error',
