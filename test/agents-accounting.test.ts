@@ -73,20 +73,19 @@ const DROID = ['-home-dev-src-ledger-api', '4d9a7c31-2e6b-4f08-b5d1-8c3e0a7f6b94
 const AMP = 'T-0199e4c2-7a1b-7d3e-9f20-4b6c8a1e5d37.json';
 const CONTINUE = '6e1f3b7a-24c9-4d85-a0b2-9c7e5f1d3a68.json';
 const ZED = '0b8f6f0e-3c2a-4e59-b7f1-2a9d4c6e8b10.json';
-const vscode = (home: string, ext: string): string =>
-  path.join(home, '.config', 'Code', 'User', 'globalStorage', ext, 'tasks', '1762353105322');
+const vscode = (home: string, ext: string, id: string): string =>
+  path.join(home, '.config', 'Code', 'User', 'globalStorage', ext, 'tasks', id);
 const share = (home: string, ...p: string[]): string => path.join(home, '.local', 'share', ...p);
 
+const CLINE_TASKS = ['1762353105322', '1763991000000'];
 const clineCase = (agent: 'cline' | 'roo-code', ext: string): AgentCase => ({
   agent,
   source: true,
-  lay: (home) => [
-    path.join(
-      copy(F('cline', '1762353105322'), vscode(home, ext)),
-      'api_conversation_history.json',
+  lay: (home) =>
+    CLINE_TASKS.map((id) =>
+      path.join(copy(F('cline', id), vscode(home, ext, id)), 'api_conversation_history.json'),
     ),
-  ],
-  expected: () => count.cline(F('cline', '1762353105322', 'api_conversation_history.json')),
+  expected: () => count.countAll(CLINE_TASKS.map((id) => () => count.cline(F('cline', id)))),
 });
 
 const CASES: AgentCase[] = [
@@ -352,7 +351,14 @@ function lines(file: string): Record<string, unknown>[] {
 interface Stored {
   rows: TaskRow[];
   /** Per task: its messages as (role, content, call ids, answered id) and its tool records. */
-  tasks: { title: string | null; task_id: string | null; messages: unknown[]; tools: unknown[] }[];
+  tasks: {
+    title: string | null;
+    task_id: string | null;
+    /** The parent task's title: a subagent is under the same task whether imported or synced. */
+    parent: string | null;
+    messages: unknown[];
+    tools: unknown[];
+  }[];
   /** Tool call ids of the messages and tools.jsonl (a record without an id: a key of its own). */
   calls: Set<string>;
   results: Set<string>;
@@ -372,6 +378,7 @@ function stored(store: ContextStore, agent: string): Stored {
     );
   const out: Stored = { rows, tasks: [], calls: new Set(), results: new Set(), texts: '' };
   const texts: string[] = [];
+  const titles = new Map(rows.map((r) => [r.uuid, r.title]));
   for (const row of rows) {
     const messages = lines(path.join(store.taskPath(row), 'messages.jsonl'));
     const tools = lines(path.join(store.taskPath(row), 'tools.jsonl'));
@@ -396,6 +403,7 @@ function stored(store: ContextStore, agent: string): Stored {
     out.tasks.push({
       title: row.title,
       task_id: row.task_id,
+      parent: row.parent_uuid === null ? null : (titles.get(row.parent_uuid) ?? '(elsewhere)'),
       // tools.jsonl is a log of executions: compared as a set (import and sync may write an
       // unanswered call's failure at different points).
       tools: tools.map((t) => JSON.stringify([t.tool, t.tool_call_id, t.status])).sort(),
@@ -493,7 +501,13 @@ describe('every agent: each message, tool call and tool result of its fixtures a
         for (const folder of c.folders?.(home) ?? kind.defaultFolders({ HOME: home }))
           for (const f of await discoverFiles(kind, folder)) found.add(f);
         expect(found.size, `${c.agent}: nothing found in its folders`).toBeGreaterThan(0);
-        for (const f of [...found].sort()) {
+        // In the order the agent writes them (a subagent's chat after its parent's: one
+        // synced before its parent is linked only when it changes again), then the rest.
+        const order = [
+          ...files.filter((f) => found.has(f)),
+          ...[...found].filter((f) => !files.includes(f)).sort(),
+        ];
+        for (const f of order) {
           const r = await syncFile(live, kind, f, { quietMs: 0 });
           expect(r.status, `${c.agent}: ${f}`).not.toBe('error');
         }

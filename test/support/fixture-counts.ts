@@ -130,10 +130,25 @@ export function geminiJsonl(file: string): FixtureCounts {
   return c;
 }
 
-/** Cline / Roo Code `api_conversation_history.json`. */
-export function cline(file: string): FixtureCounts {
+/**
+ * A Cline / Roo Code task folder: `api_conversation_history.json`, and the subagents of its
+ * `use_subagents` calls as `ui_messages.json` shows them (`say: "subagent"` rows, each run
+ * updated in place under one `ts`: the prompt each was given and what it answered).
+ */
+export function cline(task: string): FixtureCounts {
   const c = emptyCounts();
-  for (const m of list(json(file))) if (isObj(m)) anthropicContent(c, m.content);
+  for (const m of list(json(path.join(task, 'api_conversation_history.json'))))
+    if (isObj(m)) anthropicContent(c, m.content);
+  const ui = path.join(task, 'ui_messages.json');
+  const runs = new Map<unknown, unknown[]>();
+  for (const row of fs.existsSync(ui) ? list(json(ui)) : [])
+    if (isObj(row) && row.say === 'subagent')
+      runs.set(row.ts, list((JSON.parse(String(row.text)) as Json).items));
+  for (const item of [...runs.values()].flat())
+    if (isObj(item)) {
+      text(c, item.prompt);
+      text(c, item.result ?? item.error);
+    }
   return c;
 }
 

@@ -39,6 +39,7 @@ import type { TranscriptSink } from './transcript-sink';
 import { TranscriptWriter } from './transcript-writer';
 import { PROMPT_MAX_CHARS, clip, titleFrom } from './text';
 import type { ImportOptions } from './types';
+import { findSessionTask } from '../sources/source-tasks';
 
 interface OpenThread {
   info: ClaudeThreadInfo;
@@ -161,7 +162,11 @@ async function openThread(
     workdir: info.cwd ?? null,
     model: info.model ?? null,
     llm_provider: 'anthropic',
-    parent_uuid: isMain ? null : mainUuid,
+    // A subagent's own file (agent-*.jsonl) goes under its session's task, when imported
+    // already, as live sync links it.
+    parent_uuid: isMain
+      ? null
+      : (mainUuid ?? findSessionTask(store, 'claude-code', info.sessionId)),
     key: {
       task_source: 'claude-code',
       task_id: info.sessionId ?? '',

@@ -23,6 +23,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ToolCall } from '../../shared/task-types';
+import { subagentEvents, subagentRuns } from './cline-subagents';
 import { readJsonDocument } from './json-document';
 import type { AgentId, SessionEvent, SessionFormat, SessionMeta } from './session-format';
 import { realRequest } from './session-meta';
@@ -97,6 +98,8 @@ interface UiFacts {
   /** Usage of each api_req_started, in order (used when the history has no metrics). */
   requests: Record<string, number>[];
   model?: string;
+  /** The use_subagents runs the panel showed (cline-subagents.ts). */
+  runs: ReturnType<typeof subagentRuns>;
 }
 
 function readSibling(file: string, name: string): unknown {
@@ -111,8 +114,8 @@ function readSibling(file: string, name: string): unknown {
 }
 
 function uiFacts(file: string): UiFacts {
-  const facts: UiFacts = { requests: [] };
   const ui = readSibling(file, 'ui_messages.json');
+  const facts: UiFacts = { requests: [], runs: subagentRuns(ui) };
   if (Array.isArray(ui)) {
     for (const m of ui) {
       if (!isRecord(m)) continue;
@@ -184,20 +187,25 @@ function* clineEvents(file: string, messages: unknown[]): Generator<SessionEvent
   const taskId = path.basename(path.dirname(path.resolve(file)));
   const started = [ui.first, stamps[0]].filter(Boolean).sort()[0];
   const ended = [ui.last, stamps[stamps.length - 1]].filter(Boolean).sort().pop();
-  yield {
-    kind: 'session',
-    key: taskId,
-    meta: {
-      agent: agentOf(file, messages),
-      ...(/^\d{10,}$/.test(taskId) && { sessionId: taskId }),
-      ...(request !== undefined && { firstRequest: request }),
-      ...(model !== undefined && { model }),
-      ...(started !== undefined && { startedAt: started }),
-      ...(ended !== undefined && { endedAt: ended }),
-      ...environment(messages),
-    },
+  const meta: SessionMeta = {
+    agent: agentOf(file, messages),
+    ...(/^\d{10,}$/.test(taskId) && { sessionId: taskId }),
+    ...(request !== undefined && { firstRequest: request }),
+    ...(model !== undefined && { model }),
+    ...(started !== undefined && { startedAt: started }),
+    ...(ended !== undefined && { endedAt: ended }),
+    ...environment(messages),
   };
+  yield { kind: 'session', key: taskId, meta };
+  yield* conversationEvents(messages, ui);
+  // Its subagents: sessions of their own, after the task's messages (their keys are stable).
+  yield* subagentEvents({ ...meta, sessionId: meta.sessionId ?? taskId }, ui.runs);
+}
+
+function* conversationEvents(messages: unknown[], ui: UiFacts): Generator<SessionEvent> {
   let pending: string[] = [];
+  /** Names of the last reply's calls: a result names its call's tool ("[subagents] Result:" answers use_subagents). */
+  let names = new Map<string, string>();
   let requestIndex = 0;
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i];
@@ -244,6 +252,7 @@ function* clineEvents(file: string, messages: unknown[]): Generator<SessionEvent
       // XML-tool tasks: the calls are in the text; the next user turn's result headers name them.
       if (calls.length === 0) calls.push(...xmlCalls(key, messages[i + 1]));
       pending = calls.map((c) => c.id);
+      names = new Map(calls.map((c) => [c.id, c.function.name]));
       const text = blocks
         .filter((b) => b.type === 'text')
         .map((b) => asString(b.text) ?? '')
@@ -289,7 +298,7 @@ function* clineEvents(file: string, messages: unknown[]): Generator<SessionEvent
         // Older Cline writes the header alone and the output in the blocks after it.
         const parts = [b.type === 'tool_result' ? contentText(b.content) : (text ?? '')];
         // Native-tool Cline puts the same "[name for 'x'] Result:" header inside tool_result.
-        const name = header?.[1] ?? RESULT_HEADER.exec(parts[0]!)?.[1];
+        const name = names.get(id) ?? header?.[1] ?? RESULT_HEADER.exec(parts[0]!)?.[1];
         while (header && j + 1 < blocks.length && continuesResult(blocks[j + 1]!)) {
           const next = blocks[++j]!;
           parts.push(

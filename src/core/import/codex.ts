@@ -24,6 +24,7 @@ import type { TranscriptSink } from './transcript-sink';
 import { TranscriptWriter } from './transcript-writer';
 import { PROMPT_MAX_CHARS, clip, titleFrom } from './text';
 import type { ImportOptions } from './types';
+import { findSessionTask } from '../sources/source-tasks';
 
 export async function importCodex(
   store: ContextStore,
@@ -40,7 +41,12 @@ export async function importCodex(
   }
   const report = new ImportReport(file);
   const requested = titleLine(realRequest(scan.prompt)) ?? titleFrom(scan.prompt);
+  // Under its parent's task when that is imported already, as live sync links it.
+  const parent = scan.subagent
+    ? findSessionTask(store, 'codex', scan.subagent.parent, { anyType: true })
+    : null;
   const session = await beginImport(store, {
+    ...(parent !== null && { parent_uuid: parent }),
     // A subagent's thread (as live sync titles it): the agent's name, else what it was asked.
     title: scan.subagent
       ? `Subagent: ${scan.subagent.label ?? requested ?? scan.sessionId ?? 'codex'}`

@@ -16,6 +16,7 @@ import type { AgentId, SessionEvent, SessionFormat, SessionMeta } from './sessio
 import { realRequest, repoKey, titleLine } from './session-meta';
 import { TranscriptWriter } from './transcript-writer';
 import { PROMPT_MAX_CHARS, clip, fileTimes, normalizeTimestamp } from './text';
+import { findSessionTask } from '../sources/source-tasks';
 
 interface OpenSession {
   meta: SessionMeta;
@@ -82,18 +83,21 @@ export async function importSessionFile(
     const prompt = meta.firstRequest;
     // A sub-agent thread of this same file (Copilot CLI) hangs under its session's task; a
     // sub-agent session of a database (opencode, Crush, Zed), which lists parents first,
-    // under its parent session's, itself maybe a sub-agent's.
+    // under its parent session's, itself maybe a sub-agent's; one of another file (Gemini
+    // CLI's chats, Cline's subagents) under its parent's task when that is imported already.
     const parent =
       meta.parentSessionId === undefined
-        ? undefined
-        : (rows.find((r) => r.task_type === '' && r.task_id === meta.parentSessionId) ??
-          rows.find((r) => r.task_source === meta.agent && r.task_id === meta.parentSessionId));
+        ? null
+        : (rows.find((r) => r.task_type === '' && r.task_id === meta.parentSessionId)?.uuid ??
+          rows.find((r) => r.task_source === meta.agent && r.task_id === meta.parentSessionId)
+            ?.uuid ??
+          findSessionTask(store, meta.agent, meta.parentSessionId, { anyType: true }));
     open.session = await beginImport(store, {
       title,
       prompt: prompt !== undefined ? clip(prompt, PROMPT_MAX_CHARS) : null,
       workdir: meta.cwd ?? null,
       model: meta.model ?? null,
-      parent_uuid: parent?.uuid ?? null,
+      parent_uuid: parent,
       key: {
         task_source: meta.agent,
         task_id: meta.sessionId ?? open.key,

@@ -21,8 +21,12 @@ export class CallBook {
   readonly calls = new Map<string, ToolCallStart[]>();
   private readonly closed: Set<string>;
 
-  constructor(saved?: { calls?: Record<string, ToolCallStart[]>; closed?: string[] }) {
-    this.closed = new Set(saved?.closed ?? []);
+  /** `closed`: a set shared with other books (a document's sessions each have their own calls). */
+  constructor(
+    saved?: { calls?: Record<string, ToolCallStart[]>; closed?: string[] },
+    closed?: Set<string>,
+  ) {
+    this.closed = closed ?? new Set(saved?.closed ?? []);
     for (const [id, queue] of Object.entries(saved?.calls ?? {})) this.calls.set(id, [...queue]);
   }
 

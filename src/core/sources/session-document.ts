@@ -66,8 +66,15 @@ export async function readDocument(
   const sessions = (state.sessions ??= {});
   let messages = 0;
   let current: SessionPass | undefined;
-  // Paired over the whole document on every pass, synced before or not.
-  const book = new CallBook({ ...(state.closed && { closed: state.closed }) });
+  // Paired over the whole document on every pass, synced before or not; each session its
+  // own calls (a Cline task's subagents come after it in the document, its last call open).
+  const closed = new Set(state.closed ?? []);
+  const books = new Map<string, CallBook>();
+  const bookOf = (thread: string): CallBook => {
+    let book = books.get(thread);
+    if (!book) books.set(thread, (book = new CallBook(undefined, closed)));
+    return book;
+  };
 
   const close = (): void => {
     if (!current) return;
@@ -148,6 +155,7 @@ export async function readDocument(
         .slice(0, 12);
       const known = state.keys[event.key];
       // A message synced before was recorded with its calls and results already.
+      const book = bookOf(current.thread);
       if (m.role === 'assistant') book.reply(sink, current.thread, m, known === undefined);
       const called =
         m.role === 'tool' ? book.result(sink, current.thread, m, known === undefined) : undefined;
@@ -179,13 +187,13 @@ export async function readDocument(
     } else if (event.kind === 'skip') sink.skip(0, `${event.where}: ${event.reason}`);
   }
   let waiting = false;
-  if (current) {
-    if (final) book.closeAll(sink, current.thread);
-    else waiting = book.waiting;
+  for (const [thread, book] of books) {
+    if (final) book.closeAll(sink, thread);
+    else waiting ||= book.waiting;
   }
   close();
-  const closed = book.closedIds();
-  if (closed.length > 0) state.closed = closed;
+  const closedIds = bookOf(MAIN).closedIds();
+  if (closedIds.length > 0) state.closed = closedIds;
   else delete state.closed;
   return { state, messages, waiting };
 }
