@@ -1,6 +1,9 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SessionSearchResult } from '../src/shared/api/search-api';
+import type { UsageReport } from '../src/shared/api/usage-api';
 import { ContextStore } from '../src/core/store/context-store';
+import { realFixture } from './support/real-fixtures';
 import { startPostgres, type PostgresCluster } from './support/postgres';
 import { runCwb } from './support/run-ts';
 import { useTempDir } from './support/temp-dir';
@@ -58,4 +61,56 @@ describe('cwb with a PostgreSQL task index', () => {
     expect(bad.status).not.toBe(0);
     expect(bad.stderr).toMatch(/index: expected a PostgreSQL URL like postgres:\/\/user@host\/db/);
   }, 180_000);
+
+  it('searches messages and reports usage on a PostgreSQL index as on tasks.db', async () => {
+    const url = await cluster.createDatabase();
+    const fixtures = [realFixture('claude-code'), realFixture('swe-agent')];
+    const roots = {
+      sqlite: path.join(tempDir(), 'local'),
+      postgres: path.join(tempDir(), 'fleet'),
+    };
+    const cwb = (kind: keyof typeof roots, ...args: string[]) => {
+      const index = kind === 'postgres' ? ['--index', url] : [];
+      const run = runCwb(['--contexts', roots[kind], ...index, ...args], {
+        CWB_HOST: 'box1',
+        TZ: 'UTC',
+      });
+      expect(run.status, run.stderr).toBe(0);
+      return run.stdout;
+    };
+    for (const kind of ['sqlite', 'postgres'] as const) cwb(kind, 'import', ...fixtures);
+    const hits = (kind: keyof typeof roots, ...args: string[]) =>
+      (JSON.parse(cwb(kind, 'search', ...args, '--json')) as SessionSearchResult).hits.map((h) => [
+        h.title,
+        h.seq,
+        h.role,
+        h.agent,
+        h.snippet,
+        h.match,
+      ]);
+    for (const args of [
+      ['dataset', '--limit', '30'],
+      ['pydicom/dataset.py', '--exact'],
+      ['dataset', '--agent', 'swe-agent', '--limit', '50'],
+      ['"currently open file"'],
+      ['edit*', '--limit', '40'],
+      ['the', '--role', 'user'],
+    ]) {
+      const onPostgres = hits('postgres', ...args);
+      expect(onPostgres.length, args.join(' ')).toBeGreaterThan(0);
+      expect(onPostgres, args.join(' ')).toEqual(hits('sqlite', ...args));
+    }
+    expect(cwb('postgres', 'search', 'dataset', '--limit', '3')).toMatch(/3 messages in \d+ tasks/);
+
+    const usage = (kind: keyof typeof roots, by: string) => {
+      const report = JSON.parse(cwb(kind, 'usage', '--by', by, '--json')) as UsageReport;
+      return report.rows.map((r) => [r.key, r.tasks, r.tokens, Math.round(r.cost.usd * 100)]);
+    };
+    for (const by of ['day', 'model', 'agent']) {
+      const onPostgres = usage('postgres', by);
+      expect(onPostgres.length, by).toBeGreaterThan(0);
+      expect(onPostgres, by).toEqual(usage('sqlite', by));
+    }
+    expect(cwb('postgres', 'usage', '--by', 'agent')).toMatch(/claude-code/);
+  }, 300_000);
 });

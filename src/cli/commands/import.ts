@@ -41,7 +41,7 @@ export function registerImport(program: Command, output: Output): void {
       const run = await withStore(ctx, async (store) => {
         const done = await importPaths(store, paths, { format, onConflict });
         // What was imported is searchable at once (cwb search would index it first anyway).
-        if (store.repo.kind === 'sqlite') keepSearchIndexCurrent(store, Number.POSITIVE_INFINITY);
+        keepSearchIndexCurrent(store, Number.POSITIVE_INFINITY);
         return done;
       });
       const imported = run.results.flatMap((r) =>

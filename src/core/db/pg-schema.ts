@@ -302,6 +302,99 @@ export const PG_MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX idx_folders_host ON folders (host);
   `,
+  // v6: search across sessions and usage over time (docs/search-and-usage.md), as tasks.db
+  // schema v8 and v9 keep them, keyed by the task's seq (SQLite's rowid):
+  // - messages_search: each message's indexed text (message-text.ts) and its words as a
+  //   tsvector the catch-up builds (pg-text-search.ts: unicode61's words, case and Latin
+  //   diacritics folded, not PostgreSQL's parser, so a query finds what tasks.db finds),
+  //   a GIN index on them; `tools` the same for the tool filter. The text is kept (not in
+  //   tasks.db): snippets and the exact check read it, and another host's files may be out
+  //   of reach. `host` and `folder_id` say which contexts folder wrote the row.
+  // - messages_search_state, messages_search_dirty: the catch-up's cursor per task and the
+  //   tasks with messages (or compaction records) not read yet; a trigger marks a task
+  //   dirty when it is inserted or its counts change, whoever writes it. `mark` counts the
+  //   changes, so the catch-up clears a dirty row only if no change came in meanwhile (a
+  //   delete waits for, then re-checks, the row a concurrent writer updated).
+  // - usage_hours, usage_compactions: usage by task and UTC hour, and compactions' calls.
+  // Every existing task starts dirty: its folder's catch-up indexes it.
+  `
+  CREATE TABLE messages_search (
+    task BIGINT NOT NULL,
+    seq BIGINT NOT NULL,
+    role TEXT COLLATE "C" NOT NULL,
+    tool TEXT COLLATE "C" NOT NULL,
+    "timestamp" TEXT,
+    body TEXT COLLATE "C" NOT NULL,
+    words tsvector NOT NULL,
+    tools tsvector NOT NULL,
+    host TEXT COLLATE "C",
+    folder_id TEXT COLLATE "C",
+    PRIMARY KEY (task, seq)
+  );
+  CREATE INDEX idx_messages_search_words ON messages_search USING gin (words)
+    WITH (gin_pending_list_limit = 1024);
+  CREATE TABLE messages_search_state (
+    task BIGINT PRIMARY KEY,
+    seq BIGINT NOT NULL DEFAULT 0,
+    chars BIGINT NOT NULL DEFAULT 0,
+    summaries BIGINT NOT NULL DEFAULT 0
+  );
+  CREATE TABLE messages_search_dirty (
+    task BIGINT PRIMARY KEY,
+    mark BIGINT NOT NULL DEFAULT 1
+  );
+  CREATE TABLE usage_hours (
+    task BIGINT NOT NULL,
+    hour TEXT COLLATE "C" NOT NULL,
+    input_tokens BIGINT NOT NULL DEFAULT 0,
+    output_tokens BIGINT NOT NULL DEFAULT 0,
+    cache_read_tokens BIGINT NOT NULL DEFAULT 0,
+    cache_creation_tokens BIGINT NOT NULL DEFAULT 0,
+    PRIMARY KEY (task, hour)
+  );
+  CREATE TABLE usage_compactions (
+    task BIGINT NOT NULL,
+    id BIGINT NOT NULL,
+    hour TEXT COLLATE "C" NOT NULL,
+    model TEXT COLLATE "C",
+    input_tokens BIGINT NOT NULL DEFAULT 0,
+    output_tokens BIGINT NOT NULL DEFAULT 0,
+    cache_read_tokens BIGINT NOT NULL DEFAULT 0,
+    cache_creation_tokens BIGINT NOT NULL DEFAULT 0,
+    PRIMARY KEY (task, id)
+  );
+  INSERT INTO messages_search_dirty (task) SELECT seq FROM tasks;
+
+  CREATE FUNCTION messages_search_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    INSERT INTO messages_search_dirty (task) SELECT seq FROM new_rows
+      ON CONFLICT (task) DO UPDATE SET mark = messages_search_dirty.mark + 1;
+    RETURN NULL;
+  END $$;
+  CREATE FUNCTION messages_search_grown() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    INSERT INTO messages_search_dirty (task) VALUES (NEW.seq)
+      ON CONFLICT (task) DO UPDATE SET mark = messages_search_dirty.mark + 1;
+    RETURN NULL;
+  END $$;
+  CREATE FUNCTION messages_search_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    DELETE FROM messages_search WHERE task IN (SELECT seq FROM old_rows);
+    DELETE FROM messages_search_state WHERE task IN (SELECT seq FROM old_rows);
+    DELETE FROM messages_search_dirty WHERE task IN (SELECT seq FROM old_rows);
+    DELETE FROM usage_hours WHERE task IN (SELECT seq FROM old_rows);
+    DELETE FROM usage_compactions WHERE task IN (SELECT seq FROM old_rows);
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER messages_search_insert AFTER INSERT ON tasks REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION messages_search_inserted();
+  CREATE TRIGGER messages_search_grow AFTER UPDATE OF total_messages, total_summaries ON tasks
+    FOR EACH ROW WHEN (OLD.total_messages IS DISTINCT FROM NEW.total_messages
+      OR OLD.total_summaries IS DISTINCT FROM NEW.total_summaries)
+    EXECUTE FUNCTION messages_search_grown();
+  CREATE TRIGGER messages_search_delete AFTER DELETE ON tasks REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION messages_search_deleted();
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

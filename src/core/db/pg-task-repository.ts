@@ -33,6 +33,7 @@ import {
   type TaskQuery,
 } from './task-index';
 import { isoTimestamp } from '../iso-timestamp';
+import type { HourUsage } from '../usage/usage-hours';
 import { likePattern } from './task-search';
 
 /**
@@ -463,11 +464,46 @@ export class PgTaskRepository implements TaskIndex {
     });
   }
 
+  /** Adds to usage_hours (pg-schema.ts v6) in one statement; nothing when the task is gone. */
+  addUsageHours(uuid: string, hours: readonly HourUsage[]): void {
+    if (hours.length === 0) return;
+    const column = (key: keyof HourUsage) => hours.map((h) => h[key]);
+    this.q(
+      `INSERT INTO usage_hours (task, hour, input_tokens, output_tokens, cache_read_tokens,
+         cache_creation_tokens)
+       SELECT t.seq, h.* FROM tasks AS t
+       CROSS JOIN unnest($2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[]) AS h
+       WHERE t.uuid = $1
+       ON CONFLICT (task, hour) DO UPDATE SET
+         input_tokens = usage_hours.input_tokens + EXCLUDED.input_tokens,
+         output_tokens = usage_hours.output_tokens + EXCLUDED.output_tokens,
+         cache_read_tokens = usage_hours.cache_read_tokens + EXCLUDED.cache_read_tokens,
+         cache_creation_tokens = usage_hours.cache_creation_tokens + EXCLUDED.cache_creation_tokens`,
+      [
+        uuid,
+        column('hour'),
+        column('input_tokens'),
+        column('output_tokens'),
+        column('cache_read_tokens'),
+        column('cache_creation_tokens'),
+      ],
+    );
+  }
+
   delete(uuid: string): void {
     this.q('DELETE FROM tasks WHERE uuid = $1', [uuid]);
   }
 
   write<T>(fn: () => T): T {
+    return this.transaction(fn, `BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK})`);
+  }
+
+  /**
+   * A transaction that takes no lock of the fleet's (write's advisory lock): for writers
+   * that serialize on rows of their own (the message index's cursor, pg-message-index.ts),
+   * so a long batch never holds up every other host's writes. Nested: a savepoint.
+   */
+  transaction<T>(fn: () => T, begin = 'BEGIN'): T {
     if (this.depth > 0) {
       const savepoint = `cwb_${this.depth}`;
       this.q(`SAVEPOINT ${savepoint}`);
@@ -483,7 +519,7 @@ export class PgTaskRepository implements TaskIndex {
         this.depth--;
       }
     }
-    this.retrying(() => this.client.begin(`BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK})`));
+    this.retrying(() => this.client.begin(begin));
     this.depth = 1;
     let result: T;
     try {

@@ -1,6 +1,7 @@
 import type { TaskFacets } from '../../shared/api/tasks-api';
 import { TASK_SORT_COLUMNS } from '../../shared/api/tasks-api';
 import type { TaskKey, TaskRow, TaskStatus, TokenUsage } from '../../shared/task-types';
+import type { HourUsage } from '../usage/usage-hours';
 import type { FacetValues } from './task-facets';
 import type { TaskFilter } from './task-filter';
 
@@ -29,6 +30,11 @@ export interface TaskIndex {
   addStats(uuid: string, inc: StatIncrements): void;
   setFinalStats(uuid: string, stats: FinalStats): void;
   setMetadata(uuid: string, metadata: unknown): void;
+  /**
+   * Adds provider usage by UTC hour to a task (usage_hours: what an import or a sync saw,
+   * docs/search-and-usage.md); nothing when the task is gone.
+   */
+  addUsageHours(uuid: string, hours: readonly HourUsage[]): void;
   /**
    * What an imported session says of itself: its own times (updated_at becomes when it last
    * changed), model (kept if the row has one), the agent that wrote it and its git branch.

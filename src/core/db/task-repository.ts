@@ -31,6 +31,7 @@ import {
   type TaskQuery,
 } from './task-index';
 import { isoTimestamp } from '../iso-timestamp';
+import { addUsageHoursOf, type HourUsage } from '../usage/usage-hours';
 import { notFound } from '../errors';
 
 // The shared types lived here before the PostgreSQL index; importers keep working.
@@ -325,6 +326,10 @@ export class TaskRepository implements TaskIndex {
         this.db.prepare('UPDATE tasks SET control = NULL WHERE uuid = ?').run(uuid);
       return CONTROL_ACTIONS.includes(action as ControlAction) ? (action as ControlAction) : null;
     });
+  }
+
+  addUsageHours(uuid: string, hours: readonly HourUsage[]): void {
+    addUsageHoursOf(this.db, uuid, hours);
   }
 
   delete(uuid: string): void {

@@ -45,7 +45,8 @@ export interface IndexProgress {
 /** Where a task's folder is (ContextStore.taskPath). */
 export type TaskDirOf = (row: Pick<TaskRow, 'uuid' | 'status'>) => string;
 
-interface DirtyTask {
+export interface DirtyTask {
+  /** The task's rowid (tasks.db) or seq (PostgreSQL). */
   task: number;
   uuid: string;
   status: TaskRow['status'];
@@ -55,6 +56,33 @@ interface DirtyTask {
   summaries: number;
   /** The row's count of compaction records. */
   total_summaries: number;
+  /** PostgreSQL: the dirty row's change count when read (settle clears it only if unchanged). */
+  mark?: number;
+}
+
+/** One compaction record's LLM call, as usage_compactions holds it. */
+export interface CompactionUsageRow extends HourUsage {
+  id: number;
+  model: string | null;
+}
+
+/**
+ * Where the catch-up writes: tasks.db (below) or a fleet's PostgreSQL
+ * (src/core/db/pg-message-index.ts). The reading of task files is the same for both.
+ */
+export interface MessageIndexTarget {
+  /** Tasks with messages not yet in the index. */
+  pending(): number;
+  /** Dirty tasks this process may index, by task id after `after`. */
+  dirty(after: number, limit: number): DirtyTask[];
+  /** Drops the dirty mark of a task whose row is gone. */
+  forget(task: number): void;
+  /** Writes a batch if the task's cursor is still `from`; false when another process moved it. */
+  writeBatch(t: DirtyTask, from: number, batch: Batch): boolean;
+  /** Writes compaction usage if the task's record cursor is still `t.summaries`. */
+  writeCompactions(t: DirtyTask, rows: CompactionUsageRow[], last: number): boolean;
+  /** Clears the dirty mark once the row's counts are no more than what is indexed. */
+  settle(t: DirtyTask, seq: number, summaries: number): void;
 }
 
 /** How many tasks have messages not yet in the index. */
@@ -62,50 +90,55 @@ export function pendingTasks(db: Db): number {
   return (db.prepare('SELECT COUNT(*) AS n FROM messages_search_dirty').get() as { n: number }).n;
 }
 
-/**
- * Indexes the messages of dirty tasks until none is left or `budgetMs` has passed (at least
- * one batch runs). Safe from several processes at once: a batch is written only when the
- * task's cursor is still where it was read, so no message is indexed twice.
- */
+/** Indexes the messages of tasks.db's dirty tasks (see indexPendingMessagesInto). */
 export function indexPendingMessages(
   db: Db,
   dirOf: TaskDirOf,
   options: { budgetMs?: number; onProgress?: (p: IndexProgress) => void } = {},
 ): IndexProgress {
+  return indexPendingMessagesInto(sqliteTarget(db), dirOf, options);
+}
+
+/**
+ * Indexes the messages of dirty tasks until none is left or `budgetMs` has passed (at least
+ * one batch runs). Safe from several processes at once: a batch is written only when the
+ * task's cursor is still where it was read, so no message is indexed twice.
+ */
+export function indexPendingMessagesInto(
+  db: MessageIndexTarget,
+  dirOf: TaskDirOf,
+  options: { budgetMs?: number; onProgress?: (p: IndexProgress) => void } = {},
+): IndexProgress {
   const budget = options.budgetMs ?? Number.POSITIVE_INFINITY;
   const started = performance.now();
-  const list = db.prepare(
-    `SELECT d.task AS task, t.uuid AS uuid, t.status AS status, t.agent AS agent,
-       COALESCE(s.seq, 0) AS seq, COALESCE(s.summaries, 0) AS summaries,
-       COALESCE(t.total_summaries, 0) AS total_summaries
-     FROM messages_search_dirty d
-     LEFT JOIN tasks t ON t.rowid = d.task
-     LEFT JOIN messages_search_state s ON s.task = d.task
-     WHERE d.task > ? ORDER BY d.task LIMIT ?`,
-  );
   let indexed = 0;
   let after = 0;
   for (;;) {
-    const tasks = list.all(after, TASKS_PER_ROUND) as DirtyTask[];
+    const tasks = db.dirty(after, TASKS_PER_ROUND);
     if (tasks.length === 0) break;
     for (const t of tasks) {
       after = t.task;
       indexed += indexTask(db, dirOf, t, () => performance.now() - started >= budget);
       if (performance.now() - started >= budget) {
-        const progress = { indexed, remaining: pendingTasks(db) };
+        const progress = { indexed, remaining: db.pending() };
         options.onProgress?.(progress);
         return progress;
       }
     }
-    options.onProgress?.({ indexed, remaining: pendingTasks(db) });
+    options.onProgress?.({ indexed, remaining: db.pending() });
   }
-  return { indexed, remaining: pendingTasks(db) };
+  return { indexed, remaining: db.pending() };
 }
 
 /** Indexes one dirty task to its last complete line (or until `stop`); returns messages indexed. */
-function indexTask(db: Db, dirOf: TaskDirOf, t: DirtyTask, stop: () => boolean): number {
+function indexTask(
+  db: MessageIndexTarget,
+  dirOf: TaskDirOf,
+  t: DirtyTask,
+  stop: () => boolean,
+): number {
   if (t.uuid === null) {
-    db.prepare('DELETE FROM messages_search_dirty WHERE task = ?').run(t.task);
+    db.forget(t.task);
     return 0;
   }
   let dir: string;
@@ -117,7 +150,7 @@ function indexTask(db: Db, dirOf: TaskDirOf, t: DirtyTask, stop: () => boolean):
   const file = path.join(dir, TASK_FILES.messages);
   if (!fs.existsSync(file)) {
     // Moved between status folders while we looked, or not written yet: the next call sees it.
-    settleIfCurrent(db, t.task, t.seq, t.summaries);
+    db.settle(t, t.seq, t.summaries);
     return 0;
   }
   let index: OffsetIndex;
@@ -132,7 +165,7 @@ function indexTask(db: Db, dirOf: TaskDirOf, t: DirtyTask, stop: () => boolean):
     while (seq < index.count) {
       const batch = readBatch(file, index, seq + 1);
       if (batch.lastSeq <= seq) break;
-      if (!writeBatch(db, t, seq, batch)) return indexed; // another process got there first
+      if (!db.writeBatch(t, seq, batch)) return indexed; // another process got there first
       indexed += batch.rows.length;
       seq = batch.lastSeq;
       if (stop()) return indexed;
@@ -148,12 +181,12 @@ function indexTask(db: Db, dirOf: TaskDirOf, t: DirtyTask, stop: () => boolean):
   } catch {
     return indexed; // the folder moved mid-read: the next call goes on
   }
-  settleIfCurrent(db, t.task, seq, summaries);
+  db.settle(t, seq, summaries);
   return indexed;
 }
 
-interface Batch {
-  rows: { seq: number; body: string; role: string; tool: string }[];
+export interface Batch {
+  rows: { seq: number; body: string; role: string; tool: string; timestamp: string | null }[];
   usage: HourUsage[];
   lastSeq: number;
   chars: number;
@@ -170,7 +203,7 @@ function readBatch(file: string, index: OffsetIndex, from: number): Batch {
     if (parsed.ok) {
       const text = indexedText(parsed.value);
       batch.chars += text.body.length;
-      batch.rows.push({ seq: entry.lineNo, ...text });
+      batch.rows.push({ seq: entry.lineNo, ...text, timestamp: parsed.value.timestamp ?? null });
       const usage = usageOf(parsed.value);
       if (usage) batch.usage.push(usage);
     }
@@ -190,6 +223,29 @@ function usageOf(m: MessageRecord): HourUsage | undefined {
     output_tokens: u.output_tokens ?? 0,
     cache_read_tokens: u.cache_read_tokens ?? 0,
     cache_creation_tokens: u.cache_creation_tokens ?? 0,
+  };
+}
+
+/** The catch-up's writes on tasks.db: each batch one write transaction with its cursor. */
+export function sqliteTarget(db: Db): MessageIndexTarget {
+  return {
+    pending: () => pendingTasks(db),
+    dirty: (after, limit) =>
+      db
+        .prepare(
+          `SELECT d.task AS task, t.uuid AS uuid, t.status AS status, t.agent AS agent,
+             COALESCE(s.seq, 0) AS seq, COALESCE(s.summaries, 0) AS summaries,
+             COALESCE(t.total_summaries, 0) AS total_summaries
+           FROM messages_search_dirty d
+           LEFT JOIN tasks t ON t.rowid = d.task
+           LEFT JOIN messages_search_state s ON s.task = d.task
+           WHERE d.task > ? ORDER BY d.task LIMIT ?`,
+        )
+        .all(after, limit) as DirtyTask[],
+    forget: (task) => void db.prepare('DELETE FROM messages_search_dirty WHERE task = ?').run(task),
+    writeBatch: (t, from, batch) => writeBatch(db, t, from, batch),
+    writeCompactions: (t, rows, last) => writeCompactions(db, t, rows, last),
+    settle: (t, seq, summaries) => settleIfCurrent(db, t.task, seq, summaries),
   };
 }
 
@@ -218,7 +274,7 @@ function writeBatch(db: Db, t: DirtyTask, from: number, batch: Batch): boolean {
  * records in summaries.jsonl, undone ones included: they were paid for), each at its
  * record's hour and on its model, as taskCost prices them. Returns the new cursor.
  */
-function indexCompactionUsage(db: Db, t: DirtyTask, dir: string): number {
+function indexCompactionUsage(db: MessageIndexTarget, t: DirtyTask, dir: string): number {
   // Most catch-ups follow new messages of a task whose records are all read already.
   if (t.total_summaries <= t.summaries) return t.summaries;
   const file = path.join(dir, TASK_FILES.summaries);
@@ -228,7 +284,30 @@ function indexCompactionUsage(db: Db, t: DirtyTask, dir: string): number {
     .records.filter((r) => r.id > t.summaries);
   if (records.length === 0) return t.summaries;
   const last = Math.max(...records.map((r) => r.id));
-  const written = writeTx(db, () => {
+  const rows: CompactionUsageRow[] = [];
+  for (const r of records) {
+    const u = r.llm_usage;
+    if (!u) continue;
+    rows.push({
+      id: r.id,
+      hour: hourOf(r.created_at) ?? hourOf(r.timestamp) ?? '1970-01-01T00',
+      model: compactionModel(r),
+      input_tokens: u.input_tokens ?? 0,
+      output_tokens: u.output_tokens ?? 0,
+      cache_read_tokens: u.cache_read_tokens ?? 0,
+      cache_creation_tokens: u.cache_creation_tokens ?? 0,
+    });
+  }
+  return db.writeCompactions(t, rows, last) ? last : t.summaries;
+}
+
+function writeCompactions(
+  db: Db,
+  t: DirtyTask,
+  rows: readonly CompactionUsageRow[],
+  last: number,
+): boolean {
+  return writeTx(db, () => {
     const state = db
       .prepare('SELECT summaries FROM messages_search_state WHERE task = ?')
       .get(t.task) as { summaries: number } | undefined;
@@ -238,27 +317,23 @@ function indexCompactionUsage(db: Db, t: DirtyTask, dir: string): number {
          output_tokens, cache_read_tokens, cache_creation_tokens)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    for (const r of records) {
-      const u = r.llm_usage;
-      if (!u) continue;
+    for (const r of rows)
       insert.run(
         t.task,
         r.id,
-        hourOf(r.created_at) ?? hourOf(r.timestamp) ?? '1970-01-01T00',
-        compactionModel(r),
-        u.input_tokens ?? 0,
-        u.output_tokens ?? 0,
-        u.cache_read_tokens ?? 0,
-        u.cache_creation_tokens ?? 0,
+        r.hour,
+        r.model,
+        r.input_tokens,
+        r.output_tokens,
+        r.cache_read_tokens,
+        r.cache_creation_tokens,
       );
-    }
     db.prepare(
       `INSERT INTO messages_search_state (task, summaries) VALUES (?, ?)
        ON CONFLICT (task) DO UPDATE SET summaries = excluded.summaries`,
     ).run(t.task, last);
     return true;
   });
-  return written ? last : t.summaries;
 }
 
 /** Clears the task's dirty mark once its row's counts are no more than what is indexed. */

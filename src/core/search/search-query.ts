@@ -19,6 +19,8 @@ export interface SearchPlan {
   words: string[];
   /** The exact text a message must contain (exact mode). */
   exact?: string;
+  /** Every term must match: its words in a row, the last a prefix when `prefix` (for PostgreSQL). */
+  terms: { words: string[]; prefix: boolean }[];
 }
 
 export function wordsOf(text: string): string[] {
@@ -56,19 +58,22 @@ export function planSearch(query: string, exact: boolean): SearchPlan | undefine
       match: phrase(words, endsInWord),
       words: words.map((w) => w.toLowerCase()),
       exact: text,
+      terms: [{ words, prefix: endsInWord }],
     };
   }
   const parts: string[] = [];
   const words: string[] = [];
+  const terms: SearchPlan['terms'] = [];
   for (const term of termsOf(query)) {
     const prefix = !term.quoted && term.text.endsWith('*');
     const w = wordsOf(term.text);
     if (w.length === 0) continue;
     words.push(...w.map((x) => x.toLowerCase()));
     parts.push(w.length === 1 && !prefix ? quoted(w[0]!) : phrase(w, prefix));
+    terms.push({ words: w, prefix });
   }
   if (parts.length === 0) return undefined;
-  return { match: parts.join(' AND '), words: [...new Set(words)] };
+  return { match: parts.join(' AND '), words: [...new Set(words)], terms };
 }
 
 /** The FTS5 expression for a plan with the role and tool filters (columns of the index). */

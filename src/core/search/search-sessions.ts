@@ -21,7 +21,7 @@ const SNIPPET_AFTER = 100;
 /** Candidates an exact search checks at most (each read from its task's file). */
 const MAX_EXACT_CANDIDATES = 2000;
 
-type Options = Required<Pick<SearchSessionsInput, 'query' | 'exact' | 'limit'>> &
+export type SearchOptions = Required<Pick<SearchSessionsInput, 'query' | 'exact' | 'limit'>> &
   Omit<SearchSessionsInput, 'query' | 'exact' | 'limit'>;
 
 interface TaskInfo extends Pick<TaskRow, 'uuid' | 'status' | 'title' | 'agent' | 'repository'> {
@@ -35,7 +35,11 @@ interface TaskInfo extends Pick<TaskRow, 'uuid' | 'status' | 'title' | 'agent' |
  * repository, last activity) go to tasks.db; role and tool are columns of the index. Each
  * hit's snippet is read from the task's messages.jsonl (the index holds no text).
  */
-export function searchSessions(db: Db, dirOf: TaskDirOf, options: Options): SessionSearchResult {
+export function searchSessions(
+  db: Db,
+  dirOf: TaskDirOf,
+  options: SearchOptions,
+): SessionSearchResult {
   const plan = planSearch(options.query, options.exact);
   if (!plan)
     throw badInput(`search: ${JSON.stringify(options.query)} has no letters or digits to look for`);
@@ -88,14 +92,14 @@ export function searchSessions(db: Db, dirOf: TaskDirOf, options: Options): Sess
 }
 
 /** Keeps the tasks newest first and puts each task's hits in seq order. */
-function inTaskOrder(hits: SessionSearchHit[]): SessionSearchHit[] {
+export function inTaskOrder(hits: SessionSearchHit[]): SessionSearchHit[] {
   const order = new Map<string, number>();
   hits.forEach((h) => order.set(h.uuid, order.get(h.uuid) ?? order.size));
   return hits.sort((a, b) => order.get(a.uuid)! - order.get(b.uuid)! || a.seq - b.seq);
 }
 
 /** Task filters as a condition on the message rowid (a task's messages share its rowid's span). */
-function taskCondition(o: Options): { sql: string; params: Record<string, unknown> } {
+function taskCondition(o: SearchOptions): { sql: string; params: Record<string, unknown> } {
   const where: string[] = [];
   const params: Record<string, unknown> = {};
   if (o.agent !== undefined) {
@@ -107,13 +111,8 @@ function taskCondition(o: Options): { sql: string; params: Record<string, unknow
     params.repo = o.repo;
   }
   if (o.folder) {
-    // The folder itself or below it; substr, not LIKE, so `_` and `%` in a path are plain.
-    const folder = o.folder.replace(/(?<=.)[/\\]+$/, '');
-    const root = /[/\\]$/.test(folder);
     where.push('(workdir = @folder OR substr(workdir, 1, length(@below)) IN (@below, @belowWin))');
-    params.folder = folder;
-    params.below = root ? folder : `${folder}/`;
-    params.belowWin = root ? folder : `${folder}\\`;
+    Object.assign(params, folderParams(o.folder));
   }
   if (o.since) {
     where.push('updated_at >= @since');
@@ -123,6 +122,20 @@ function taskCondition(o: Options): { sql: string; params: Record<string, unknow
   return {
     sql: `AND (rowid / ${SEQ_SPAN}) IN (SELECT rowid FROM tasks WHERE ${where.join(' AND ')})`,
     params,
+  };
+}
+
+/**
+ * The folder filter's values: the folder itself, or a path below it with either separator;
+ * compared with substr, not LIKE, so `_` and `%` in a path are plain.
+ */
+export function folderParams(input: string): { folder: string; below: string; belowWin: string } {
+  const folder = input.replace(/(?<=.)[/\\]+$/, '');
+  const root = /[/\\]$/.test(folder);
+  return {
+    folder,
+    below: root ? folder : `${folder}/`,
+    belowWin: root ? folder : `${folder}\\`,
   };
 }
 
@@ -197,13 +210,13 @@ function readMessage(task: TaskInfo, seq: number, dirOf: TaskDirOf) {
   return undefined;
 }
 
-function exactAt(body: string, exact: string): [number, number] | undefined {
+export function exactAt(body: string, exact: string): [number, number] | undefined {
   const i = body.indexOf(exact);
   return i < 0 ? undefined : [i, i + exact.length];
 }
 
 /** The first place one of the words starts a word of the text (case-insensitive). */
-function wordAt(body: string, words: readonly string[]): [number, number] | undefined {
+export function wordAt(body: string, words: readonly string[]): [number, number] | undefined {
   const lower = body.toLowerCase();
   let best: [number, number] | undefined;
   for (const w of words) {
@@ -214,7 +227,7 @@ function wordAt(body: string, words: readonly string[]): [number, number] | unde
   return best;
 }
 
-function snippetOf(
+export function snippetOf(
   body: string,
   at: [number, number] | undefined,
 ): { snippet: string; match: [number, number] | null } {
@@ -222,7 +235,7 @@ function snippetOf(
   const from = Math.max(0, start - SNIPPET_BEFORE);
   const to = Math.min(body.length, end + SNIPPET_AFTER);
   const lead = from > 0 ? '…' : '';
-  const raw = body.slice(from, to).replace(/\s/g, ' ');
+  const raw = body.slice(from, to).replace(/[\s\0]/g, ' ');
   const snippet = `${lead}${raw}${to < body.length ? '…' : ''}`;
   return { snippet, match: at ? [start - from + lead.length, end - from + lead.length] : null };
 }

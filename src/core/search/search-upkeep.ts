@@ -1,5 +1,4 @@
 import type { ContextStore } from '../store/context-store';
-import { TaskRepository } from '../db/task-repository';
 import { keepSearchIndexCurrent } from './session-search';
 
 /** How often a host indexes what its tasks, imports and syncs wrote, and for how long at most. */
@@ -10,10 +9,10 @@ const UPKEEP_BUDGET_MS = 200;
  * A host (`cwb serve`, the app) keeps the search index current in the background: every
  * couple of seconds it indexes what was written since (a running task's steps, a sync), in
  * slices short enough not to hold up its requests, and so finishes a backfill over time.
- * Returns the stop function. Nothing to do on a PostgreSQL index.
+ * Returns the stop function. On a fleet's PostgreSQL, each
+ * host indexes the tasks of its own contexts folders.
  */
 export function startSearchUpkeep(store: ContextStore): () => void {
-  if (!(store.repo instanceof TaskRepository)) return () => {};
   let busy = false;
   const timer = setInterval(() => {
     if (busy) return;

@@ -1,7 +1,15 @@
 import type { SearchSessionsInput, SessionSearchResult } from '../../shared/api/search-api';
 import { searchSessionsInput } from '../../shared/api/search-api';
+import { pgMessageTarget } from '../db/pg-message-index';
+import { searchSessionsPg } from '../db/pg-message-search';
+import { PgTaskRepository } from '../db/pg-task-repository';
 import type { ContextStore } from '../store/context-store';
-import { indexPendingMessages, type IndexProgress } from './message-index';
+import {
+  indexPendingMessagesInto,
+  sqliteTarget,
+  type IndexProgress,
+  type MessageIndexTarget,
+} from './message-index';
 import { searchSessions } from './search-sessions';
 
 /**
@@ -13,7 +21,8 @@ export const SEARCH_CATCH_UP_MS = 250;
 
 /**
  * Search across every session of a contexts folder: the one entry the API, `cwb search`
- * and the MCP server use. The input is checked against the contract's schema.
+ * and the MCP server use, on tasks.db or a fleet's PostgreSQL. The input is checked
+ * against the contract's schema.
  */
 export function searchAllSessions(
   store: ContextStore,
@@ -22,16 +31,24 @@ export function searchAllSessions(
 ): SessionSearchResult {
   const parsed = searchSessionsInput.parse(input);
   keepSearchIndexCurrent(store, options.catchUpMs ?? SEARCH_CATCH_UP_MS);
+  if (store.repo instanceof PgTaskRepository) return searchSessionsPg(store.repo, parsed);
   return searchSessions(store.db, (row) => store.taskPath(row), parsed);
 }
 
-/** Indexes what is pending for at most `budgetMs` (store.db refuses a PostgreSQL index). */
+/** Where this store's message index is: tasks.db, or the fleet's PostgreSQL. */
+export function messageIndexOf(store: ContextStore): MessageIndexTarget {
+  return store.repo instanceof PgTaskRepository
+    ? pgMessageTarget(store.repo)
+    : sqliteTarget(store.db);
+}
+
+/** Indexes what is pending (of this contexts folder's tasks) for at most `budgetMs`. */
 export function keepSearchIndexCurrent(
   store: ContextStore,
   budgetMs: number,
   onProgress?: (p: IndexProgress) => void,
 ): IndexProgress {
-  return indexPendingMessages(store.db, (row) => store.taskPath(row), {
+  return indexPendingMessagesInto(messageIndexOf(store), (row) => store.taskPath(row), {
     budgetMs,
     ...(onProgress && { onProgress }),
   });

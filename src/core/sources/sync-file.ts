@@ -1,6 +1,5 @@
 import { writeRowStats, type RowTotals } from './row-stats';
-import { HourlyUsage, addUsageHoursOf } from '../usage/usage-hours';
-import { TaskRepository } from '../db/task-repository';
+import { HourlyUsage } from '../usage/usage-hours';
 import type { FinalStats } from '../db/task-index';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -608,8 +607,7 @@ async function readRange(
           compressions,
           usage,
         });
-        if (store.repo instanceof TaskRepository)
-          addUsageHoursOf(store.repo.db, t.task.uuid, t.hourly.take());
+        store.repo.addUsageHours(t.task.uuid, t.hourly.take());
         store.repo.setFinalStats(t.task.uuid, final);
         describeSourceTask(store, t.task.uuid, info, isSessionThread(key), kind.id);
         saved.threads[key] = {

@@ -23,6 +23,7 @@ import type {
 import type { FacetValues } from '../db/task-facets';
 import type { TaskFilter } from '../db/task-filter';
 import type { CreateTaskInput, EndStatus, TaskFolders, TransitionExtra } from './context-store';
+import type { HourUsage } from '../usage/usage-hours';
 
 /** What a task process falls back to: a store of its own on tasks.db (a ContextStore). */
 export type LocalStore = TaskFolders & { readonly repo: TaskIndex; close(): void };
@@ -138,6 +139,9 @@ export class HostTaskIndex implements TaskIndex, TaskFolders {
   }
   setImportedFacts(uuid: string, facts: ImportedFacts): void {
     this.localIndex().repo.setImportedFacts(uuid, facts);
+  }
+  addUsageHours(uuid: string, hours: readonly HourUsage[]): void {
+    this.localIndex().repo.addUsageHours(uuid, hours);
   }
   importsToFix(): ImportsToFix {
     return this.localIndex().repo.importsToFix();

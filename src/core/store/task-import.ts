@@ -1,5 +1,4 @@
-import { addUsageHoursOf, type HourUsage } from '../usage/usage-hours';
-import { TaskRepository } from '../db/task-repository';
+import type { HourUsage } from '../usage/usage-hours';
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
@@ -81,8 +80,7 @@ export async function importTask(
       compressions: stats.total_summaries,
       ...(usage && { usage }),
     });
-    if (counters.usage_hours && store.repo instanceof TaskRepository)
-      addUsageHoursOf(store.repo.db, task.uuid, counters.usage_hours);
+    if (counters.usage_hours) store.repo.addUsageHours(task.uuid, counters.usage_hours);
     // Message, summary and tool totals come from the files themselves.
     store.repo.setFinalStats(task.uuid, stats);
     store.repo.setStatus(task.uuid, input.status, {

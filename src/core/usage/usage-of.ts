@@ -5,13 +5,16 @@ import { badInput } from '../errors';
 import { keepSearchIndexCurrent } from '../search/session-search';
 import type { ContextStore } from '../store/context-store';
 import { isTimeZone } from './usage-days';
-import { usageReport } from './usage-report';
+import { PgTaskRepository } from '../db/pg-task-repository';
+import { pgUsageRows } from '../db/pg-usage-rows';
+import { sqliteUsageRows, usageReportOf } from './usage-report';
 
 /** How long a report may spend reading our own tasks' new messages for their hours first. */
 const USAGE_CATCH_UP_MS = 250;
 
 /**
- * Usage over time of a contexts folder: the one entry the API and `cwb usage` use. Our own
+ * Usage over time of a contexts folder's index (tasks.db, or a fleet's PostgreSQL: every
+ * host's tasks): the one entry the API and `cwb usage` use. Our own
  * tasks' hours come from their messages, which the search index's catch-up reads.
  */
 export function usageOf(
@@ -26,5 +29,7 @@ export function usageOf(
   if (parsed.since && parsed.until && parsed.since > parsed.until)
     throw badInput(`usage: --since ${parsed.since} is after --until ${parsed.until}`);
   keepSearchIndexCurrent(store, options.catchUpMs ?? USAGE_CATCH_UP_MS);
-  return usageReport(store.db, book, parsed);
+  const rows =
+    store.repo instanceof PgTaskRepository ? pgUsageRows(store.repo) : sqliteUsageRows(store.db);
+  return usageReportOf(rows, book, parsed);
 }

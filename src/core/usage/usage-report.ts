@@ -14,7 +14,7 @@ import { localDayOf, weekOf } from './usage-days';
 type Options = Required<Pick<UsageReportInput, 'by' | 'top'>> &
   Omit<UsageReportInput, 'by' | 'top'>;
 
-type TaskFacts = Pick<
+export type TaskFacts = Pick<
   TaskRow,
   | 'uuid'
   | 'title'
@@ -52,8 +52,23 @@ function modelOf(p: Piece): string | null {
  * Usage on a model without a price is counted apart (`unknown_tokens`), never as $0.
  */
 export function usageReport(db: Db, book: PriceBook, o: Options): UsageReport {
+  return usageReportOf(sqliteUsageRows(db), book, o);
+}
+
+/** What a report reads from an index: tasks.db (below) or PostgreSQL (pg-usage-rows.ts). */
+export interface UsageRows {
+  /** Tasks with usage (counters or compactions), the agent and repository filters applied. */
+  tasks(filter: { agent?: string; repo?: string }): TaskFacts[];
+  /** usage_hours' rows. */
+  hours(): Iterable<HourUsage & { task: number }>;
+  /** usage_compactions' rows. */
+  compactions(): Iterable<HourUsage & { task: number; model: string | null }>;
+}
+
+/** The same report from any index's rows. */
+export function usageReportOf(source: UsageRows, book: PriceBook, o: Options): UsageReport {
   const timeZone = o.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
-  const pieces = allPieces(db, o).filter((p) => {
+  const pieces = allPieces(source, o).filter((p) => {
     const day = localDayOf(p.hour, timeZone);
     return (!o.since || day >= o.since) && (!o.until || day <= o.until);
   });
@@ -185,39 +200,60 @@ class Acc {
   }
 }
 
-/** Every task's usage as pieces by hour (agent and repository filters applied in SQL). */
-function allPieces(db: Db, o: Options): Piece[] {
-  const where: string[] = [
-    `((input_tokens + output_tokens + cache_read_tokens + cache_creation_tokens) > 0
-      OR rowid IN (SELECT task FROM usage_compactions))`,
-  ];
-  const params: Record<string, unknown> = {};
-  if (o.agent !== undefined) {
-    where.push('agent = @agent');
-    params.agent = o.agent;
-  }
-  if (o.repo) {
-    where.push('(repo = @repo OR repository = @repo)');
-    params.repo = o.repo;
-  }
-  const tasks = db
-    .prepare(
-      `SELECT rowid AS task, uuid, title, agent, model, repository, input_tokens, output_tokens,
-         cache_read_tokens, cache_creation_tokens, created_at, updated_at, completed_at
-       FROM tasks WHERE ${where.join(' AND ')}`,
-    )
-    .all(params) as TaskFacts[];
+/** tasks.db's rows for a report. */
+export function sqliteUsageRows(db: Db): UsageRows {
+  return {
+    tasks(filter) {
+      const where: string[] = [
+        `((input_tokens + output_tokens + cache_read_tokens + cache_creation_tokens) > 0
+          OR rowid IN (SELECT task FROM usage_compactions))`,
+      ];
+      const params: Record<string, unknown> = {};
+      if (filter.agent !== undefined) {
+        where.push('agent = @agent');
+        params.agent = filter.agent;
+      }
+      if (filter.repo) {
+        where.push('(repo = @repo OR repository = @repo)');
+        params.repo = filter.repo;
+      }
+      return db
+        .prepare(
+          `SELECT rowid AS task, uuid, title, agent, model, repository, input_tokens, output_tokens,
+             cache_read_tokens, cache_creation_tokens, created_at, updated_at, completed_at
+           FROM tasks WHERE ${where.join(' AND ')}`,
+        )
+        .all(params) as TaskFacts[];
+    },
+    hours: () =>
+      db
+        .prepare(
+          'SELECT task, hour, input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens FROM usage_hours',
+        )
+        .iterate() as Iterable<HourUsage & { task: number }>,
+    compactions: () =>
+      db
+        .prepare(
+          `SELECT task, hour, model, input_tokens, output_tokens, cache_read_tokens,
+             cache_creation_tokens FROM usage_compactions`,
+        )
+        .iterate() as Iterable<HourUsage & { task: number; model: string | null }>,
+  };
+}
+
+/** Every task's usage as pieces by hour (agent and repository filters applied by the source). */
+function allPieces(source: UsageRows, o: Options): Piece[] {
+  const tasks = source.tasks({
+    ...(o.agent !== undefined && { agent: o.agent }),
+    ...(o.repo !== undefined && { repo: o.repo }),
+  });
   const hoursOf = new Map<number, HourUsage[]>();
-  for (const h of db
-    .prepare(
-      'SELECT task, hour, input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens FROM usage_hours',
-    )
-    .iterate() as Iterable<HourUsage & { task: number }>) {
+  for (const h of source.hours()) {
     const list = hoursOf.get(h.task);
     if (list) list.push(h);
     else hoursOf.set(h.task, [h]);
   }
-  const compactionsOf = compactionPieces(db);
+  const compactionsOf = compactionPieces(source);
   return tasks.flatMap((t) => [
     ...piecesOf(t, hoursOf.get(t.task) ?? []),
     ...(compactionsOf.get(t.task) ?? []).map((c) => ({ ...c, task: t })),
@@ -229,15 +265,9 @@ function allPieces(db: Db, o: Options): Piece[] {
  * from summaries.jsonl): each at its record's hour and on its model, as taskCost counts
  * them beside the task's counters.
  */
-function compactionPieces(db: Db): Map<number, Omit<Piece, 'task'>[]> {
+function compactionPieces(source: UsageRows): Map<number, Omit<Piece, 'task'>[]> {
   const byTask = new Map<number, Omit<Piece, 'task'>[]>();
-  const rows = db
-    .prepare(
-      `SELECT task, hour, model, input_tokens, output_tokens, cache_read_tokens,
-         cache_creation_tokens FROM usage_compactions`,
-    )
-    .iterate() as Iterable<HourUsage & { task: number; model: string | null }>;
-  for (const c of rows) {
+  for (const c of source.compactions()) {
     const piece = {
       hour: c.hour,
       model: c.model,
