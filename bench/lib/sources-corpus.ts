@@ -115,7 +115,7 @@ const FILE_AGENTS: Placed[] = [
  * Every real session fixture that a source kind syncs from files (JSON / JSON Lines), each at
  * its agent's default folder: what a home with these agents' sessions holds, in its real mix
  * (the five compacted Claude Code sessions are most of the bytes). Left out: Aider (no default
- * folder: only configured folders are read), the database kinds (Goose, Crush, Zed, opencode.db:
+ * folder: only configured folders are read), the database kinds (Goose's sessions.db, Crush, Zed, opencode.db:
  * their fixtures are rows a test loads into SQLite, not bytes JSON.parse could be measured on),
  * and the kinds that read another kind's files (Roo Code, OpenClaw: the same bytes again).
  */
@@ -154,6 +154,18 @@ export const SYNC_CORPUS: Placed[] = [
     once: true,
   },
   ...FILE_AGENTS,
+  ...['api_conversation_history.json', 'ui_messages.json', 'task_metadata.json'].map(
+    (name): Placed => ({
+      fixture: ['cline', '1763991000000', name],
+      at: (home, i) => path.join(vscodeTasks(home), String(1763991000000 + i), name),
+    }),
+  ),
+  {
+    // Goose's sessions before 1.10: one JSON Lines file per session beside sessions.db.
+    fixture: ['goose', '20250612_093015.jsonl'],
+    at: (home, i) =>
+      path.join(home, '.local', 'share', 'goose', 'sessions', `20250612_0930${10 + i}.jsonl`),
+  },
 ];
 
 function filesBelow(dir: string): string[] {
