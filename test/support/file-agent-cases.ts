@@ -23,6 +23,11 @@ const CURSOR_TRANSCRIPT = [
   CURSOR_ID,
   `${CURSOR_ID}.jsonl`,
 ];
+const CURSOR_TEXT = [
+  'home-dev-src-notes-app',
+  'agent-transcripts',
+  '9d3f6a28-41c7-4b5e-a0d2-7e8c1b3f5a94.txt',
+];
 const DROID_SESSION = ['-home-dev-src-ledger-api', '4d9a7c31-2e6b-4f08-b5d1-8c3e0a7f6b94.jsonl'];
 
 const AMP_THREAD = 'T-0199e4c2-7a1b-7d3e-9f20-4b6c8a1e5d37.json';
@@ -55,6 +60,12 @@ export const FILE_AGENT_CASES: Case[] = [
     kind: 'cursor',
     fixture: ['cursor', ...CURSOR_TRANSCRIPT],
     at: (home) => path.join(home, '.cursor', 'projects', ...CURSOR_TRANSCRIPT),
+    untimed: true,
+  },
+  {
+    kind: 'cursor',
+    fixture: ['cursor', ...CURSOR_TEXT],
+    at: (home) => path.join(home, '.cursor', 'projects', ...CURSOR_TEXT),
     untimed: true,
   },
   {

@@ -9,6 +9,7 @@ import { DOCUMENT_SESSION_FORMATS, SESSION_FORMATS } from './session-formats';
 import { isSweAgentDocument } from './swe-agent';
 import { detectDatabase, isSqliteHead, type DatabaseFormatName } from './database-formats';
 import { isRecord } from './text';
+import { isCursorTextTranscript } from './cursor-text';
 import { detectJsonlAgent, type JsonlAgentId } from './jsonl-agents';
 import { isGeminiLogHead } from './gemini-cli-log';
 import { isGooseJsonlHead } from './goose-jsonl';
@@ -19,7 +20,7 @@ export type Sniffed =
   | { kind: 'zip' }
   | { kind: 'jsonl'; format: 'claude-code' | 'codex' | JsonlAgentId }
   /** Read by its format's own parser, never as one JSON document (Gemini CLI's JSON Lines log). */
-  | { kind: 'text'; format: 'aider' | 'gemini-cli' | 'goose' }
+  | { kind: 'text'; format: 'aider' | 'gemini-cli' | 'goose' | 'cursor' }
   | { kind: 'database'; format: DatabaseFormatName }
   | { kind: 'document' };
 
@@ -57,6 +58,8 @@ export async function sniffFile(file: string): Promise<Sniffed> {
     SESSION_FORMATS.aider.sniff(head.subarray(0, headBytes).toString('utf8'), path.basename(file))
   )
     return { kind: 'text', format: 'aider' };
+  if (isCursorTextTranscript(head.subarray(0, headBytes).toString('utf8'), path.basename(file)))
+    return { kind: 'text', format: 'cursor' };
   let seen = 0;
   for await (const line of readJsonl(file, { maxLineBytes: SNIFF_LINE_BYTES })) {
     if (++seen > SNIFF_LINES) break;

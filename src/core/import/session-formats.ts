@@ -5,7 +5,7 @@ import { gooseJsonlFormat } from './goose-jsonl';
 import { ampFormat } from './amp';
 import { continueFormat } from './continue';
 import { copilotCliFormat } from './copilot-cli';
-import { cursorFormat } from './cursor';
+import { cursorTranscriptFormat } from './cursor-text';
 import { droidFormat } from './droid';
 import { openHandsFormat } from './openhands';
 import { openClawFormat, piFormat } from './pi';
@@ -29,7 +29,7 @@ export const SESSION_FORMATS = {
   openclaw: openClawFormat,
   opencode: opencodeStorageFormat,
   'copilot-cli': copilotCliFormat,
-  cursor: cursorFormat,
+  cursor: cursorTranscriptFormat,
   droid: droidFormat,
   amp: ampFormat,
   continue: continueFormat,

@@ -4,7 +4,7 @@ import type { JsonlSessionAgent } from '../import/jsonl-session';
 import { ampFormat } from '../import/amp';
 import { continueFormat } from '../import/continue';
 import { copilotCliAgentFormat } from '../import/copilot-cli';
-import { cursorFormat } from '../import/cursor';
+import { cursorTranscriptFormat } from '../import/cursor-text';
 import { droidAgentFormat } from '../import/droid';
 import { openClawAgentFormat, piAgentFormat } from '../import/pi';
 import { qwenCodeAgentFormat } from '../import/qwen-code';
@@ -57,12 +57,14 @@ export const FILE_AGENT_KINDS: SourceKind[] = [
     id: 'cursor',
     label: 'Cursor',
     defaultFolders: (env) => [path.join(home(env), '.cursor', 'projects')],
-    // <project>/agent-transcripts/<id>/<id>.jsonl (earlier: agent-transcripts/<id>.jsonl)
-    matches: (relative) => /^[^/]+\/agent-transcripts\/(?:[^/]+\/)?[^/]+\.jsonl$/.test(relative),
+    // <project>/agent-transcripts/<id>/<id>.jsonl (earlier: agent-transcripts/<id>.jsonl),
+    // and the plain-text agent-transcripts/<id>.txt
+    matches: (relative) =>
+      /^[^/]+\/agent-transcripts\/(?:[^/]+\/)?[^/]+\.(?:jsonl|txt)$/.test(relative),
     depth: 4,
     // No times per message: read whole on each change, so the file's own times stand in
     // for them as on `cwb import` (session-document.ts).
-    reader: { mode: 'document', parse: (file) => cursorFormat.parse(file) },
+    reader: { mode: 'document', parse: (file) => cursorTranscriptFormat.parse(file) },
   },
   jsonlKind(droidAgentFormat, 'Factory Droid', {
     defaultFolders: (env) => [path.join(home(env), '.factory', 'sessions')],
