@@ -689,4 +689,41 @@ describe('Codex 0.121: a subagent thread and the newer items', () => {
     live.close();
     imported.close();
   });
+
+  it('a model changed between turns names the replies of the new model, on import and in a sync alike', async () => {
+    const root = tempDir();
+    const home = path.join(root, 'home');
+    const dir = path.join(home, '.codex', 'sessions', '2026', '11', '21');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.copyFileSync(realFixture('codex-subagents', PARENT), path.join(dir, PARENT));
+    quiet(path.join(dir, PARENT));
+    const live = ContextStore.open(path.join(root, 'live'));
+    const sync = new SourceSync(live, loadSourcesConfig({ file: null, env: { HOME: home } }));
+    await sync.syncAll('codex');
+    const imported = ContextStore.open(path.join(root, 'imported'));
+    await importFile(imported, path.join(dir, PARENT));
+    for (const store of [live, imported]) {
+      const [row] = tasksOf(store);
+      expect(row!.model).toBe('gpt-5.1-codex');
+      const messages = lines(path.join(store.taskPath(row!), 'messages.jsonl'));
+      // The second turn (line 23 of the rollout) runs on gpt-5.1-codex-max: its replies say
+      // so; the first turn's replies, on the task's own model, carry no model of their own.
+      const firstOfTurn2 = messages.findIndex(
+        (m) => String(m.timestamp) >= '2026-11-21T10:03:09.657Z',
+      );
+      expect(firstOfTurn2).toBeGreaterThan(0);
+      const replies = (from: number, to: number) =>
+        messages.slice(from, to).filter((m) => m.role === 'assistant');
+      expect(replies(0, firstOfTurn2).length).toBeGreaterThan(0);
+      expect(replies(0, firstOfTurn2).every((m) => m.model === undefined)).toBe(true);
+      expect(replies(firstOfTurn2, messages.length).length).toBeGreaterThan(0);
+      expect(
+        replies(firstOfTurn2, messages.length).every((m) => m.model === 'gpt-5.1-codex-max'),
+      ).toBe(true);
+      // Only replies name a model.
+      expect(messages.filter((m) => m.role !== 'assistant' && m.model !== undefined)).toEqual([]);
+    }
+    live.close();
+    imported.close();
+  });
 });

@@ -186,6 +186,47 @@ describe('the task view in Chromium', () => {
     expect(errors).toEqual([]);
   });
 
+  it('marks the replies of a model changed mid-session (Codex) with that model, and only those', async () => {
+    const root = path.join(tempDir(), 'contexts');
+    const file = path.join(
+      FIXTURES,
+      'codex-subagents',
+      'rollout-2026-11-21T10-02-00-019ab3c1-7e2a-7d40-9c11-5f6a7b8c9d01.jsonl',
+    );
+    const r = runCwb(['--contexts', root, 'import', file]);
+    expect(r.status, r.stderr).toBe(0);
+    const s = await serve(['--contexts', root]);
+    const tasks = await call<{ rows: { uuid: string; model: string; total_messages: number }[] }>(
+      s,
+      'queryTasks',
+      {},
+    );
+    const task = tasks.rows[0]!;
+    expect(task.model).toBe('gpt-5.1-codex');
+    // The timeline at its last message (the second turn's reply), the first turn's above it.
+    const last = task.total_messages;
+    const { page, errors } = await openPage(s, `#/task/${task.uuid}/timeline?seq=${last}`);
+    await page.locator(`.tv-row[data-seq="${last}"]`).waitFor({ timeout: 30_000 });
+    const rows = await page.locator('.tv-row').evaluateAll((els) =>
+      els.map((el) => ({
+        seq: Number(el.getAttribute('data-seq')),
+        role: el.getAttribute('data-role'),
+        model: el.querySelector('[data-testid="reply-model"]')?.textContent ?? null,
+      })),
+    );
+    const marked = rows.filter((row) => row.model !== null);
+    expect(marked.map((row) => row.seq)).toContain(last);
+    expect(
+      marked.every((row) => row.role === 'assistant' && row.model === 'gpt-5.1-codex-max'),
+    ).toBe(true);
+    // The first turn ran on the task's own model: its replies carry no badge.
+    const firstMarked = Math.min(...marked.map((row) => row.seq));
+    expect(rows.some((row) => row.role === 'assistant' && row.seq < firstMarked)).toBe(true);
+    await page.locator(`.tv-row[data-seq="${firstMarked}"]`).scrollIntoViewIfNeeded();
+    await shot(page, 'task-view-model-change.png');
+    expect(errors).toEqual([]);
+  });
+
   it('waits for a task opened a moment before it is readable (not_found is retried), never showing the error state', async () => {
     // A task that exists in one root, exported; the page opens it in another root first.
     const source = path.join(tempDir(), 'source');

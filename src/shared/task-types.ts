@@ -74,6 +74,11 @@ export interface MessageRecord extends CurrentMessage {
   output_ref?: string;
   /** In the history but never in the model's context by itself (reasoning, pre-compaction messages of an import). */
   history_only?: true;
+  /**
+   * The model that wrote this reply, where the session records one per reply (another
+   * agent's session that changed model mid-way); absent when it is the task's model.
+   */
+  model?: string;
 }
 
 /** One line of summaries.jsonl: the union of seed 000 §3.5 and seed 001 §11.3. */

@@ -115,6 +115,8 @@ interface ClaudeState {
   closed?: Record<string, string>;
   /** The rank of the title given (1 Claude's ai-title, 2 the person's /rename): lower ones no longer replace it. */
   titleRank?: number;
+  /** Each thread's first model (its task's model): a reply by another one (`/model`) names it. */
+  models?: Record<string, string>;
 }
 
 interface Group {
@@ -319,6 +321,7 @@ export class ClaudeCodeMapper implements EntryMapper {
     if (!g) return;
     this.groups.delete(thread);
     const historyOnly = this.historyOnly(thread, g.line);
+    const model = this.replyModel(thread, g.model);
     for (const r of g.reasoning) {
       this.sink.message(thread, {
         role: 'assistant',
@@ -326,6 +329,7 @@ export class ClaudeCodeMapper implements EntryMapper {
         name: REASONING_NAME,
         historyOnly: true,
         ...(r.timestamp !== undefined && { timestamp: r.timestamp }),
+        ...model,
       });
     }
     let usage: TokenUsage | undefined;
@@ -356,8 +360,16 @@ export class ClaudeCodeMapper implements EntryMapper {
       ...(usage !== undefined && { usage }),
       ...(g.timestamp !== undefined && { timestamp: g.timestamp }),
       ...(historyOnly && { historyOnly }),
+      ...model,
     });
     for (const { id, ...call } of g.starts) this.state.calls[id] = { thread, ...call };
+  }
+
+  /** A reply by another model than its thread's first (the task's model) names it. */
+  private replyModel(thread: string, model: string | undefined): { model?: string } {
+    if (model === undefined || model === '<synthetic>') return {};
+    const first = ((this.state.models ??= {})[thread] ??= model);
+    return model !== first ? { model } : {};
   }
 
   private user(thread: string, entry: ClaudeEntry, line: number): void {

@@ -98,6 +98,40 @@ describe('importClaudeCode', () => {
     expect([a!.title, b!.title]).toEqual(['My title', 'Later Claude title']);
     store.close();
   });
+  it('a reply by another model than the session began with (/model) names it; the task keeps the first', async () => {
+    const opus = (e: object): object => {
+      const entry = e as { message: object };
+      return { ...entry, message: { ...entry.message, model: 'claude-opus-4-5' } };
+    };
+    const file = write([
+      user('u1', null, 'Plan it'),
+      assistant('a1', 'u1', 'msg_1', [{ type: 'text', text: 'A plan.' }]),
+      user('u2', 'a1', 'Now build it'),
+      opus(
+        assistant('a2', 'u2', 'msg_2', [
+          { type: 'thinking', thinking: 'Building.', signature: 'x' },
+        ]),
+      ),
+      opus(assistant('a3', 'a2', 'msg_2', [{ type: 'text', text: 'Built.' }])),
+      user('u3', 'a3', 'Thanks'),
+      assistant('a4', 'u3', 'msg_3', [{ type: 'text', text: 'Welcome.' }]),
+    ]);
+    const store = openStore();
+    const [row] = (await importClaudeCode(store, file)).rows;
+    expect(row!.model).toBe('claude-sonnet-4');
+    const messages = store.readTask(row!.uuid).messages(1, 10).messages;
+    expect(messages.map((m) => [m.role, m.content, m.model ?? null])).toEqual([
+      ['user', 'Plan it', null],
+      ['assistant', 'A plan.', null],
+      ['user', 'Now build it', null],
+      ['assistant', 'Building.', 'claude-opus-4-5'],
+      ['assistant', 'Built.', 'claude-opus-4-5'],
+      ['user', 'Thanks', null],
+      ['assistant', 'Welcome.', null],
+    ]);
+    store.close();
+  });
+
   it('merges a response split over entries, keeps thinking as history-only reasoning, pairs tools, counts usage once', async () => {
     const file = write([
       user('u1', null, 'Fix the bug'),

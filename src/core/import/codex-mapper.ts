@@ -87,6 +87,10 @@ interface CodexState {
    * right after it is the same compaction, not another one.
    */
   compactedItem?: boolean;
+  /** The model of the first turn: the task's model. */
+  taskModel?: string;
+  /** The model of the current turn (`turn_context`): a reply by another one names it. */
+  model?: string;
 }
 
 interface PendingMessage {
@@ -96,6 +100,8 @@ interface PendingMessage {
   timestamp?: string;
   line: number;
   refs: EntryRef[];
+  /** The model of the turn the reply began in (it is flushed when the next item comes). */
+  model?: string;
 }
 
 /** A call's arguments kept across syncs while it waits for its output are cut past this. */
@@ -143,6 +149,11 @@ export class CodexMapper implements EntryMapper {
     if (line.kind === 'session_meta') return this.sessionMeta(p, line, started);
     if (line.kind === 'turn_context') {
       delete this.state.forkHistory;
+      const model = asString(p.model);
+      if (model !== undefined) {
+        this.state.taskModel ??= model;
+        this.state.model = model;
+      }
       this.sink.describe(MAIN, {
         ...(asString(p.model) !== undefined && { model: asString(p.model)! }),
         ...(asString(p.cwd) !== undefined && { workdir: asString(p.cwd)! }),
@@ -205,6 +216,8 @@ export class CodexMapper implements EntryMapper {
       return;
     }
     this.state.instructed = true;
+    this.state.taskModel ??= asString(p.model);
+    this.state.model ??= this.state.taskModel;
     const instructions = codexInstructions(p);
     const timestamp = started ?? line.timestamp;
     // The system prompt survives compaction: never history-only.
@@ -270,6 +283,7 @@ export class CodexMapper implements EntryMapper {
           name: REASONING_NAME,
           ...at,
           historyOnly: true,
+          ...this.replyModel(),
         });
         return;
       }
@@ -290,6 +304,7 @@ export class CodexMapper implements EntryMapper {
           line: lineNo,
           refs: [],
           ...ts(at),
+          ...this.replyModel(),
         });
         if (ref) pending.refs.push(ref);
         pending.toolCalls.push({
@@ -356,6 +371,7 @@ export class CodexMapper implements EntryMapper {
         line: lineNo,
         refs: ref ? [ref] : [],
         ...ts(at),
+        ...this.replyModel(),
       };
     } else if (role === 'user') {
       if (this.options.userItems === false) return this.sink.ignore('response_item:message:user');
@@ -495,8 +511,15 @@ export class CodexMapper implements EntryMapper {
       ...(pending.toolCalls.length > 0 && { tool_calls: pending.toolCalls }),
       ...(pending.timestamp !== undefined && { timestamp: pending.timestamp }),
       ...(pending.line < (this.options.historyBefore ?? 0) && { historyOnly: true }),
+      ...(pending.model !== undefined && { model: pending.model }),
     });
     for (const { id, ...call } of pending.starts) this.state.calls[id] = call;
+  }
+
+  /** A reply written by another model than the task's (a model change mid-session) names it. */
+  private replyModel(): { model?: string } {
+    const { model, taskModel } = this.state;
+    return model !== undefined && model !== taskModel ? { model } : {};
   }
 }
 

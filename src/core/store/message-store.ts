@@ -51,6 +51,8 @@ export interface NewMessage {
   /** Keep the message out of current.jsonl (e.g. a summary whose view is rebuilt separately). */
   historyOnly?: boolean;
   timestamp?: string;
+  /** The model that wrote this reply (MessageRecord.model). */
+  model?: string;
 }
 
 /**
@@ -180,6 +182,10 @@ export class MessageStore {
     if (input.historyOnly) {
       record.history_only = true;
       own += ',"history_only":true';
+    }
+    if (input.model !== undefined) {
+      record.model = input.model;
+      own += `,"model":${JSON.stringify(input.model)}`;
     }
     const role = JSON.stringify(input.role);
     // Line first, index second: after a crash between the two, opening the index catches up.

@@ -114,6 +114,15 @@ export function MessageRow({
           </span>
         )}
         {historyOnly && <span className="tv-badge">{t('historyOnly')}</span>}
+        {record?.model !== undefined && (
+          <span
+            className="tv-badge tv-model"
+            data-testid="reply-model"
+            title={t('replyModel', { model: record.model })}
+          >
+            {record.model}
+          </span>
+        )}
         <span className="tv-row-tokens">
           {record?.usage
             ? t('providerTokens', {
