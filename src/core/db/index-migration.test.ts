@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TaskRow } from '../../shared/task-types';
 import { startPostgres, type PostgresCluster } from '../../../test/support/postgres';
 import { useTempDir } from '../../../test/support/temp-dir';
+import type { HourUsage } from '../usage/usage-hours';
 import { migrateIndex } from './index-migration';
 import { openDatabase } from './open-database';
 import { PgTaskRepository } from './pg-task-repository';
@@ -83,6 +84,53 @@ describe('cwb index migrate: tasks.db → PostgreSQL', () => {
     target.sql('DELETE FROM index_migrations');
     expect(migrateIndex(db, target)).toMatchObject({ copied: 1234, verified: true });
     expect(target.require('task-00007').total_messages).toBe(8);
+    target.close();
+    db.close();
+  });
+
+  it("copies imported tasks' usage by hour (replacing it when run again), not our own tasks'", async () => {
+    const db = openDatabase(path.join(tempDir(), 'tasks.db'));
+    const source = new TaskRepository(db);
+    source.insertRows([
+      { ...task(1), agent: 'codex' },
+      { ...task(2), agent: '' },
+    ]);
+    const hour = (h: string, n: number): HourUsage => ({
+      hour: h,
+      input_tokens: n,
+      output_tokens: 2 * n,
+      cache_read_tokens: 3 * n,
+      cache_creation_tokens: 0,
+    });
+    source.addUsageHours('task-00001', [hour('2026-01-01T00', 5), hour('2026-01-02T13', 7)]);
+    source.addUsageHours('task-00002', [hour('2026-01-01T00', 9)]);
+    const target = new PgTaskRepository(await cluster.createDatabase(), { host: 'old-box' });
+    const hours = () =>
+      target.sql(
+        `SELECT t.uuid, h.hour, h.input_tokens, h.output_tokens, h.cache_read_tokens
+         FROM usage_hours h JOIN tasks t ON t.seq = h.task ORDER BY t.uuid, h.hour`,
+      );
+    const expected = [
+      {
+        uuid: 'task-00001',
+        hour: '2026-01-01T00',
+        input_tokens: 5,
+        output_tokens: 10,
+        cache_read_tokens: 15,
+      },
+      {
+        uuid: 'task-00001',
+        hour: '2026-01-02T13',
+        input_tokens: 7,
+        output_tokens: 14,
+        cache_read_tokens: 21,
+      },
+    ];
+    migrateIndex(db, target);
+    expect(hours()).toEqual(expected);
+    target.sql('DELETE FROM index_migrations');
+    migrateIndex(db, target);
+    expect(hours()).toEqual(expected);
     target.close();
     db.close();
   });

@@ -1,6 +1,7 @@
 import type { TaskRow } from '../../shared/task-types';
 import type { Db } from './open-database';
 import type { PgTaskRepository } from './pg-task-repository';
+import type { HourUsage } from '../usage/usage-hours';
 
 /** Rows copied per PostgreSQL transaction: an interruption loses at most one batch's work. */
 const BATCH = 500;
@@ -68,6 +69,7 @@ export function migrateIndex(
     const upto = batch[batch.length - 1]!._rowid;
     target.write(() => {
       target.upsertRows(batch);
+      copyImportedHours(source, target, batch);
       target.sql(
         `INSERT INTO index_migrations (source, host, last_rowid) VALUES ($1, $2, $3)
          ON CONFLICT (source, host) DO UPDATE SET last_rowid = EXCLUDED.last_rowid`,
@@ -100,6 +102,30 @@ export function migrateIndex(
 }
 
 /** Every source row against its copy: present, and every counter equal. */
+/**
+ * The usage by hour an import or a sync recorded for the batch's imported tasks (usage_hours,
+ * docs/search-and-usage.md), replacing what a copy before wrote. Our own tasks' hours are
+ * left to the index's catch-up, which reads them from their messages again.
+ */
+function copyImportedHours(
+  source: Db,
+  target: PgTaskRepository,
+  batch: readonly (TaskRow & { _rowid: number })[],
+): void {
+  const imported = batch.filter((row) => row.agent);
+  if (imported.length === 0) return;
+  target.sql(
+    'DELETE FROM usage_hours WHERE task IN (SELECT seq FROM tasks WHERE uuid = ANY($1::text[]))',
+    [imported.map((row) => row.uuid)],
+  );
+  const hoursOf = source.prepare(
+    `SELECT hour, input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens
+     FROM usage_hours WHERE task = ? ORDER BY hour`,
+  );
+  for (const row of imported)
+    target.addUsageHours(row.uuid, hoursOf.all(row._rowid) as HourUsage[]);
+}
+
 function verify(source: Db, target: PgTaskRepository): string[] {
   const mismatches: string[] = [];
   const columns = ['uuid', 'status', ...COUNTERS].join(', ');
