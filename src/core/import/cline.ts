@@ -24,6 +24,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ToolCall } from '../../shared/task-types';
 import { subagentEvents, subagentRuns } from './cline-subagents';
+import { clineSdkEvents, isClineSdkDocument } from './cline-sdk';
 import { readJsonDocument } from './json-document';
 import type { AgentId, SessionEvent, SessionFormat, SessionMeta } from './session-format';
 import { realRequest } from './session-meta';
@@ -85,14 +86,16 @@ export function isClineDocument(doc: unknown, fileName = ''): boolean {
 export const clineFormat: SessionFormat = {
   agent: 'cline',
   input: 'document',
-  sniff: (doc, fileName) => isClineDocument(doc, fileName),
+  sniff: (doc, fileName) => isClineDocument(doc, fileName) || isClineSdkDocument(doc),
   async *parse(file, doc, options) {
     const d = doc ?? (await readJsonDocument(file, options?.maxJsonBytes));
-    yield* clineEvents(file, Array.isArray(d) ? d : []);
+    // Cline since its SDK migration: `<id>.messages.json` under ~/.cline/data/sessions.
+    if (isClineSdkDocument(d)) yield* clineSdkEvents(file, d);
+    else yield* clineEvents(file, Array.isArray(d) ? d : []);
   },
 };
 
-interface UiFacts {
+export interface UiFacts {
   first?: string;
   last?: string;
   /** Usage of each api_req_started, in order (used when the history has no metrics). */
@@ -202,7 +205,7 @@ function* clineEvents(file: string, messages: unknown[]): Generator<SessionEvent
   yield* subagentEvents({ ...meta, sessionId: meta.sessionId ?? taskId }, ui.runs);
 }
 
-function* conversationEvents(messages: unknown[], ui: UiFacts): Generator<SessionEvent> {
+export function* conversationEvents(messages: unknown[], ui: UiFacts): Generator<SessionEvent> {
   let pending: string[] = [];
   /** Names of the last reply's calls: a result names its call's tool ("[subagents] Result:" answers use_subagents). */
   let names = new Map<string, string>();
@@ -266,7 +269,8 @@ function* conversationEvents(messages: unknown[], ui: UiFacts): Generator<Sessio
             input_tokens: asNumber(metrics.prompt) - cached,
             output_tokens: asNumber(metrics.completion),
             cache_read_tokens: cached,
-            cache_creation_tokens: 0,
+            // Only the SDK's messages record cache writes (cline-sdk.ts passes them here).
+            cache_creation_tokens: asNumber(metrics.cacheWrites),
           }
         : ui.requests[requestIndex];
       requestIndex++;
@@ -354,7 +358,7 @@ function xmlCalls(key: string, next: unknown): ToolCall[] {
   return calls;
 }
 
-function firstRequest(content: unknown): string | undefined {
+export function firstRequest(content: unknown): string | undefined {
   if (typeof content === 'string') return realRequest(content);
   if (!Array.isArray(content)) return undefined;
   for (const b of content) {

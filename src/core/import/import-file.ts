@@ -151,6 +151,10 @@ function expand(paths: readonly string[]): string[] {
       .sort();
     if (names.includes('api_conversation_history.json'))
       names = names.filter((n) => !CLINE_SIBLINGS.has(n));
+    // A Cline SDK session folder: its messages files are the sessions (the manifest
+    // `<id>.json` and `<id>.compaction.json` beside them are not).
+    if (names.some((n) => n.endsWith('.messages.json')))
+      names = names.filter((n) => n.endsWith('.messages.json'));
     // An OpenHands session's events/ folder is one session: its first event reads the rest.
     const events = names.filter((n) => /^\d+\.json$/.test(n));
     if (

@@ -153,16 +153,43 @@ async function* noSession(): AsyncGenerator<SessionEvent> {
   return;
 }
 
+/** Cline's SDK session folder (cline/cline sdk/packages/shared/src/storage/paths.ts). */
+export function clineSdkSessions(env: NodeJS.ProcessEnv): string {
+  const sessions = env.CLINE_SESSION_DATA_DIR?.trim();
+  if (sessions) return sessions;
+  const data = env.CLINE_DATA_DIR?.trim();
+  if (data) return path.join(data, 'sessions');
+  return path.join(env.CLINE_DIR?.trim() || path.join(homeOf(env), '.cline'), 'data', 'sessions');
+}
+
 registerSourceKind({
   id: 'cline',
   label: 'Cline',
-  defaultFolders: (env) => vscodeGlobalStorage(env, 'saoudrizwan.claude-dev'),
-  // <task id>/api_conversation_history.json (ui_messages.json and task_metadata.json beside it
-  // are read with it)
-  matches: (relative) => /^[^/]+\/api_conversation_history\.json$/.test(relative),
+  defaultFolders: (env) => [
+    ...vscodeGlobalStorage(env, 'saoudrizwan.claude-dev'),
+    clineSdkSessions(env),
+  ],
+  // The extension's old tasks: <task id>/api_conversation_history.json (ui_messages.json and
+  // task_metadata.json beside it are read with it); since its SDK: <root id>/<id>.messages.json
+  // (sub-agents' files in their root's folder; sessions.db is read with them).
+  matches: (relative) =>
+    /^[^/]+\/api_conversation_history\.json$/.test(relative) ||
+    /^[^/]+\/[^/]+\.messages\.json$/.test(relative),
   depth: 2,
-  reader: documentReader(SESSION_FORMATS.cline),
+  reader: {
+    mode: 'document',
+    // A task the SDK took over (resumed, same id) is read from its SDK file only.
+    parse: (file) =>
+      path.basename(file) === 'api_conversation_history.json' && migratedToSdk(file)
+        ? noSession()
+        : SESSION_FORMATS.cline.parse(file),
+  },
 });
+
+function migratedToSdk(file: string): boolean {
+  const id = path.basename(path.dirname(path.resolve(file)));
+  return fs.existsSync(path.join(clineSdkSessions(process.env), id, `${id}.messages.json`));
+}
 
 registerSourceKind({
   id: 'roo-code',
