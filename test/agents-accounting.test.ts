@@ -15,6 +15,7 @@ import { discoverFiles } from '../src/core/sources/discover';
 import { sourceKind } from '../src/core/sources/source-kinds';
 import { syncFile } from '../src/core/sources/sync-file';
 import type { TaskRow } from '../src/shared/task-types';
+import { CLINE_SDK_FILES, CLINE_SDK_ROOT, layClineSdkData } from './support/cline-sdk-data';
 import { crushDb, crushRows, gooseDb, gooseRows, zedDb } from './support/agent-dbs';
 import * as count from './support/fixture-counts';
 import type { FixtureCounts } from './support/fixture-counts';
@@ -78,14 +79,29 @@ const vscode = (home: string, ext: string, id: string): string =>
 const share = (home: string, ...p: string[]): string => path.join(home, '.local', 'share', ...p);
 
 const CLINE_TASKS = ['1762353105322', '1763991000000'];
+// Cline also keeps its sessions since its SDK migration in ~/.cline/data (a session and its
+// spawn_agent child); Roo Code only has the extension's tasks.
+const clineSdkDir = (): string => F('cline-sdk', 'data', 'sessions', CLINE_SDK_ROOT);
+const clineSdkFiles = (home: string): string[] => {
+  const sessions = path.join(layClineSdkData(home), 'sessions', CLINE_SDK_ROOT);
+  return CLINE_SDK_FILES.map((n) => path.join(sessions, n));
+};
 const clineCase = (agent: 'cline' | 'roo-code', ext: string): AgentCase => ({
   agent,
   source: true,
-  lay: (home) =>
-    CLINE_TASKS.map((id) =>
+  lay: (home) => [
+    ...CLINE_TASKS.map((id) =>
       path.join(copy(F('cline', id), vscode(home, ext, id)), 'api_conversation_history.json'),
     ),
-  expected: () => count.countAll(CLINE_TASKS.map((id) => () => count.cline(F('cline', id)))),
+    ...(agent === 'cline' ? clineSdkFiles(home) : []),
+  ],
+  expected: () =>
+    count.countAll([
+      ...CLINE_TASKS.map((id) => () => count.cline(F('cline', id))),
+      ...(agent === 'cline'
+        ? CLINE_SDK_FILES.map((n) => () => count.clineSdk(path.join(clineSdkDir(), n)))
+        : []),
+    ]),
 });
 
 const CASES: AgentCase[] = [

@@ -153,6 +153,23 @@ export function cline(task: string): FixtureCounts {
 }
 
 /**
+ * Cline SDK `<id>.messages.json`: its messages (Anthropic content, plus `file` blocks: an
+ * attached file's text) and its system prompt.
+ */
+export function clineSdk(file: string): FixtureCounts {
+  const c = emptyCounts();
+  const doc = json(file);
+  if (!isObj(doc)) return c;
+  text(c, doc.system_prompt);
+  for (const m of list(doc.messages)) {
+    if (!isObj(m)) continue;
+    anthropicContent(c, m.content);
+    for (const b of list(m.content)) if (isObj(b) && b.type === 'file') text(c, b.content);
+  }
+  return c;
+}
+
+/**
  * OpenHands trajectory (a list of events) or a session's events folder: user / agent
  * messages and the agent's own words (finish, think); the agent's other actions are tool
  * calls (the function-calling id in `tool_call_metadata` when it has one), answered by the

@@ -9,10 +9,10 @@ import { syncFile } from '../sources/sync-file';
 import { importPaths } from './import-file';
 import { realFixture } from '../../../test/support/real-fixtures';
 import { useTempDir } from '../../../test/support/temp-dir';
+import { CLINE_SDK_ROOT, layClineSdkData } from '../../../test/support/cline-sdk-data';
 
 const tempDir = useTempDir();
-const FIXTURE = realFixture('cline-sdk', 'data');
-const ROOT = '1795597200000_q7m2x';
+const ROOT = CLINE_SDK_ROOT;
 
 function lines(file: string): Record<string, unknown>[] {
   if (!fs.existsSync(file)) return [];
@@ -23,18 +23,7 @@ function lines(file: string): Record<string, unknown>[] {
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
-/** Lays Cline's data folder out under `home/.cline/data`, sessions.db built from its SQL. */
-function layData(home: string, withDb = true): string {
-  const data = path.join(home, '.cline', 'data');
-  fs.cpSync(path.join(FIXTURE, 'sessions'), path.join(data, 'sessions'), { recursive: true });
-  if (withDb) {
-    fs.mkdirSync(path.join(data, 'db'), { recursive: true });
-    const db = new Database(path.join(data, 'db', 'sessions.db'));
-    db.exec(fs.readFileSync(path.join(FIXTURE, 'db', 'sessions.sql'), 'utf8'));
-    db.close();
-  }
-  return data;
-}
+const layData = layClineSdkData;
 
 async function discoverAll(folders: string[]): Promise<string[]> {
   const kind = sourceKind('cline')!;
