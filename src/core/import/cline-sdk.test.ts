@@ -173,6 +173,20 @@ describe('Cline SDK sessions (~/.cline/data)', () => {
     imported.close();
   });
 
+  it('cwb import of sessions.db imports every session from its messages file, as the folder does', async () => {
+    const data = layData(tempDir());
+    const fromDb = ContextStore.open(tempDir());
+    const run = await importPaths(fromDb, [path.join(data, 'db', 'sessions.db')]);
+    expect(run.failed).toEqual([]);
+    expect(run.results.map((r) => [r.format, r.skipped])).toEqual([['cline', []]]);
+    const fromFolder = ContextStore.open(tempDir());
+    await importPaths(fromFolder, [path.join(data, 'sessions', ROOT)]);
+    expect(tasks(fromDb)).toHaveLength(2);
+    expect(tasks(fromDb)).toEqual(tasks(fromFolder));
+    fromDb.close();
+    fromFolder.close();
+  });
+
   it('an old globalStorage task that Cline migrated (same id) is listed once, from its SDK file', async () => {
     const home = tempDir();
     const id = '1762353105322';

@@ -6,6 +6,7 @@ import { claimingFormat, type DatabaseFormat } from './database-format';
 import { kiloDatabaseFormat, opencodeDatabaseFormat } from './opencode-db';
 import { crushDatabaseFormat } from './crush-db';
 import { gooseDatabaseFormat } from './goose-db';
+import { clineSdkDatabaseFormat } from './cline-sdk-db';
 import { zedDatabaseFormat } from './zed-db';
 
 /** The agents whose sessions `cwb import` reads from an SQLite database (one line each). */
@@ -14,6 +15,8 @@ export const DATABASE_FORMATS = {
   kilo: kiloDatabaseFormat,
   crush: crushDatabaseFormat,
   goose: gooseDatabaseFormat,
+  // Cline's SDK store: `cwb import sessions.db` imports every session's messages file.
+  cline: clineSdkDatabaseFormat,
   zed: zedDatabaseFormat,
 } as const satisfies Record<string, DatabaseFormat>;
 
