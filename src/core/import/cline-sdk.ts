@@ -7,7 +7,9 @@
  * system_prompt?}` (the system prompt: a pinned system message), each message
  * `{id, role, content: string | blocks, ts, modelInfo? {id, provider, family},
  * metrics? {inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, cost}}`.
- * A sub-agent (`spawn_agent`) is a child session `<root>__<agent id>` whose file,
+ * (`sdk/packages/core/docs/messages-contract-v1.md`: only a turn's last assistant message
+ * carries `metrics`; `inputTokens` counts the cache reads, as the costs in Cline's own fixture
+ * show.) A sub-agent (`spawn_agent`) is a child session `<root>__<agent id>` whose file,
  * `<root>/<agent id>.messages.json`, sits in its root's folder.
  *
  * The session's row in `<data>/db/sessions.db` (`sessions`: title in `metadata_json`, cwd,
