@@ -19,19 +19,11 @@ import { syncFile } from '../src/core/sources/sync-file';
 import { realFixture } from './support/real-fixtures';
 import { runCwb } from './support/run-ts';
 import { useTempDir } from './support/temp-dir';
+import { jsonlLines as lines } from './support/jsonl-lines';
 
 const tempDir = useTempDir();
 const COMPACTED = realFixture('claude-code-compacted');
 const claudeCode = sourceKind('claude-code')!;
-
-function lines(file: string): Record<string, unknown>[] {
-  if (!fs.existsSync(file)) return [];
-  return fs
-    .readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
-}
 
 /** The boundaries a session file holds: time and Claude Code's own count. */
 function boundaries(file: string): { timestamp: string; preTokens: number }[] {

@@ -22,6 +22,7 @@ import type { FixtureCounts } from './support/fixture-counts';
 import { opencodeDbFrom } from './support/opencode-db';
 import { realFixture } from './support/real-fixtures';
 import { useTempDir } from './support/temp-dir';
+import { jsonlLines as lines } from './support/jsonl-lines';
 
 const tempDir = useTempDir();
 
@@ -354,15 +355,6 @@ const CASES: AgentCase[] = [
     expected: () => count.droid(F('droid', DROID[0]!, `${DROID[1]}.jsonl`)),
   },
 ];
-
-function lines(file: string): Record<string, unknown>[] {
-  if (!fs.existsSync(file)) return [];
-  return fs
-    .readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
-}
 
 interface Stored {
   rows: TaskRow[];

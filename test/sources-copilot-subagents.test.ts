@@ -15,18 +15,10 @@ import { sourceKind } from '../src/core/sources/source-kinds';
 import { syncFile } from '../src/core/sources/sync-file';
 import { realFixture } from './support/real-fixtures';
 import { useTempDir } from './support/temp-dir';
+import { jsonlLines as lines } from './support/jsonl-lines';
 
 const tempDir = useTempDir();
 const SESSION = '7c1e4a52-93d0-4b8e-a1f6-2d5c8e0b9f31';
-
-function lines(file: string): Record<string, unknown>[] {
-  if (!fs.existsSync(file)) return [];
-  return fs
-    .readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
-}
 
 function sessionFile(root: string, text: string): string {
   const file = path.join(root, 'home', '.copilot', 'session-state', SESSION, 'events.jsonl');

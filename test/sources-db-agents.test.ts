@@ -31,21 +31,13 @@ import {
 } from './support/agent-dbs';
 import { realFixture } from './support/real-fixtures';
 import { useTempDir } from './support/temp-dir';
+import { jsonlLines as lines } from './support/jsonl-lines';
 
 const tempDir = useTempDir();
 const hash = (file: string): string =>
   fs.existsSync(file)
     ? crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex')
     : 'none';
-
-function lines(file: string): Record<string, unknown>[] {
-  if (!fs.existsSync(file)) return [];
-  return fs
-    .readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
-}
 
 /** What must be equal between the synced and the imported task (Zed records no message times). */
 function snapshot(store: ContextStore, agent: string, times: boolean): unknown[] {

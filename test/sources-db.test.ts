@@ -27,18 +27,10 @@ import {
   type StorageRecord,
 } from './support/opencode-db';
 import { useTempDir } from './support/temp-dir';
+import { jsonlLines as lines } from './support/jsonl-lines';
 
 const tempDir = useTempDir();
 const STORAGE = realFixture('opencode', 'storage');
-
-function lines(file: string): Record<string, unknown>[] {
-  if (!fs.existsSync(file)) return [];
-  return fs
-    .readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
-}
 
 function snapshot(store: ContextStore): unknown[] {
   const rows = store

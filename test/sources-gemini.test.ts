@@ -14,21 +14,13 @@ import { sourceKind } from '../src/core/sources/source-kinds';
 import { syncFile } from '../src/core/sources/sync-file';
 import { realFixture } from './support/real-fixtures';
 import { useTempDir } from './support/temp-dir';
+import { jsonlLines as lines } from './support/jsonl-lines';
 
 const tempDir = useTempDir();
 const gemini = sourceKind('gemini-cli')!;
 const PARENT_ID = '7d3a1c52-9e4b-4f1a-8c2d-5b6e7f809a1b';
 const MAIN_NAME = 'session-2026-11-20T09-00-7d3a1c52.jsonl';
 const SUB_NAME = path.join(PARENT_ID, 'codebase_investigator-3f9a2b.jsonl');
-
-function lines(file: string): Record<string, unknown>[] {
-  if (!fs.existsSync(file)) return [];
-  return fs
-    .readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
-}
 
 function content(store: ContextStore, row: TaskRow): Record<string, unknown> {
   const dir = store.taskPath(row);

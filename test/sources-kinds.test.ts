@@ -22,6 +22,7 @@ import { realFixture } from './support/real-fixtures';
 import { useTempDir } from './support/temp-dir';
 import { FILE_AGENT_CASES } from './support/file-agent-cases';
 import { readView } from '../src/core/compaction/read-view';
+import { jsonlLines as lines } from './support/jsonl-lines';
 
 const tempDir = useTempDir();
 
@@ -148,15 +149,6 @@ const CASES: Case[] = [
 function rewrite(file: string, text: string): void {
   fs.writeFileSync(`${file}.tmp`, text);
   fs.renameSync(`${file}.tmp`, file);
-}
-
-function lines(file: string): Record<string, unknown>[] {
-  if (!fs.existsSync(file)) return [];
-  return fs
-    .readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
 /** What must be equal between a synced task and the same session imported. */

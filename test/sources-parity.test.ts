@@ -20,20 +20,12 @@ import { syncFile } from '../src/core/sources/sync-file';
 import { SyncStateRepository } from '../src/core/sources/sync-state';
 import { realFixture } from './support/real-fixtures';
 import { useTempDir } from './support/temp-dir';
+import { jsonlLines as lines } from './support/jsonl-lines';
 
 const tempDir = useTempDir();
 const claude = sourceKind('claude-code')!;
 const codex = sourceKind('codex')!;
 const cline = sourceKind('cline')!;
-
-function lines(file: string): Record<string, unknown>[] {
-  if (!fs.existsSync(file)) return [];
-  return fs
-    .readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
-}
 
 /** Everything of a task that live sync must give as import does. */
 function snapshot(store: ContextStore, row: TaskRow): Record<string, unknown> {

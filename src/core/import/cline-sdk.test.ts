@@ -10,18 +10,10 @@ import { importPaths } from './import-file';
 import { realFixture } from '../../../test/support/real-fixtures';
 import { useTempDir } from '../../../test/support/temp-dir';
 import { CLINE_SDK_ROOT, layClineSdkData } from '../../../test/support/cline-sdk-data';
+import { jsonlLines as lines } from '../../../test/support/jsonl-lines';
 
 const tempDir = useTempDir();
 const ROOT = CLINE_SDK_ROOT;
-
-function lines(file: string): Record<string, unknown>[] {
-  if (!fs.existsSync(file)) return [];
-  return fs
-    .readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
-}
 
 const layData = layClineSdkData;
 

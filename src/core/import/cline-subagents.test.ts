@@ -7,18 +7,10 @@ import { syncFile } from '../sources/sync-file';
 import { importFile } from './import-file';
 import { realFixture } from '../../../test/support/real-fixtures';
 import { useTempDir } from '../../../test/support/temp-dir';
+import { jsonlLines as lines } from '../../../test/support/jsonl-lines';
 
 const tempDir = useTempDir();
 const TASK = realFixture('cline', '1763991000000');
-
-function lines(file: string): Record<string, unknown>[] {
-  if (!fs.existsSync(file)) return [];
-  return fs
-    .readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
-}
 
 /** Every task of the store: its row's figures and its messages, parents by title. */
 function tasks(store: ContextStore): Record<string, unknown>[] {
