@@ -100,15 +100,15 @@ export function useTaskPages(query: TaskQuery): TaskPages {
           if (gen !== generation.current) return;
           inFlight.current.delete(page);
           pages.current.set(page, result.rows);
-          setState((prev) => ({
+          setState({
             kind: 'ready',
             total: result.total,
             // Until this query's facets come, the last ones (the value lists cover every
             // task anyway) rather than none.
-            facets: prev.kind === 'error' ? lastFacets.current : prev.facets,
+            facets: lastFacets.current,
             // A refresh of the same query keeps its counts current until the new ones come.
             facetsCurrent: facetsGen.current === gen,
-          }));
+          });
           setVersion((v) => v + 1);
           if (page === 0) fetchFacets(gen);
         },
@@ -129,10 +129,7 @@ export function useTaskPages(query: TaskQuery): TaskPages {
       inFlight.current.clear();
       if (!keepRows) {
         pages.current.clear();
-        setState((prev) => ({
-          kind: 'loading',
-          facets: prev.kind === 'error' ? lastFacets.current : prev.facets,
-        }));
+        setState({ kind: 'loading', facets: lastFacets.current });
       }
       // Page 0 carries the total (and brings the facets); the others only if they were on screen.
       for (const page of new Set([0, ...loaded])) fetchPage(page, gen);
