@@ -11,6 +11,7 @@ import { realFixture } from '../../../test/support/real-fixtures';
 import { useTempDir } from '../../../test/support/temp-dir';
 import { CLINE_SDK_ROOT, layClineSdkData } from '../../../test/support/cline-sdk-data';
 import { jsonlLines as lines } from '../../../test/support/jsonl-lines';
+import { holdDatabaseLock } from '../../../test/support/lock-holder';
 
 const tempDir = useTempDir();
 const ROOT = CLINE_SDK_ROOT;
@@ -130,6 +131,49 @@ describe('Cline SDK sessions (~/.cline/data)', () => {
     withDb.close();
     without.close();
     locked.close();
+  });
+
+  it('a sessions.db Cline is writing leaves the sync for later with a notice; the next sync reads it', async () => {
+    const data = layData(tempDir());
+    const kind = sourceKind('cline')!;
+    const file = path.join(data, 'sessions', ROOT, `${ROOT}.messages.json`);
+    const db = path.join(data, 'db', 'sessions.db');
+    const live = ContextStore.open(tempDir());
+    const holder = await holdDatabaseLock(db);
+    try {
+      const busy = await syncFile(live, kind, file, { quietMs: 0 });
+      expect(busy).toMatchObject({
+        status: 'busy',
+        notice: expect.stringMatching(
+          /^sessions\.db could not be read now \(SQLITE_BUSY.*read again at the next sync$/,
+        ),
+      });
+      expect(busy.error).toBeUndefined();
+      expect(live.listTasks({ limit: 20 }).rows).toEqual([]);
+    } finally {
+      await holder.release();
+    }
+    const after = await syncFile(live, kind, file, { quietMs: 0 });
+    expect(after).toMatchObject({ status: 'synced', uuids: [expect.any(String)] });
+    expect(after.error).toBeUndefined();
+    const imported = ContextStore.open(tempDir());
+    await importPaths(imported, [file]);
+    expect(tasks(live)).toEqual(tasks(imported));
+    expect(live.listTasks({ limit: 20 }).rows[0]!.total_messages).toBeGreaterThan(0);
+
+    // Unreadable and unchanged for minutes: broken, not busy; the manifest stands in.
+    const stale = layData(tempDir());
+    const staleDb = path.join(stale, 'db', 'sessions.db');
+    fs.writeFileSync(staleDb, Buffer.concat([Buffer.from('SQLite format 3\0'), Buffer.alloc(84)]));
+    const old = new Date(Date.now() - 10 * 60_000);
+    fs.utimesSync(staleDb, old, old);
+    const other = ContextStore.open(tempDir());
+    const staleFile = path.join(stale, 'sessions', ROOT, `${ROOT}.messages.json`);
+    expect((await syncFile(other, kind, staleFile, { quietMs: 0 })).status).toBe('synced');
+    expect(tasks(other)).toEqual(tasks(imported));
+    live.close();
+    imported.close();
+    other.close();
   });
 
   it('is found in ~/.cline/data/sessions and synced as imported; a rewrite syncs the new messages only', async () => {

@@ -15,8 +15,10 @@
  * The session's row in `<data>/db/sessions.db` (`sessions`: title in `metadata_json`, cwd,
  * model, started_at/ended_at, parent_session_id, prompt) or, without it, the manifest
  * `<root>/<id>.json` beside the messages adds what the messages lack. The database is
- * opened read-only (foreign-database.ts); a database that cannot be read now (locked) is
- * passed over: the messages alone are the session, and the next sync reads the row.
+ * opened read-only (foreign-database.ts). One that cannot be read now (locked, half-written)
+ * is passed over by `cwb import` (the manifest stands in); a live sync (`retryBusy`) leaves
+ * the session for a later sync instead, unless the database has not changed for a minute
+ * (then it is broken, not busy, and would hold every session back).
  *
  * The messages are Anthropic-style blocks like the extension's old history
  * (`tool_use` with an object `input`, `tool_result` by `tool_use_id`, `thinking`), plus
@@ -27,6 +29,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { openForeignDatabase } from '../db/foreign-database';
+import { StoreUnavailable } from '../sources/sync-store';
 import { conversationEvents, firstRequest } from './cline';
 import type { SessionEvent, SessionMeta } from './session-format';
 import { asNumber, asString, contentText, isRecord, normalizeTimestamp } from './text';
@@ -58,8 +61,18 @@ function locate(file: string): { dir: string; root: string; stem: string } {
   return { dir, root: path.basename(dir), stem: path.basename(abs, '.messages.json') };
 }
 
-/** The session's row in sessions.db (read-only), or undefined when absent or not readable now. */
-function sessionRow(file: string, id: string): Record<string, unknown> | undefined {
+/** How recently a database unreadable now must have changed to count as busy, not broken. */
+const BUSY_WINDOW_MS = 60_000;
+
+/**
+ * The session's row in sessions.db (read-only), or undefined when absent or not readable
+ * now; `retryBusy`: a database being written now throws StoreUnavailable instead.
+ */
+function sessionRow(
+  file: string,
+  id: string,
+  retryBusy: boolean,
+): Record<string, unknown> | undefined {
   const { dir } = locate(file);
   const db = path.join(path.dirname(path.dirname(dir)), 'db', 'sessions.db');
   if (!fs.existsSync(db)) return undefined;
@@ -71,10 +84,25 @@ function sessionRow(file: string, id: string): Record<string, unknown> | undefin
     } finally {
       conn.close();
     }
-  } catch {
+  } catch (err) {
+    if (retryBusy && err instanceof StoreUnavailable && changedLately(db)) throw err;
     // Locked, being written or not Cline's: the manifest or the messages alone stand in.
     return undefined;
   }
+}
+
+/** The database or its WAL or journal changed within BUSY_WINDOW_MS. */
+function changedLately(db: string): boolean {
+  const newest = Math.max(
+    ...['', '-wal', '-journal'].map((suffix) => {
+      try {
+        return fs.statSync(db + suffix).mtimeMs;
+      } catch {
+        return 0;
+      }
+    }),
+  );
+  return Date.now() - newest < BUSY_WINDOW_MS;
 }
 
 /** The manifest `<root>/<id>.json` (snake_case like the row, `metadata` already an object). */
@@ -100,11 +128,16 @@ function metadataOf(row: Record<string, unknown>): Record<string, unknown> {
   }
 }
 
-function sessionMeta(file: string, doc: ClineSdkDocument, messages: unknown[]): SessionMeta {
+function sessionMeta(
+  file: string,
+  doc: ClineSdkDocument,
+  messages: unknown[],
+  retryBusy: boolean,
+): SessionMeta {
   const id = doc.sessionId;
   const { root, stem } = locate(file);
   // A child has a row but no manifest: without the row, its root's manifest gives the cwd.
-  const row = sessionRow(file, id) ?? manifest(file, id) ?? {};
+  const row = sessionRow(file, id, retryBusy) ?? manifest(file, id) ?? {};
   const rootManifest = row.cwd === undefined && stem !== root ? manifest(file, root) : undefined;
   const metadata = metadataOf(row);
   const origin = isRecord(doc.origin) ? doc.origin : {};
@@ -195,9 +228,15 @@ function legacyMessage(m: unknown): unknown {
   };
 }
 
-export function* clineSdkEvents(file: string, doc: ClineSdkDocument): Generator<SessionEvent> {
+/** `retryBusy`: a live sync (SessionParseOptions.retryBusy). */
+export function* clineSdkEvents(
+  file: string,
+  doc: ClineSdkDocument,
+  retryBusy = false,
+): Generator<SessionEvent> {
   const messages = doc.messages.map(legacyMessage);
-  yield { kind: 'session', key: doc.sessionId, meta: sessionMeta(file, doc, messages) };
+  const meta = sessionMeta(file, doc, messages, retryBusy);
+  yield { kind: 'session', key: doc.sessionId, meta };
   const system = asString(doc.system_prompt);
   // The system prompt stays in the context whatever the agent compacts.
   if (system)

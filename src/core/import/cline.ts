@@ -90,7 +90,7 @@ export const clineFormat: SessionFormat = {
   async *parse(file, doc, options) {
     const d = doc ?? (await readJsonDocument(file, options?.maxJsonBytes));
     // Cline since its SDK migration: `<id>.messages.json` under ~/.cline/data/sessions.
-    if (isClineSdkDocument(d)) yield* clineSdkEvents(file, d);
+    if (isClineSdkDocument(d)) yield* clineSdkEvents(file, d, options?.retryBusy === true);
     else yield* clineEvents(file, Array.isArray(d) ? d : []);
   },
 };

@@ -101,6 +101,12 @@ export interface SessionParseOptions {
    * reply changes in place (Gemini CLI adds its tool calls and results) leaves it out.
    */
   growing?: boolean;
+  /**
+   * A live sync: a store read beside the file (Cline's sessions.db) that another program is
+   * writing right now throws StoreUnavailable, so the sync is retried later with a notice,
+   * instead of reading the session without it (as `cwb import` does).
+   */
+  retryBusy?: boolean;
 }
 
 /**

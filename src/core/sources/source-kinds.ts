@@ -178,11 +178,12 @@ registerSourceKind({
   depth: 2,
   reader: {
     mode: 'document',
-    // A task the SDK took over (resumed, same id) is read from its SDK file only.
+    // A task the SDK took over (resumed, same id) is read from its SDK file only. A
+    // sessions.db Cline is writing right now leaves the sync for later (busy, a notice).
     parse: (file) =>
       path.basename(file) === 'api_conversation_history.json' && migratedToSdk(file)
         ? noSession()
-        : SESSION_FORMATS.cline.parse(file),
+        : SESSION_FORMATS.cline.parse(file, undefined, { retryBusy: true }),
   },
 });
 

@@ -22,7 +22,13 @@ import {
 import { SyncStateRepository, type SourceFileRow } from './sync-state';
 import { isoTimestamp } from '../iso-timestamp';
 import type { SessionEvent } from '../import/session-format';
-import { isStoreUnit, storeSession, syncStore, type SessionStore } from './sync-store';
+import {
+  isStoreUnit,
+  storeSession,
+  StoreUnavailable,
+  syncStore,
+  type SessionStore,
+} from './sync-store';
 import type { NewMessage } from '../store/message-store';
 import {
   agentCompactionRecord,
@@ -281,6 +287,12 @@ export async function syncFile(
     }
     return done;
   } catch (err) {
+    // A store read with the document is busy (another program writes it): no error; the
+    // range stays pending, so the next sync (the next change, the full pass) reads it.
+    if (err instanceof StoreUnavailable) {
+      repo.write(() => repo.release(file));
+      return { ...base, status: 'busy', notice: err.message };
+    }
     const message = err instanceof Error ? err.message : String(err);
     // pending stays: the next sync redoes this range without duplicates.
     repo.write(() => {
