@@ -151,6 +151,77 @@ describe('database sources (Goose, Crush, Zed)', () => {
     await expectAsImported(root, live, file, 'goose');
   });
 
+  it('goose: a session synced from its JSON Lines file goes on in the same task once Goose moves it into sessions.db', async () => {
+    const root = tempDir();
+    const kind = sourceKind('goose')!;
+    const folder = kind.defaultFolders({ HOME: path.join(root, 'home') })[0]!;
+    const id = '20250612_093015';
+    const jsonl = path.join(folder, `${id}.jsonl`);
+    fs.mkdirSync(folder, { recursive: true });
+    fs.copyFileSync(realFixture('goose', `${id}.jsonl`), jsonl);
+    const [head, ...messages] = lines(jsonl) as Record<string, unknown>[];
+    /** Goose 1.10's import of the file: the session's row and its messages' (content re-serialized). */
+    const moveIntoDb = (): Database.Database => {
+      const writer = openWal(path.join(folder, 'sessions.db'), GOOSE_SCHEMA);
+      insertRow(writer, 'sessions', {
+        id,
+        description: head!.description,
+        working_dir: head!.working_dir,
+        created_at: '2025-06-12 09:30:15',
+        updated_at: '2025-06-12 09:41:00',
+      });
+      for (const m of messages)
+        writer
+          .prepare(
+            'INSERT INTO messages (session_id, role, content_json, created_timestamp) VALUES (?, ?, ?, ?)',
+          )
+          .run(id, m.role, JSON.stringify(m.content, null, 1), m.created);
+      return writer;
+    };
+    const db = path.join(folder, 'sessions.db');
+
+    // Synced from the file first; then Goose moves it and the person goes on with it.
+    const live = ContextStore.open(path.join(root, 'live'));
+    expect((await syncFile(live, kind, jsonl, { quietMs: 0 })).messages).toBe(10);
+    const [before] = live.listTasks({ limit: 10 }).rows;
+    const writer = moveIntoDb();
+    expect(await syncFile(live, kind, db, { quietMs: 0 })).toMatchObject({
+      status: 'synced',
+      messages: 0,
+    });
+    writer
+      .prepare(
+        'INSERT INTO messages (session_id, role, content_json, created_timestamp) VALUES (?, ?, ?, ?)',
+      )
+      .run(id, 'user', JSON.stringify([{ type: 'text', text: 'Also handle PDT.' }]), 1749721000);
+    expect(await syncFile(live, kind, db, { quietMs: 0 })).toMatchObject({
+      status: 'synced',
+      messages: 1,
+      uuids: [before!.uuid],
+    });
+    expect((await syncFile(live, kind, jsonl, { quietMs: 0 })).messages).toBe(0);
+    writer.close();
+    const rows = live.listTasks({ limit: 10 }).rows;
+    expect(rows.map((r) => [r.uuid, r.total_messages])).toEqual([[before!.uuid, 11]]);
+    expect(lines(path.join(live.taskPath(rows[0]!), 'messages.jsonl')).at(-1)).toMatchObject({
+      role: 'user',
+      content: 'Also handle PDT.',
+    });
+
+    // Both there at the first sync, in either order: one task.
+    for (const order of [
+      [jsonl, db],
+      [db, jsonl],
+    ]) {
+      const store = ContextStore.open(path.join(root, `both-${order.indexOf(db)}`));
+      for (const f of order)
+        expect((await syncFile(store, kind, f, { quietMs: 0 })).status).not.toBe('error');
+      expect(store.listTasks({ limit: 10 }).rows.map((r) => r.total_messages)).toEqual([11]);
+      store.close();
+    }
+    live.close();
+  });
+
   it('crush: found in the working directory of a known task; a reply rewritten as it streams is written once, whole', async () => {
     const root = tempDir();
     const project = path.join(root, 'api');

@@ -51,6 +51,54 @@ function tasks(store: ContextStore): Record<string, unknown>[] {
     .sort((a, b) => String(a.title).localeCompare(String(b.title)));
 }
 
+const OLD_TASK = '1762353105322';
+
+/** The old extension's task folder in VS Code's globalStorage (Linux): the folder and its history file. */
+function layOldTask(home: string): { task: string; old: string } {
+  const task = path.join(
+    home,
+    '.config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks',
+    OLD_TASK,
+  );
+  fs.cpSync(realFixture('cline', OLD_TASK), task, { recursive: true });
+  return { task, old: path.join(task, 'api_conversation_history.json') };
+}
+
+/** The SDK's messages file Cline writes for an old task it migrates (same id), plus `more`. */
+function migrateToSdk(home: string, task: string, ...more: unknown[]): string {
+  const history = JSON.parse(
+    fs.readFileSync(path.join(task, 'api_conversation_history.json'), 'utf8'),
+  ) as { role: string; content: unknown; ts?: number }[];
+  const sdkDir = path.join(home, '.cline', 'data', 'sessions', OLD_TASK);
+  fs.mkdirSync(sdkDir, { recursive: true });
+  const messages = [...history, ...(more as typeof history)].map((m, i) => ({
+    id: `msg_${i}`,
+    role: m.role,
+    content: m.content,
+    ts: m.ts,
+  }));
+  const file = path.join(sdkDir, `${OLD_TASK}.messages.json`);
+  const doc = {
+    version: 1,
+    updated_at: '2025-11-05T15:00:00.000Z',
+    agent: 'lead',
+    sessionId: OLD_TASK,
+  };
+  fs.writeFileSync(file, JSON.stringify({ ...doc, messages }, null, 2));
+  return file;
+}
+
+/** The old folder's reader looks for the SDK's copy under the process's HOME. */
+async function withHome(home: string, run: () => Promise<void>): Promise<void> {
+  const previous = process.env.HOME;
+  process.env.HOME = home;
+  try {
+    await run();
+  } finally {
+    process.env.HOME = previous;
+  }
+}
+
 describe('Cline SDK sessions (~/.cline/data)', () => {
   it('imports a session and its spawn_agent child, linked, with sessions.db’s title and cwd', async () => {
     const data = layData(tempDir());
@@ -225,52 +273,55 @@ describe('Cline SDK sessions (~/.cline/data)', () => {
 
   it('an old globalStorage task that Cline migrated (same id) is listed once, from its SDK file', async () => {
     const home = tempDir();
-    const id = '1762353105322';
-    const task = path.join(
-      home,
-      '.config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks',
-      id,
-    );
-    fs.cpSync(realFixture('cline', id), task, { recursive: true });
-    const history = JSON.parse(
-      fs.readFileSync(path.join(task, 'api_conversation_history.json'), 'utf8'),
-    ) as { role: string; content: unknown; ts?: number }[];
-    const sdkDir = path.join(home, '.cline', 'data', 'sessions', id);
-    fs.mkdirSync(sdkDir, { recursive: true });
-    const messages = history.map((m, i) => ({
-      id: `msg_${i}`,
-      role: m.role,
-      content: m.content,
-      ts: m.ts,
-    }));
-    fs.writeFileSync(
-      path.join(sdkDir, `${id}.messages.json`),
-      JSON.stringify(
-        {
-          version: 1,
-          updated_at: '2025-11-05T15:00:00.000Z',
-          agent: 'lead',
-          sessionId: id,
-          messages,
-        },
-        null,
-        2,
-      ),
-    );
-    const previous = process.env.HOME;
-    process.env.HOME = home;
-    try {
+    const { task } = layOldTask(home);
+    migrateToSdk(home, task);
+    await withHome(home, async () => {
       const kind = sourceKind('cline')!;
       const live = ContextStore.open(tempDir());
       const files = await discoverAll(kind.defaultFolders({ HOME: home }));
       expect(files).toHaveLength(2);
+      // Both orders: the old folder's file first, and the SDK file first.
       for (const f of files) await syncFile(live, kind, f, { quietMs: 0 });
+      const other = ContextStore.open(tempDir());
+      for (const f of [...files].reverse()) await syncFile(other, kind, f, { quietMs: 0 });
+      for (const store of [live, other]) {
+        const rows = store.listTasks({ limit: 20 }).rows;
+        expect(rows).toHaveLength(1);
+        expect(rows[0]!.total_messages).toBeGreaterThan(0);
+        store.close();
+      }
+    });
+  });
+
+  it('a task synced from its old folder goes on in the same task once Cline migrates it', async () => {
+    const home = tempDir();
+    const { task, old } = layOldTask(home);
+    await withHome(home, async () => {
+      const kind = sourceKind('cline')!;
+      const live = ContextStore.open(tempDir());
+      expect((await syncFile(live, kind, old, { quietMs: 0 })).status).toBe('synced');
+      const [before] = live.listTasks({ limit: 20 }).rows;
+      const messagesBefore = lines(path.join(live.taskPath(before!), 'messages.jsonl'));
+      // Cline migrates the task (same id) and the person goes on with it there.
+      const sdk = migrateToSdk(home, task, {
+        role: 'user',
+        content: [{ type: 'text', text: 'Now add a test for the empty title.' }],
+        ts: 1762400000000,
+      });
+      const moved = await syncFile(live, kind, sdk, { quietMs: 0 });
+      expect(moved).toMatchObject({ status: 'synced', messages: 1, uuids: [before!.uuid] });
+      expect((await syncFile(live, kind, old, { quietMs: 0 })).messages).toBe(0);
+      expect((await syncFile(live, kind, sdk, { quietMs: 0 })).status).toBe('unchanged');
       const rows = live.listTasks({ limit: 20 }).rows;
-      expect(rows).toHaveLength(1);
-      expect(rows[0]!.total_messages).toBeGreaterThan(0);
+      expect(rows.map((r) => r.uuid)).toEqual([before!.uuid]);
+      const after = lines(path.join(live.taskPath(rows[0]!), 'messages.jsonl'));
+      expect(after.slice(0, -1)).toEqual(messagesBefore);
+      expect(after.at(-1)).toMatchObject({
+        role: 'user',
+        content: 'Now add a test for the empty title.',
+      });
+      expect(rows[0]!.total_messages).toBe(messagesBefore.length + 1);
       live.close();
-    } finally {
-      process.env.HOME = previous;
-    }
+    });
   });
 });

@@ -7,6 +7,7 @@ import { gooseJsonlStore } from '../import/goose-jsonl';
 import { zedDatabaseFormat } from '../import/zed-db';
 import { xdgData } from './opencode-source';
 import type { SourceKind } from './source-kinds';
+import { storeUnit } from './sync-store';
 
 const home = (env: NodeJS.ProcessEnv): string => env.HOME ?? os.homedir();
 
@@ -52,6 +53,13 @@ export const gooseSourceKind: SourceKind = {
   defaultFolders: gooseFolders,
   matches: (rel) => rel === 'sessions.db' || /^[^/]+\.jsonl$/.test(rel),
   depth: 0,
+  // A session Goose 1.10+ imported from `<id>.jsonl` goes on from that file's tasks.
+  earlierCopy: (unit) => {
+    const at = unit.lastIndexOf('#');
+    if (at < 0 || path.basename(unit.slice(0, at)) !== 'sessions.db') return undefined;
+    const id = unit.slice(at + 1);
+    return storeUnit(path.join(path.dirname(unit.slice(0, at)), `${id}.jsonl`), id);
+  },
   reader: {
     mode: 'store',
     open: (file) =>

@@ -15,6 +15,34 @@ export interface DocumentState {
   sessions?: Record<string, string>;
   /** Calls recorded without a result once the file was still: a late result is not recorded again. */
   closed?: string[];
+  /**
+   * Messages an earlier copy of the session synced (another store of the agent, which then
+   * moved the session here: adoptDocumentState), by hash and count: a message of this copy
+   * under a key of its own is one of them while its hash is left here.
+   */
+  adopted?: Record<string, number>;
+}
+
+/**
+ * The state of a session synced from an earlier store of the agent, for its copy in the
+ * newer store (Cline's SDK file, Goose's sessions.db), which goes on in the same tasks: the
+ * messages synced become `adopted` (the new store may key them differently), and the first
+ * session's thread is the new copy's first session, whatever its key there.
+ */
+export function adoptDocumentState(saved: unknown): DocumentState | undefined {
+  if (typeof saved !== 'object' || saved === null || !('keys' in saved)) return undefined;
+  const state = structuredClone(saved) as DocumentState;
+  const adopted: Record<string, number> = { ...state.adopted };
+  for (const [key, value] of Object.entries(state.keys)) {
+    // Usage and compaction keys stay: they are counted once under their key.
+    if (value === 'usage' || value === 'compaction') continue;
+    adopted[value] = (adopted[value] ?? 0) + 1;
+    delete state.keys[key];
+  }
+  state.adopted = adopted;
+  for (const [key, thread] of Object.entries(state.sessions ?? {}))
+    if (thread === MAIN) delete state.sessions![key];
+  return state;
 }
 
 /** A thread that is a session of its own (a top-level task), not a subagent. */
@@ -106,8 +134,9 @@ export async function readDocument(
   for await (const event of events) {
     if (event.kind === 'session') {
       close();
-      const thread = (sessions[event.key] ??=
-        Object.keys(sessions).length === 0 ? MAIN : `session:${event.key}`);
+      const thread = (sessions[event.key] ??= Object.values(sessions).includes(MAIN)
+        ? `session:${event.key}`
+        : MAIN);
       current = { thread, meta: { ...event.meta }, begun: false };
       // Known before the first message, so the task is created with it (task_id, as `cwb import`).
       sink.describe(thread, {
@@ -153,7 +182,12 @@ export async function readDocument(
         .update(JSON.stringify([message.role, message.content, message.tool_calls ?? null]))
         .digest('hex')
         .slice(0, 12);
-      const known = state.keys[event.key];
+      let known = state.keys[event.key];
+      if (known === undefined && (state.adopted?.[hash] ?? 0) > 0) {
+        // Synced from the session's earlier copy: this is that message.
+        if (--state.adopted![hash]! === 0) delete state.adopted![hash];
+        state.keys[event.key] = known = hash;
+      }
       // A message synced before was recorded with its calls and results already.
       const book = bookOf(current.thread);
       if (m.role === 'assistant') book.reply(sink, current.thread, m, known === undefined);

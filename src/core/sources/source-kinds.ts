@@ -51,6 +51,13 @@ export interface SourceKind {
   events?: { unitOf(relative: string): string | undefined; mapper: CreateEntryMapper };
   /** A store kept inside projects (Crush's `.crush/crush.db`): looked for, at this path, in the working directory of every task known. */
   inWorkdirs?: string;
+  /**
+   * An agent that moves its sessions into a newer store (Cline into its SDK's folder, Goose
+   * into sessions.db): how the source of a session's earlier copy ends, for a source of the
+   * newer store (its file, or its `<store>#<id>`). A session synced from there goes on in
+   * the same tasks (sync-file.ts, adoptEarlierCopy) instead of being listed twice.
+   */
+  earlierCopy?(unit: string): string | undefined;
 }
 
 const kinds = new Map<string, SourceKind>();
@@ -176,6 +183,12 @@ registerSourceKind({
     /^[^/]+\/api_conversation_history\.json$/.test(relative) ||
     /^[^/]+\/[^/]+\.messages\.json$/.test(relative),
   depth: 2,
+  // A root session's SDK file (`<id>/<id>.messages.json`) goes on from its task's old folder.
+  earlierCopy: (unit) => {
+    const match = /[\\/]([^\\/]+)[\\/]([^\\/]+)\.messages\.json$/.exec(unit);
+    if (!match || match[1] !== match[2]) return undefined;
+    return `${path.sep}${match[1]}${path.sep}api_conversation_history.json`;
+  },
   reader: {
     mode: 'document',
     // A task the SDK took over (resumed, same id) is read from its SDK file only. A

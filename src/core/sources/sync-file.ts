@@ -10,7 +10,7 @@ import { fileTimes } from '../import/text';
 import { eventFolderSource, jsonlSource, type EntrySource } from './entry-source';
 import { stableUuid } from './fingerprint';
 import type { SourceKind } from './source-kinds';
-import { isSessionThread, readDocument } from './session-document';
+import { adoptDocumentState, isSessionThread, readDocument } from './session-document';
 import { describeSourceTask, findSessionTask, openSourceTask } from './source-tasks';
 import {
   MAIN,
@@ -177,6 +177,7 @@ export async function syncFile(
   }
   if (!known && reading.mode === 'entries' && reading.source.unit === 'bytes')
     known = adoptMoved(repo, kind, file, reading.source);
+  if (!known && reading.mode === 'document') known = adoptEarlierCopy(repo, kind, file);
   let size = 0;
   let mtimeMs = 0;
   let ino = '';
@@ -322,6 +323,40 @@ function adoptMoved(
     return repo.get(file);
   }
   return undefined;
+}
+
+/**
+ * A session the agent moved into a newer store (Cline into its SDK's folder, Goose into
+ * sessions.db; SourceKind.earlierCopy) after its earlier copy was synced: the earlier copy's
+ * row now stands for the new source, so its tasks go on (the new copy wins: what it adds is
+ * appended; what the earlier copy had stays) instead of the session being listed twice. The
+ * earlier copy itself is no longer read once the newer one exists (its kind's reader).
+ */
+function adoptEarlierCopy(
+  repo: SyncStateRepository,
+  kind: SourceKind,
+  file: string,
+): SourceFileRow | undefined {
+  const suffix = kind.earlierCopy?.(file);
+  if (suffix === undefined) return undefined;
+  const row = repo
+    .endingWith(kind.id, suffix)
+    .find((r) => r.path !== file && r.pending === null && r.lease_pid === null && r.state);
+  if (!row) return undefined;
+  const saved = JSON.parse(row.state!) as FileState;
+  const mapper = adoptDocumentState(saved.mapper);
+  if (mapper === undefined) return undefined;
+  repo.write(() => {
+    repo.rename(row.path, file);
+    repo.update(file, {
+      state: JSON.stringify({ ...saved, mapper }),
+      // Never "unchanged": the new copy is read whole.
+      size: -1,
+      mtime_ms: -1,
+      notice: `${isoTimestamp()}: goes on from ${row.path}, where the agent kept this session before`,
+    });
+  });
+  return repo.get(file);
 }
 
 /**

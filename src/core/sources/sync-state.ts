@@ -99,6 +99,14 @@ export class SyncStateRepository {
     ).filter((row) => nodePath.basename(row.path) === name);
   }
 
+  /** Rows of `kind` whose path ends with `suffix`. */
+  endingWith(kind: string, suffix: string): SourceFileRow[] {
+    return prepared(
+      this.db,
+      'SELECT * FROM source_files WHERE kind = ? AND substr(path, -length(?)) = ? ORDER BY path',
+    ).all(kind, suffix, suffix) as SourceFileRow[];
+  }
+
   /** The file's row now stands for its new path (the agent moved the file). */
   rename(from: string, to: string): void {
     prepared(this.db, 'UPDATE source_files SET path = ? WHERE path = ?').run(to, from);
