@@ -34,6 +34,7 @@ export function openDatabase(file: string, options: { readonly?: boolean } = {})
     if (!options.readonly) {
       enableWal(db);
       db.pragma('synchronous = NORMAL');
+      db.pragma('temp_store = MEMORY');
     }
     db.pragma('foreign_keys = ON');
     if (!options.readonly) {

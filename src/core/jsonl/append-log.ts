@@ -3,9 +3,20 @@ import { writeAllSync } from './write-all';
 import { writeLine } from './write-line';
 
 export interface AppendLogOptions {
-  /** fdatasync after every append, so an acknowledged line survives power loss. */
+  /** fdatasync after every append (every flush when `batched`), so a line survives power loss. */
   fsync?: boolean;
+  /**
+   * Hold appended lines in memory, up to BATCH_BYTES, and write them together: at `flush()`,
+   * `close()`, `reopen()` or when the next line would not fit. For a writer that appends many
+   * lines at once and tells others only when it is done (the sources' sync commits after
+   * closing its tasks): one write per line was a tenth of a first sync (docs/benchmarks.md
+   * §14). Nothing else may read the file between an append and the flush.
+   */
+  batched?: boolean;
 }
+
+/** What a batched log holds at most before it writes. */
+export const BATCH_BYTES = 128 * 1024;
 
 export interface AppendResult {
   /** Byte offset where the line starts. */
@@ -21,19 +32,42 @@ export interface AppendResult {
 export class AppendLog {
   readonly path: string;
   private fd: number;
+  /** The file's size once every held line is written. */
   private bytes: number;
   private readonly fsync: boolean;
+  private readonly batched: boolean;
+  /** Lines held by a batched log (made at its first line, dropped at close). */
+  private batch: Buffer | undefined;
+  private held = 0;
 
   constructor(path: string, options: AppendLogOptions = {}) {
     this.path = path;
     this.fsync = options.fsync ?? false;
+    this.batched = options.batched ?? false;
     this.fd = -1;
     this.bytes = 0;
     this.open();
   }
 
+  /** The size with the held lines: the next line's offset. */
   get size(): number {
     return this.bytes;
+  }
+
+  /** Writes the held lines (a batched log), then fdatasyncs with `fsync`. */
+  flush(): void {
+    if (this.held === 0) return;
+    const held = this.held;
+    this.held = 0;
+    const onDisk = this.bytes - held;
+    try {
+      writeAllSync(this.fd, this.batch!.subarray(0, held));
+      if (this.fsync) fs.fdatasyncSync(this.fd);
+    } catch (error) {
+      // The held lines are lost: the file is cut back to the lines written before them.
+      this.bytes = truncateBack(this.fd, onDisk);
+      throw error;
+    }
   }
 
   /**
@@ -61,6 +95,15 @@ export class AppendLog {
   }
 
   private write(line: string | readonly string[] | Buffer): AppendResult {
+    if (this.batched) {
+      const bytes = this.hold(line);
+      if (bytes > 0) {
+        const offset = this.bytes;
+        this.bytes += bytes;
+        return { offset, bytes };
+      }
+      this.flush(); // too long to hold: written now, after the lines held before it
+    }
     // The line and its '\n' land together or the tail is torn, which recoverTornTail
     // repairs; never a '\n' without its line.
     const offset = this.bytes;
@@ -84,15 +127,45 @@ export class AppendLog {
   }
 
   /**
+   * Copies a line and its '\n' into the batch; the bytes held, or 0 when it does not fit even
+   * an empty batch. Makes room by writing the batch first.
+   */
+  private hold(line: string | readonly string[] | Buffer): number {
+    const parts = Buffer.isBuffer(line) ? undefined : typeof line === 'string' ? [line] : line;
+    let most = 0;
+    if (parts) {
+      // At most 3 UTF-8 bytes per UTF-16 unit, and the '\n'.
+      for (const part of parts) most += part.length * 3;
+      most += 1;
+    } else most = (line as Buffer).length;
+    if (most > BATCH_BYTES) return 0;
+    if (most > BATCH_BYTES - this.held) this.flush();
+    this.batch ??= Buffer.allocUnsafe(BATCH_BYTES);
+    const start = this.held;
+    if (!parts) this.held += (line as Buffer).copy(this.batch, this.held);
+    else {
+      for (const part of parts) this.held += this.batch.write(part, this.held, 'utf8');
+      this.batch[this.held++] = 0x0a;
+    }
+    return this.held - start;
+  }
+
+  /**
    * Cuts the file back to `offset` (a line start at or before the end): undoes the last
-   * append when what it belongs with could not be written.
+   * append when what it belongs with could not be written. Held lines past it are dropped.
    */
   truncateTo(offset: number): void {
     if (this.fd < 0) throw new Error(`AppendLog ${this.path}: truncate after close`);
     if (!Number.isSafeInteger(offset) || offset < 0 || offset > this.bytes) {
       throw new RangeError(`AppendLog ${this.path}: cannot truncate to ${offset} of ${this.bytes}`);
     }
-    fs.ftruncateSync(this.fd, offset);
+    const onDisk = this.bytes - this.held;
+    if (offset >= onDisk) {
+      this.held = offset - onDisk;
+    } else {
+      this.held = 0;
+      fs.ftruncateSync(this.fd, offset);
+    }
     this.bytes = offset;
   }
 
@@ -105,11 +178,17 @@ export class AppendLog {
     this.open();
   }
 
+  /** Writes the held lines and closes; the file is closed even when that write fails. */
   close(): void {
     if (this.fd < 0) return;
     const fd = this.fd;
-    this.fd = -1;
-    fs.closeSync(fd);
+    try {
+      this.flush();
+    } finally {
+      this.fd = -1;
+      this.batch = undefined;
+      fs.closeSync(fd);
+    }
   }
 
   private open(): void {

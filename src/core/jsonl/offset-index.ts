@@ -25,6 +25,11 @@ export interface OffsetIndexOptions {
    * the repaired index lives in a private temp file that close() removes.
    */
   readonly?: boolean;
+  /**
+   * Runs before appended entries are written: a writer that holds its lines in memory
+   * (a batched AppendLog) writes them here, so an entry never reaches the disk before its line.
+   */
+  beforeWrite?: () => void;
 }
 
 /**
@@ -52,6 +57,7 @@ export class OffsetIndex {
   private pendingCount = 0;
   private lastOffset = -1;
   private closed = false;
+  private beforeWrite: (() => void) | undefined;
 
   private constructor(idxPath: string, fd: number, readonly: boolean) {
     this.path = idxPath;
@@ -72,6 +78,7 @@ export class OffsetIndex {
     try {
       index = new OffsetIndex(idxPath, fd, readonly);
       index.reconcile(jsonlPath);
+      index.beforeWrite = options.beforeWrite;
       return index;
     } catch (error) {
       if (index) index.close();
@@ -118,6 +125,7 @@ export class OffsetIndex {
   flush(): void {
     this.requireOpen();
     if (this.pendingCount === 0 || !this.pending) return;
+    this.beforeWrite?.();
     this.writeEntries(this.pending.subarray(0, this.pendingCount * ENTRY_BYTES));
     this.pendingCount = 0;
   }

@@ -62,7 +62,8 @@ export function openSourceTask(store: ContextStore, input: SourceTaskInput): Tas
     });
   }
   if (row.status !== 'completed') complete(store, row);
-  return store.openForMaintenance(input.uuid);
+  // Written only by this sync, which commits after closing it: its lines are written together.
+  return store.openForMaintenance(input.uuid, { batched: true });
 }
 
 function complete(store: ContextStore, row: TaskRow): void {

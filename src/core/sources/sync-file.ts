@@ -705,8 +705,15 @@ async function readRange(
     await now.options.afterCommit?.();
     return { status: 'synced', messages: written, uuids, held: waiting };
   } finally {
-    // Closed before the commit already, unless the sync failed on the way there.
-    for (const t of open.values()) t.task.close();
+    // Closed before the commit already, unless the sync failed on the way there: then what
+    // the tasks held may not reach their files either, and the range is redone (pending).
+    for (const t of open.values()) {
+      try {
+        t.task.close();
+      } catch {
+        // the sync's own error is the one to report
+      }
+    }
   }
 }
 

@@ -269,7 +269,8 @@ export class ContextStore implements TaskHost {
       if (this.fsync) writeMetadata(dir, metadata);
       else writeNewMetadata(dir, metadata);
     });
-    return this.manager(uuid, dir, { lazyRecords: true });
+    // Only the sync of its session file writes to it, and commits after closing it.
+    return this.manager(uuid, dir, { lazyRecords: true, batched: true });
   }
 
   /** The tasks.db row of a new task, owned by process `processId` of this host. */
@@ -338,9 +339,10 @@ export class ContextStore implements TaskHost {
   /**
    * Opens a task that no process is running (paused, completed, failed, imported) for
    * maintenance that does not change its status: compaction, undo, rewind. A running task
-   * is compacted by its own process instead (ask it through `requestControl`).
+   * is compacted by its own process instead (ask it through `requestControl`). `batched`:
+   * lines written together, at the latest at close (TaskContextManager).
    */
-  openForMaintenance(uuid: string): TaskContextManager {
+  openForMaintenance(uuid: string, options: { batched?: boolean } = {}): TaskContextManager {
     const row = this.requireTask(uuid);
     this.assertOwnTask(row);
     if (row.status === 'running') {
@@ -351,7 +353,7 @@ export class ContextStore implements TaskHost {
     }
     const dir = this.taskPath(row);
     this.prepareForWriting(dir);
-    return this.manager(uuid, dir);
+    return this.manager(uuid, dir, options);
   }
 
   /** A read-only view of any task, safe while another process writes to it. */
@@ -493,7 +495,7 @@ export class ContextStore implements TaskHost {
   private manager(
     uuid: string,
     dir: string,
-    options: { lazyRecords?: boolean } = {},
+    options: { lazyRecords?: boolean; batched?: boolean } = {},
   ): TaskContextManager {
     return new TaskContextManager(this, uuid, dir, {
       fsync: this.fsync,

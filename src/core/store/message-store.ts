@@ -71,17 +71,18 @@ export class MessageStore {
 
   private constructor(
     readonly dir: string,
-    options: { fsync: boolean; readonly: boolean },
+    options: { fsync: boolean; readonly: boolean; batched: boolean },
   ) {
     this.fsync = options.fsync;
     const indexPath = path.join(dir, TASK_FILES.messagesIndex);
-    this.index = OffsetIndex.open(this.messagesPath, indexPath, { readonly: options.readonly });
+    const logOptions = { fsync: options.fsync, batched: options.batched };
     this.logs = options.readonly
       ? undefined
       : {
-          messages: new AppendLog(this.messagesPath, { fsync: options.fsync }),
-          current: new AppendLog(this.currentPath, { fsync: options.fsync }),
+          messages: new AppendLog(this.messagesPath, logOptions),
+          current: new AppendLog(this.currentPath, logOptions),
         };
+    this.index = this.openIndex(indexPath, options.readonly);
     // An empty context (a new task) holds nothing to count: the running totals start at 0
     // instead of reading current.jsonl back at the first statistics.
     if (this.logs?.current.size === 0) {
@@ -90,12 +91,61 @@ export class MessageStore {
     }
   }
 
-  /** `readonly` never writes (not even the index), so it is safe beside the task's own writer. */
-  static open(dir: string, options: { fsync?: boolean; readonly?: boolean } = {}): MessageStore {
+  /**
+   * `readonly` never writes (not even the index), so it is safe beside the task's own writer.
+   * `batched` (the sources' sync): lines are held in memory and written together, at the
+   * latest when the store is closed; nothing reads the task's files meanwhile but this store,
+   * which writes what it holds before it reads.
+   */
+  static open(
+    dir: string,
+    options: { fsync?: boolean; readonly?: boolean; batched?: boolean } = {},
+  ): MessageStore {
     return new MessageStore(dir, {
       fsync: options.fsync ?? false,
       readonly: options.readonly ?? false,
+      batched: options.batched ?? false,
     });
+  }
+
+  /** The offset index; a writer's entries reach the disk only after their lines (writeHeld). */
+  private openIndex(indexPath: string, readonly: boolean): OffsetIndex {
+    return OffsetIndex.open(this.messagesPath, indexPath, {
+      readonly,
+      ...(this.logs && { beforeWrite: () => this.writeHeldMessages() }),
+    });
+  }
+
+  /**
+   * Writes the messages.jsonl lines held in memory. When that fails they are lost, so the
+   * index forgets them too: an entry must never point past the file.
+   */
+  private writeHeldMessages(): void {
+    try {
+      this.logs!.messages.flush();
+    } catch (error) {
+      this.forgetLostLines();
+      throw error;
+    }
+  }
+
+  /** After a failed write of held lines: the index keeps only the lines in messages.jsonl. */
+  private forgetLostLines(): void {
+    const size = this.logs!.messages.size;
+    let kept = this.index.count;
+    while (kept > 0 && this.index.offsetOf(kept) >= size) kept--;
+    if (kept < this.index.count) this.index.truncate(kept);
+  }
+
+  /**
+   * Writes every held line before a read: messages.jsonl, current.jsonl (each throws when
+   * its lines are lost), then the index entries (derived: a failure is repaired on open).
+   */
+  private writeHeld(): void {
+    if (!this.logs) return;
+    this.writeHeldMessages();
+    this.logs.current.flush();
+    this.flushIndex();
   }
 
   get messagesPath(): string {
@@ -207,9 +257,16 @@ export class MessageStore {
       currentLine.push('}');
     }
     const encoded = currentLine ? encodeLinePair(messageLine, currentLine) : undefined;
-    const { offset } = encoded
-      ? this.logs.messages.appendEncoded(encoded[0])
-      : this.logs.messages.append(messageLine);
+    let offset: number;
+    try {
+      ({ offset } = encoded
+        ? this.logs.messages.appendEncoded(encoded[0])
+        : this.logs.messages.append(messageLine));
+    } catch (error) {
+      // A batched log may have lost the lines it held (written to make room for this one).
+      this.forgetLostLines();
+      throw error;
+    }
     const indexed = this.index.count;
     try {
       this.index.append(offset);
@@ -258,6 +315,7 @@ export class MessageStore {
 
   /** Up to `limit` messages starting at `fromSeq`, read through the offset index. */
   readWindow(fromSeq: number, limit: number): MessageWindow {
+    this.writeHeld();
     return readMessageWindow(this.messagesPath, this.index, fromSeq, limit);
   }
 
@@ -268,12 +326,14 @@ export class MessageStore {
 
   /** Lines of current.jsonl from `fromIndex` (1-based). */
   readCurrent(fromIndex: number, limit: number): CurrentWindow {
+    this.writeHeld();
     return readCurrentWindow(this.currentPath, fromIndex, limit);
   }
 
   /** seed 001 get_current_token_count: estimate over current.jsonl, streamed once then kept as a running total. */
   currentTokenCount(): number {
     if (this.currentTokens === undefined) {
+      this.writeHeld();
       let total = 0;
       for (const entry of readLinesSync(this.currentPath)) {
         if ('tooLong' in entry) {
@@ -296,6 +356,7 @@ export class MessageStore {
    */
   currentCount(): number {
     if (this.currentLines !== undefined) return this.currentLines;
+    this.writeHeld();
     const lines = countCompleteLines(this.currentPath);
     if (this.logs) this.currentLines = lines;
     return lines;
@@ -314,13 +375,13 @@ export class MessageStore {
    */
   markHistoryOnly(throughSeq: number, keep: ReadonlySet<number>): void {
     if (!this.logs) throw new Error(`messages of ${this.dir} were opened read-only`);
-    this.index.flush();
+    this.writeHeld();
     const indexPath = path.join(this.dir, TASK_FILES.messagesIndex);
     const durable = { fsync: this.fsync };
     if (rewriteHistoryOnly(this.messagesPath, this.index, indexPath, throughSeq, keep, durable)) {
       this.logs.messages.reopen();
       this.index.close();
-      this.index = OffsetIndex.open(this.messagesPath, indexPath);
+      this.index = this.openIndex(indexPath, false);
     }
     // Also when every line was flagged already: a try cut short may have left current.jsonl.
     const { view } = readView(this.dir);
@@ -346,10 +407,29 @@ export class MessageStore {
     this.logs?.current.reopen();
   }
 
+  /**
+   * Writes what is held and closes the files. Throws when held lines could not be written
+   * (a batched store): they are lost, and the caller must not count them as stored.
+   */
   close(): void {
-    this.logs?.messages.close();
-    this.logs?.current.close();
-    this.index.close();
+    let failure: unknown;
+    try {
+      this.writeHeld();
+    } catch (error) {
+      failure = error;
+    }
+    for (const close of [
+      () => this.logs?.messages.close(),
+      () => this.logs?.current.close(),
+      () => this.index.close(),
+    ]) {
+      try {
+        close();
+      } catch (error) {
+        failure ??= error;
+      }
+    }
+    if (failure !== undefined) throw failure;
   }
 }
 

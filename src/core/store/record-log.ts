@@ -18,11 +18,16 @@ export class RecordLog<T extends object> {
    * it writes: each file made was ~0.3 ms of a first sync's task (docs/benchmarks.md §14).
    * Readers take a missing log for an empty one.
    */
+  /**
+   * `batched`: records are held in memory and written together (AppendLog), at the latest
+   * when the log is closed; this log's own reads write them first.
+   */
   constructor(
     readonly file: string,
     private readonly idField: keyof T & string,
     private readonly fsync: boolean,
     lazy = false,
+    private readonly batched = false,
   ) {
     if (!lazy) this.opened();
   }
@@ -47,18 +52,21 @@ export class RecordLog<T extends object> {
 
   private opened(): AppendLog {
     if (!this.log) {
-      this.log = new AppendLog(this.file, { fsync: this.fsync });
-      this.next ??= lastId(this.file, this.idField) + 1;
+      this.log = new AppendLog(this.file, { fsync: this.fsync, batched: this.batched });
+      // A log just made (empty) has no last line to read back.
+      this.next ??= this.log.size === 0 ? 1 : lastId(this.file, this.idField) + 1;
     }
     return this.log;
   }
 
   count(): number {
+    this.log?.flush();
     return countLines(this.file);
   }
 
   /** The newest record, or undefined (seed 000 get_latest_summary reads the last line). */
   latest(): T | undefined {
+    this.log?.flush();
     const line = lastLineOf(this.file);
     if (line === undefined) return undefined;
     try {
@@ -69,6 +77,7 @@ export class RecordLog<T extends object> {
   }
 
   list(offset = 0, limit = 1000): { records: T[]; bad: BadLine[] } {
+    this.log?.flush();
     return new RecordLogReader<T>(this.file).list(offset, limit);
   }
 

@@ -58,12 +58,19 @@ export class TaskContextManager {
       summarizer: FinalSummarizer;
       /** summaries, tools and planning made at their first record, not at open (RecordLog). */
       lazyRecords?: boolean;
+      /**
+       * Messages and tool records held in memory and written together, at the latest at
+       * close(): for a writer that appends a whole session before anyone reads it (the
+       * sources' sync, which commits only after closing its tasks).
+       */
+      batched?: boolean;
     },
   ) {
     const lazy = options.lazyRecords ?? false;
-    this.messages = MessageStore.open(currentDir, { fsync: options.fsync });
+    const batched = options.batched ?? false;
+    this.messages = MessageStore.open(currentDir, { fsync: options.fsync, batched });
     this.summaries = new SummaryStore(currentDir, options.fsync, lazy);
-    this.tools = new ToolStore(currentDir, options.fsync, lazy);
+    this.tools = new ToolStore(currentDir, options.fsync, lazy, batched);
     this.planning = new PlanningStore(currentDir, options.fsync, lazy);
     this.toolOutputs = new ToolOutputStore(currentDir);
   }
@@ -178,10 +185,16 @@ export class TaskContextManager {
       // task is next opened, and closing the files matters more.
     }
     this.closed = true;
-    this.messages.close();
-    this.summaries.close();
-    this.tools.close();
-    this.planning.close();
+    // Every file is closed; a batched store's failure to write what it held is thrown after.
+    let failure: unknown;
+    for (const store of [this.messages, this.summaries, this.tools, this.planning]) {
+      try {
+        store.close();
+      } catch (error) {
+        failure ??= error;
+      }
+    }
+    if (failure !== undefined) throw failure;
   }
 
   private finish(status: 'paused' | 'completed' | 'failed', errorMessage?: string): void {

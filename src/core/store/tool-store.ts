@@ -25,9 +25,10 @@ export interface NewToolCall {
 export class ToolStore {
   private readonly log: RecordLog<ToolRecord>;
 
-  /** `lazy`: the file is made at the first record (RecordLog). */
-  constructor(dir: string, fsync = false, lazy = false) {
-    this.log = new RecordLog<ToolRecord>(path.join(dir, TASK_FILES.tools), 'seq', fsync, lazy);
+  /** `lazy`: the file is made at the first record; `batched`: records written together (RecordLog). */
+  constructor(dir: string, fsync = false, lazy = false, batched = false) {
+    const file = path.join(dir, TASK_FILES.tools);
+    this.log = new RecordLog<ToolRecord>(file, 'seq', fsync, lazy, batched);
   }
 
   add(input: NewToolCall): ToolRecord {
