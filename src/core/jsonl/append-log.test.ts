@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AppendLog, appendJsonLine } from './append-log';
+import { AppendLog, BATCH_BYTES, appendJsonLine } from './append-log';
 import { encodeLinePair, LINE_PIECE_CHARS } from './write-line';
 import { useTempDir } from './test-support/temp-dir';
 
@@ -239,5 +239,116 @@ describe('AppendLog after a failed write (disk full)', () => {
     log.append('c');
     log.close();
     expect(fs.readFileSync(file, 'utf8')).toBe('a\nc\n');
+  });
+});
+
+describe('AppendLog, batched', () => {
+  it('holds lines until flush or close, with the offsets they will have, then writes them in one call', () => {
+    const file = path.join(tempDir(), 'log.jsonl');
+    fs.writeFileSync(file, 'old\n');
+    const log = new AppendLog(file, { batched: true });
+    const writes: number[] = [];
+    const real = fs.writeSync;
+    (fs as unknown as { writeSync: unknown }).writeSync = (fd: number, ...rest: unknown[]) => {
+      writes.push(fd);
+      return (real as (...args: unknown[]) => number)(fd, ...rest);
+    };
+    try {
+      expect(log.append('{"n":1}')).toEqual({ offset: 4, bytes: 8 });
+      expect(log.append(['{"n":', '"二"}'])).toEqual({ offset: 12, bytes: 12 });
+      expect(log.appendEncoded(Buffer.from('{"n":3}\n'))).toEqual({ offset: 24, bytes: 8 });
+      expect(fs.readFileSync(file, 'utf8')).toBe('old\n');
+      expect(log.size).toBe(32);
+      log.flush();
+      expect(writes).toHaveLength(1);
+      expect(fs.readFileSync(file, 'utf8')).toBe('old\n{"n":1}\n{"n":"二"}\n{"n":3}\n');
+      log.append('{"n":4}');
+      log.close();
+    } finally {
+      (fs as unknown as { writeSync: typeof real }).writeSync = real;
+    }
+    expect(writes).toHaveLength(2);
+    expect(fs.readFileSync(file, 'utf8')).toBe('old\n{"n":1}\n{"n":"二"}\n{"n":3}\n{"n":4}\n');
+  });
+
+  it('writes what it holds first when the next line does not fit, and a line longer than the batch after it', () => {
+    const file = path.join(tempDir(), 'log.jsonl');
+    const log = new AppendLog(file, { batched: true });
+    const small = `{"s":"${'a'.repeat(1000)}"}`;
+    const count = Math.ceil(BATCH_BYTES / small.length) + 3;
+    for (let i = 0; i < count; i++) log.append(small);
+    // More than a batch was appended: the first batch is on disk, the rest held.
+    const onDisk = fs.statSync(file).size;
+    expect(onDisk).toBeGreaterThan(0);
+    expect(onDisk).toBeLessThan(log.size);
+    const long = `{"l":"${'b'.repeat(BATCH_BYTES)}"}`;
+    expect(log.append(long).offset).toBe(count * (small.length + 1));
+    expect(fs.statSync(file).size).toBe(log.size);
+    log.append(small);
+    log.close();
+    const lines = fs.readFileSync(file, 'utf8').split('\n');
+    expect(lines).toHaveLength(count + 3);
+    expect(lines[count]).toBe(long);
+    expect(lines.slice(0, count).every((l) => l === small)).toBe(true);
+  });
+
+  it('truncateTo drops held lines without touching the file, and cuts the file when it goes further back', () => {
+    const file = path.join(tempDir(), 'log.jsonl');
+    const log = new AppendLog(file, { batched: true });
+    log.append('a');
+    log.flush();
+    const { offset } = log.append('b');
+    log.append('c');
+    log.truncateTo(offset);
+    expect(log.size).toBe(2);
+    log.append('d');
+    log.flush();
+    expect(fs.readFileSync(file, 'utf8')).toBe('a\nd\n');
+    log.append('e');
+    log.truncateTo(0);
+    log.append('f');
+    log.close();
+    expect(fs.readFileSync(file, 'utf8')).toBe('f\n');
+  });
+
+  it('a failed write of the held lines loses them all, cuts what landed and throws; the next line starts clean', () => {
+    const file = path.join(tempDir(), 'log.jsonl');
+    const log = new AppendLog(file, { batched: true });
+    log.append('{"n":1}');
+    log.flush();
+    log.append('{"n":2}');
+    log.append('{"n":3}');
+    const real = fs.writeSync;
+    (fs as unknown as { writeSync: unknown }).writeSync = (fd: number, buffer: Buffer) => {
+      real(fd, buffer, 0, 5); // part of the batch lands, then the disk is full
+      throw Object.assign(new Error('ENOSPC: no space left'), { code: 'ENOSPC' });
+    };
+    try {
+      expect(() => log.flush()).toThrow(/ENOSPC/);
+    } finally {
+      (fs as unknown as { writeSync: typeof real }).writeSync = real;
+    }
+    expect(log.size).toBe(8);
+    expect(fs.statSync(file).size).toBe(8);
+    expect(log.append('{"n":4}')).toEqual({ offset: 8, bytes: 8 });
+    log.close();
+    expect(fs.readFileSync(file, 'utf8')).toBe('{"n":1}\n{"n":4}\n');
+  });
+
+  it('close writes what it holds, and still closes the file when that fails', () => {
+    const file = path.join(tempDir(), 'log.jsonl');
+    const log = new AppendLog(file, { batched: true });
+    log.append('{"n":1}');
+    const real = fs.writeSync;
+    (fs as unknown as { writeSync: unknown }).writeSync = () => {
+      throw Object.assign(new Error('EIO: i/o error'), { code: 'EIO' });
+    };
+    try {
+      expect(() => log.close()).toThrow(/EIO/);
+    } finally {
+      (fs as unknown as { writeSync: typeof real }).writeSync = real;
+    }
+    expect(() => log.append('x')).toThrow(/after close/);
+    expect(fs.readFileSync(file, 'utf8')).toBe('');
   });
 });

@@ -5,6 +5,7 @@ import { MessageStore, toCurrent } from './message-store';
 import { TASK_FILES } from './contexts-layout';
 import { useTempDir } from '../../../test/support/temp-dir';
 import { o200kLoaded } from '../tokens/o200k-state';
+import { PENDING_ENTRIES } from '../jsonl/offset-index';
 
 const tempDir = useTempDir();
 
@@ -438,5 +439,84 @@ describe('MessageStore.markHistoryOnly (live source tasks)', () => {
     expect(reader.currentCount()).toBe(4);
     reader.close();
     store.close();
+  });
+});
+
+describe('MessageStore, batched (the sources sync)', () => {
+  const messages = (n: number) =>
+    Array.from({ length: n }, (_, i) => ({
+      role: i % 2 === 0 ? ('user' as const) : ('assistant' as const),
+      content: `message ${i + 1}: ${'テキスト '.repeat(i % 7)}`,
+      ...(i % 5 === 4 && { historyOnly: true }),
+    }));
+  const files = (dir: string) =>
+    [TASK_FILES.messages, TASK_FILES.current, TASK_FILES.messagesIndex].map((name) => {
+      const file = path.join(dir, name);
+      return fs.existsSync(file) ? fs.readFileSync(file) : Buffer.alloc(0);
+    });
+
+  it('writes the same bytes as a store writing each line, and writes them only when closed', () => {
+    const plain = tempDir();
+    const batched = tempDir();
+    const a = MessageStore.open(plain);
+    const b = MessageStore.open(batched, { batched: true });
+    for (const m of messages(40)) {
+      a.append({ ...m, timestamp: '2026-11-28T00:00:00.000Z' });
+      b.append({ ...m, timestamp: '2026-11-28T00:00:00.000Z' });
+    }
+    expect(fs.statSync(b.messagesPath).size).toBe(0);
+    expect(fs.statSync(b.currentPath).size).toBe(0);
+    expect(b.count).toBe(40);
+    a.close();
+    b.close();
+    expect(files(batched)).toEqual(files(plain));
+  });
+
+  it('never writes an index entry before its line: the index flushes the held lines first', () => {
+    const dir = tempDir();
+    const store = MessageStore.open(dir, { batched: true });
+    const idx = path.join(dir, TASK_FILES.messagesIndex);
+    for (const m of messages(PENDING_ENTRIES + 1)) store.append(m);
+    // The index wrote its first entries to make room: their lines are on disk.
+    const entries = fs.statSync(idx).size / 8;
+    expect(entries).toBe(PENDING_ENTRIES);
+    const onDisk = fs.readFileSync(store.messagesPath, 'utf8').split('\n').length - 1;
+    expect(onDisk).toBeGreaterThanOrEqual(entries);
+    store.close();
+  });
+
+  it('reads see what it holds, as a plain store', () => {
+    const dir = tempDir();
+    const store = MessageStore.open(dir, { batched: true });
+    for (const m of messages(12)) store.append(m);
+    expect(store.readWindow(11, 5).messages.map((m) => m.seq)).toEqual([11, 12]);
+    expect(store.currentCount()).toBe(10);
+    expect(store.readCurrent(1, 100).messages).toHaveLength(10);
+    store.close();
+  });
+
+  it('held lines that cannot be written are forgotten by the index and close throws; the files stay whole', () => {
+    const dir = tempDir();
+    const store = MessageStore.open(dir, { batched: true });
+    store.append({ role: 'user', content: 'on disk' });
+    store.readWindow(1, 1); // written
+    store.append({ role: 'assistant', content: 'held, then lost' });
+    const real = fs.writeSync;
+    const messagesIno = fs.statSync(store.messagesPath).ino;
+    (fs as unknown as { writeSync: unknown }).writeSync = (fd: number, ...rest: unknown[]) => {
+      if (fs.fstatSync(fd).ino === messagesIno)
+        throw Object.assign(new Error('ENOSPC: no space left'), { code: 'ENOSPC' });
+      return (real as (...args: unknown[]) => number)(fd, ...rest);
+    };
+    try {
+      expect(() => store.close()).toThrow(/ENOSPC/);
+    } finally {
+      (fs as unknown as { writeSync: typeof real }).writeSync = real;
+    }
+    const reopened = MessageStore.open(dir);
+    expect(reopened.count).toBe(1);
+    expect(fs.statSync(path.join(dir, TASK_FILES.messagesIndex)).size).toBe(8);
+    expect(reopened.readWindow(1, 10).messages.map((m) => m.content)).toEqual(['on disk']);
+    reopened.close();
   });
 });
