@@ -43,6 +43,8 @@ describe('openDatabase', () => {
     const db = openDatabase(path.join(tempDir(), 'tasks.db'));
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(db.pragma('busy_timeout', { simple: true })).toBeGreaterThanOrEqual(5000);
+    // Statement journals of a task row's insert stay in memory: no temporary file per task.
+    expect(db.pragma('temp_store', { simple: true })).toBe(2);
     expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     const columns = (
       db.prepare('SELECT name FROM pragma_table_xinfo(?)').all('tasks') as { name: string }[]
