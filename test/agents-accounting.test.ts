@@ -248,10 +248,13 @@ const CASES: AgentCase[] = [
     lay: (home) => {
       const storage = copy(F('opencode', 'storage'), share(home, 'opencode', 'storage'));
       const dir = path.join(storage, 'session', '4b0ea68d7af9a6031a7ffda7ad66e0cb83315750');
+      // In the order opencode made them (the sub-agent's session after its parent's).
+      const created = (f: string): number =>
+        (JSON.parse(fs.readFileSync(f, 'utf8')) as { time: { created: number } }).time.created;
       return fs
         .readdirSync(dir)
-        .sort()
-        .map((n) => path.join(dir, n));
+        .map((n) => path.join(dir, n))
+        .sort((a, b) => created(a) - created(b));
     },
     expected: () => count.opencodeStorage(F('opencode', 'storage')),
   },
@@ -509,10 +512,10 @@ describe('every agent: each message, tool call and tool result of its fixtures a
         for (const folder of c.folders?.(home) ?? kind.defaultFolders({ HOME: home }))
           for (const f of await discoverFiles(kind, folder)) found.add(f);
         expect(found.size, `${c.agent}: nothing found in its folders`).toBeGreaterThan(0);
-        // In the order the agent writes them (a subagent's chat after its parent's: one
-        // synced before its parent is linked only when it changes again), then the rest.
+        // Against the order the agent writes them: a sub-agent's file before its parent's
+        // (its task waits for the parent's, which takes it when it is made), then the rest.
         const order = [
-          ...files.filter((f) => found.has(f)),
+          ...files.filter((f) => found.has(f)).reverse(),
           ...[...found].filter((f) => !files.includes(f)).sort(),
         ];
         for (const f of order) {

@@ -2,6 +2,8 @@ import type { TaskRow } from '../../shared/task-types';
 import { prepared } from '../db/prepared';
 import type { Db } from '../db/open-database';
 import { PgTaskRepository } from '../db/pg-task-repository';
+import { runOnIndex } from './index-sql';
+import { adoptWaitingChildren, waitForParent } from './waiting-children';
 import type { ContextStore } from '../store/context-store';
 import type { TaskContextManager } from '../store/task-context-manager';
 import { PROMPT_MAX_CHARS, clip, titleFrom } from '../import/text';
@@ -35,7 +37,7 @@ export function openSourceTask(store: ContextStore, input: SourceTaskInput): Tas
     const title = isMain
       ? (info.title ?? promptTitle(info) ?? null)
       : `Subagent: ${info.description ?? promptTitle(info) ?? info.sessionId ?? input.thread}`;
-    return store.createHistoryTask({
+    const task = store.createHistoryTask({
       uuid: input.uuid,
       title,
       prompt: info.prompt !== undefined ? clip(info.prompt, PROMPT_MAX_CHARS) : null,
@@ -60,10 +62,26 @@ export function openSourceTask(store: ContextStore, input: SourceTaskInput): Tas
         ...(info.parentSessionId !== undefined && { parent_session_id: info.parentSessionId }),
       },
     });
+    linkWaiting(store, input);
+    return task;
   }
   if (row.status !== 'completed') complete(store, row);
   // Written only by this sync, which commits after closing it: its lines are written together.
   return store.openForMaintenance(input.uuid, { batched: true });
+}
+
+/**
+ * A new source task: a sub-agent whose parent's task is not there yet waits for it; a
+ * session's task takes the sub-agents that waited for it (waiting-children.ts).
+ */
+function linkWaiting(store: ContextStore, input: SourceTaskInput): void {
+  const { info, thread } = input;
+  const session = isSessionThread(thread);
+  const parentSession = info.parentSessionId ?? (session ? undefined : info.sessionId);
+  if (input.parentUuid === null && parentSession !== undefined)
+    waitForParent(store, input.kind, parentSession, input.uuid);
+  if (session && info.sessionId !== undefined)
+    adoptWaitingChildren(store, input.kind, info.sessionId, input.uuid);
 }
 
 function complete(store: ContextStore, row: TaskRow): void {
@@ -229,31 +247,6 @@ export function findSessionTask(
     { kind, session: sessionId },
   ) as { uuid: string }[];
   return row?.uuid ?? null;
-}
-
-/**
- * One statement on the task index, tasks.db or a fleet's PostgreSQL (docs/sources.md),
- * with @named text parameters; returns the rows it reads.
- */
-function runOnIndex(
-  store: ContextStore,
-  sql: string,
-  params: Record<string, string | null>,
-): unknown[] {
-  if (store.repo instanceof PgTaskRepository) {
-    const values: (string | null)[] = [];
-    const numbered = new Map<string, string>();
-    const text = sql.replace(/@(\w+)/g, (_, name: string) => {
-      if (!numbered.has(name)) {
-        values.push(params[name] ?? null);
-        numbered.set(name, `$${values.length}::text`);
-      }
-      return numbered.get(name)!;
-    });
-    return store.repo.sql(text, values);
-  }
-  const statement = prepared(store.db, sql);
-  return statement.reader ? statement.all(params) : (statement.run(params), []);
 }
 
 /** A title from what the person asked: the first real request, else the first prompt (as `cwb import`). */
