@@ -7,6 +7,13 @@ import { contentText } from './text';
  * the session (cwd, version, ...) fall back to undefined when they have an odd type, so
  * one strange field does not cost a message; the fields a message is made of must hold.
  */
+/**
+ * The top-level member of Claude Code's entries nothing here reads (the tool's structured
+ * result, which the tool_result block in `message` already holds as the model saw it): over
+ * half of a session's bytes, left out before a line is decoded and parsed (member-span.ts).
+ */
+export const UNREAD_MEMBER = 'toolUseResult';
+
 const optionalString = z.string().optional().catch(undefined);
 const optionalNumber = z.number().optional().catch(undefined);
 

@@ -11,6 +11,7 @@ import {
   promptHash,
   promptOf,
   titleOf,
+  UNREAD_MEMBER,
   type ClaudeEntry,
 } from './claude-code-entry';
 import { isRecord, normalizeTimestamp } from './text';
@@ -70,7 +71,11 @@ export async function scanClaudeCode(file: string, maxLineBytes?: number): Promi
   const scan = { forked: new Map<string, number>() };
   // Task tool calls of the main thread by the hash of their prompt, to link subagents to them.
   const taskCalls = new Map<string, { id: string; description?: string; subagentType?: string }>();
-  const readOptions = { end: size, ...(maxLineBytes !== undefined && { maxLineBytes }) };
+  const readOptions = {
+    end: size,
+    omitMember: UNREAD_MEMBER,
+    ...(maxLineBytes !== undefined && { maxLineBytes }),
+  };
   for await (const line of readJsonl(file, readOptions)) {
     if (!line.ok) continue;
     const parsed = parseClaudeEntry(line.value);

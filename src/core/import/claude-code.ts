@@ -28,7 +28,7 @@ import type { TaskRow } from '../../shared/task-types';
 import type { ContextStore } from '../store/context-store';
 import { readJsonl } from '../jsonl/jsonl-reader';
 import { badInput } from '../errors';
-import { MAIN_THREAD, parseClaudeEntry } from './claude-code-entry';
+import { MAIN_THREAD, parseClaudeEntry, UNREAD_MEMBER } from './claude-code-entry';
 import { subagentMeta } from './claude-code-files';
 import { scanClaudeCode, type ClaudeScan, type ClaudeThreadInfo } from './claude-code-scan';
 import { ClaudeCodeMapper } from './claude-code-mapper';
@@ -67,6 +67,7 @@ export async function importClaudeCode(
   const rows: TaskRow[] = [];
   const readOptions = {
     end: scan.size,
+    omitMember: UNREAD_MEMBER,
     ...(options.maxLineBytes !== undefined && { maxLineBytes: options.maxLineBytes }),
   };
   const writerOf = (thread: string): TranscriptWriter => {

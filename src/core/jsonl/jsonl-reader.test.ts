@@ -40,6 +40,30 @@ describe('readJsonl / readJsonlSync', () => {
     expect(await collect(file)).toEqual(entries);
   });
 
+  it('leaves out omitMember before parsing; a damaged line fails with its own error', async () => {
+    const file = path.join(tempDir(), 'session.jsonl');
+    const lines = [
+      '{"type":"user","message":{"toolUseResult":1},"toolUseResult":{"stdout":"日本"},"uuid":"u1"}',
+      '{"type":"assistant","uuid":"u2"}',
+      // Well nested, so the member is cut, but a bad token stands before it.
+      '{"type":"user","bad":tru,"toolUseResult":{"stdout":"x"}}',
+      '{"type":"user","toolUseResult":{"stdout":"torn',
+    ];
+    fs.writeFileSync(file, lines.join('\n'));
+    const whole = [...readJsonlSync(file)];
+    const omitted = [...readJsonlSync(file, { omitMember: 'toolUseResult', chunkBytes: 16 })];
+    expect(omitted.map((e) => (e.ok ? e.value : e.error))).toEqual([
+      { type: 'user', message: { toolUseResult: 1 }, uuid: 'u1' },
+      { type: 'assistant', uuid: 'u2' },
+      (whole[2] as { error: string }).error,
+      (whole[3] as { error: string }).error,
+    ]);
+    expect(omitted.map(({ offset, bytes, lineNo }) => [offset, bytes, lineNo])).toEqual(
+      whole.map(({ offset, bytes, lineNo }) => [offset, bytes, lineNo]),
+    );
+    expect(await collect(file, { omitMember: 'toolUseResult' })).toEqual(omitted);
+  });
+
   it('reports a line over the limit without holding it', async () => {
     const file = path.join(tempDir(), 'big.jsonl');
     fs.writeFileSync(file, `{"a":1}\n"${'x'.repeat(3000)}"\n{"a":3}\n`);

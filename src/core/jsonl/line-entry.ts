@@ -28,6 +28,10 @@ export interface ReadLinesOptions {
   maxLineBytes?: number;
   /** Line number given to the line at `start` (default 1). */
   firstLineNo?: number;
+  /** Bytes read at a time (default CHUNK_BYTES, 64 KiB); a batch reader of whole files reads more. */
+  chunkBytes?: number;
+  /** How a line's bytes become its text (default: UTF-8). */
+  decode?: (bytes: Buffer, start: number, end: number) => string;
 }
 
 export function isTooLong(entry: LineEntry): entry is TooLongLineEntry {

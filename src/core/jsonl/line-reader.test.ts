@@ -82,6 +82,17 @@ describe('readLines / readLinesSync', () => {
     expect([...readLinesSync(file)]).toEqual(expected);
   });
 
+  it('gives the same lines whatever chunkBytes is, down to a chunk shorter than a character', async () => {
+    const data = Buffer.concat([multiByteContent().subarray(0, 20_000), Buffer.from('\n\n末尾')]);
+    const file = writeFile('chunks.txt', data);
+    const expected = expectedLines(data);
+    for (const chunkBytes of [1, 3, 7, 4096, CHUNK_BYTES * 16]) {
+      expect(await collect(file, { chunkBytes })).toEqual(expected);
+      expect([...readLinesSync(file, { chunkBytes })]).toEqual(expected);
+    }
+    expect(() => [...readLinesSync(file, { chunkBytes: 0 })]).toThrow(/chunkBytes/);
+  });
+
   it('reads a line split across a chunk edge exactly at every offset near the edge', async () => {
     for (const shift of [-3, -2, -1, 0, 1, 2, 3]) {
       const head = 'a'.repeat(CHUNK_BYTES + shift - 2);

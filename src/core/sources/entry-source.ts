@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { EntryRef } from '../import/transcript-sink';
-import { readJsonl } from '../jsonl/jsonl-reader';
+import { readJsonlSync } from '../jsonl/jsonl-reader';
 import { fingerprint } from './fingerprint';
 
 /** One entry of a source, read from where the last sync stopped. */
@@ -28,21 +28,28 @@ export interface EntrySource {
   /**
    * The entries in [start, end). `final`: the source has been still for a while, so an entry
    * that is still incomplete (a missing or unreadable event file) is skipped, not waited for.
+   * Read synchronously: a sync is a batch job, and awaiting each chunk cost it more than the
+   * read itself; its caller gives the event loop its turns.
    */
-  read(start: number, end: number, firstLineNo: number, final: boolean): AsyncIterable<SourceEntry>;
+  read(start: number, end: number, firstLineNo: number, final: boolean): Iterable<SourceEntry>;
   /** An entry read before and held back by the mapper, read again. */
   readAgain(ref: EntryRef): unknown;
 }
 
-export function jsonlSource(file: string, stat: fs.Stats): EntrySource {
+/** A sync reads whole session files: fewer, larger reads than the 64 KiB of a paged reader. */
+const READ_CHUNK = 1024 * 1024;
+
+/** `omitMember`: a top-level member of each line no mapper reads (ReadJsonlOptions). */
+export function jsonlSource(file: string, stat: fs.Stats, omitMember?: string): EntrySource {
   return {
     unit: 'bytes',
     size: stat.size,
     mtimeMs: stat.mtimeMs,
     ino: String(stat.ino),
     fingerprint: (offset) => fingerprint(file, offset),
-    async *read(start, end, firstLineNo) {
-      for await (const entry of readJsonl(file, { start, end, firstLineNo })) {
+    *read(start, end, firstLineNo) {
+      const options = { start, end, firstLineNo, chunkBytes: READ_CHUNK, omitMember };
+      for (const entry of readJsonlSync(file, options)) {
         // A last line without its newline is still being written: left for the next sync.
         if (entry.partial) {
           yield { partial: true };
@@ -123,7 +130,7 @@ export function eventFolderSource(dir: string, readFrom: number): EntrySource {
       }
       return hash.digest('hex');
     },
-    async *read(start, end, _firstLineNo, final) {
+    *read(start, end, _firstLineNo, final) {
       for (let n = start; n < end; n++) {
         const ref = { offset: n, bytes: 0, lineNo: n + 1 };
         let value: unknown;

@@ -5,6 +5,7 @@ import type { SessionEvent, SessionFormat } from '../import/session-format';
 import { SESSION_FORMATS } from '../import/session-formats';
 import { ClaudeCodeMapper } from '../import/claude-code-mapper';
 import { findCompactionRun } from '../import/claude-code-compaction';
+import { UNREAD_MEMBER } from '../import/claude-code-entry';
 import { CodexMapper } from '../import/codex-mapper';
 import { openHandsEventsMapper } from './openhands-events';
 import { FILE_AGENT_KINDS } from './file-agent-kinds';
@@ -20,7 +21,12 @@ import { crushSourceKind, gooseSourceKind, zedSourceKind } from './db-agent-sour
  * keys are stable across rewrites; the sync skips the messages it already has.
  */
 export type SourceReader =
-  | { mode: 'jsonl'; mapper: CreateEntryMapper }
+  | {
+      mode: 'jsonl';
+      mapper: CreateEntryMapper;
+      /** A top-level member of each line the mapper never reads: left out before parsing. */
+      omitMember?: string;
+    }
   | {
       mode: 'document';
       /** `final`: the file has been still (a parser may leave out a reply still being written otherwise). */
@@ -106,6 +112,7 @@ registerSourceKind({
   depth: 4,
   reader: {
     mode: 'jsonl',
+    omitMember: UNREAD_MEMBER,
     mapper: (saved, sink, source) =>
       new ClaudeCodeMapper(saved, sink, {
         file: source.path,

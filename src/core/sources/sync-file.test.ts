@@ -188,6 +188,27 @@ describe('syncFile', () => {
     store.close();
   });
 
+  it('lets the event loop run while it reads a long session (a `cwb serve` doing it answers)', async () => {
+    const { store, dir } = setup();
+    const file = path.join(dir, 'session.jsonl');
+    // 2.6 MB, 222 lines: read synchronously, far longer than one turn of the loop.
+    fs.copyFileSync(realFixture('claude-code-compacted', '624a4a58-compacted.jsonl'), file);
+    let turns = 0;
+    let syncing = true;
+    const turn = (): void => {
+      if (!syncing) return;
+      turns++;
+      setImmediate(turn);
+    };
+    setImmediate(turn);
+    const result = await syncFile(store, claude, file);
+    syncing = false;
+    expect(result).toMatchObject({ status: 'synced' });
+    expect(result.messages).toBeGreaterThan(100);
+    expect(turns).toBeGreaterThan(1);
+    store.close();
+  });
+
   it('leaves an incomplete last line for the next sync', async () => {
     const { store, dir } = setup();
     const file = path.join(dir, 'rollout-x.jsonl');

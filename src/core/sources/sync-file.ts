@@ -44,6 +44,9 @@ import {
  */
 export const QUIET_MS = 5000;
 
+/** How long a sync reads a file's entries before it lets the event loop run. */
+const EVENT_LOOP_TURN_MS = 20;
+
 /** Saved with the offset: the mapper's state and, per thread, its task and counts. */
 interface FileState {
   mapper: unknown;
@@ -384,7 +387,11 @@ function open(kind: SourceKind, file: string, offset: number, opened?: SessionSt
       ...(kind.reader.settles === true && { settles: true }),
     };
   }
-  return { mode: 'entries', source: jsonlSource(file, stat), mapper: kind.reader.mapper };
+  return {
+    mode: 'entries',
+    source: jsonlSource(file, stat, kind.reader.omitMember),
+    mapper: kind.reader.mapper,
+  };
 }
 
 interface OpenThread {
@@ -592,13 +599,14 @@ async function readRange(
         }
         mapper.line(value, ref.lineNo, ref);
       }
-      for await (const entry of reading.source.read(
-        range.start,
-        range.end,
-        row.line_no + 1,
-        final,
-      )) {
+      let turn = performance.now();
+      for (const entry of reading.source.read(range.start, range.end, row.line_no + 1, final)) {
         if ('partial' in entry) break;
+        // Read synchronously: the event loop gets its turn now and then (`cwb serve` answers).
+        if (performance.now() - turn >= EVENT_LOOP_TURN_MS) {
+          await new Promise((resolve) => setImmediate(resolve));
+          turn = performance.now();
+        }
         if (entry.ok) mapper.line(entry.value, entry.lineNo, entry.ref);
         else sink.skip(entry.lineNo, entry.error);
         offset = entry.next;
