@@ -13,10 +13,14 @@ export interface AppendLogOptions {
    * §14). Nothing else may read the file between an append and the flush.
    */
   batched?: boolean;
+  /** What a batched log holds at most before it writes (BATCH_BYTES by default). */
+  batchBytes?: number;
 }
 
-/** What a batched log holds at most before it writes. */
+/** What a batched log holds at most before it writes, unless told otherwise. */
 export const BATCH_BYTES = 128 * 1024;
+/** A batch starts this small and doubles as lines come, up to its limit. */
+const FIRST_BATCH_BYTES = 64 * 1024;
 
 export interface AppendResult {
   /** Byte offset where the line starts. */
@@ -36,6 +40,7 @@ export class AppendLog {
   private bytes: number;
   private readonly fsync: boolean;
   private readonly batched: boolean;
+  private readonly batchBytes: number;
   /** Lines held by a batched log (made at its first line, dropped at close). */
   private batch: Buffer | undefined;
   private held = 0;
@@ -44,6 +49,7 @@ export class AppendLog {
     this.path = path;
     this.fsync = options.fsync ?? false;
     this.batched = options.batched ?? false;
+    this.batchBytes = options.batchBytes ?? BATCH_BYTES;
     this.fd = -1;
     this.bytes = 0;
     this.open();
@@ -52,6 +58,33 @@ export class AppendLog {
   /** The size with the held lines: the next line's offset. */
   get size(): number {
     return this.bytes;
+  }
+
+  /** What is in the file already: the size without the held lines. */
+  get onDisk(): number {
+    return this.bytes - this.held;
+  }
+
+  /** The held lines (a view, valid until the next append or flush). */
+  heldBytes(): Buffer {
+    return this.batch ? this.batch.subarray(0, this.held) : Buffer.alloc(0);
+  }
+
+  /**
+   * Replaces the held lines with `lines` (whole lines, each with its '\n'): lines rewritten
+   * before they reached the disk. May hold more than the limit until the next write.
+   */
+  replaceHeld(lines: Buffer): void {
+    if (this.fd < 0) throw new Error(`AppendLog ${this.path}: replace after close`);
+    if (!this.batched) throw new Error(`AppendLog ${this.path}: only a batched log holds lines`);
+    if (lines.length > 0 && lines[lines.length - 1] !== 0x0a) {
+      throw new Error(`AppendLog ${this.path}: held lines must end with a newline`);
+    }
+    const onDisk = this.onDisk;
+    if (!this.batch || this.batch.length < lines.length)
+      this.batch = Buffer.allocUnsafe(lines.length);
+    this.held = lines.copy(this.batch);
+    this.bytes = onDisk + this.held;
   }
 
   /** Writes the held lines (a batched log), then fdatasyncs with `fsync`. */
@@ -138,16 +171,28 @@ export class AppendLog {
       for (const part of parts) most += part.length * 3;
       most += 1;
     } else most = (line as Buffer).length;
-    if (most > BATCH_BYTES) return 0;
-    if (most > BATCH_BYTES - this.held) this.flush();
-    this.batch ??= Buffer.allocUnsafe(BATCH_BYTES);
+    if (most > this.batchBytes) return 0;
+    if (most > this.batchBytes - this.held) this.flush();
+    const batch = this.makeRoom(most);
     const start = this.held;
-    if (!parts) this.held += (line as Buffer).copy(this.batch, this.held);
+    if (!parts) this.held += (line as Buffer).copy(batch, this.held);
     else {
-      for (const part of parts) this.held += this.batch.write(part, this.held, 'utf8');
-      this.batch[this.held++] = 0x0a;
+      for (const part of parts) this.held += batch.write(part, this.held, 'utf8');
+      batch[this.held++] = 0x0a;
     }
     return this.held - start;
+  }
+
+  /** A batch with room for `bytes` more: made, or doubled, up to the limit. */
+  private makeRoom(bytes: number): Buffer {
+    const needed = this.held + bytes;
+    if (this.batch && this.batch.length >= needed) return this.batch;
+    let size = Math.min(this.batchBytes, FIRST_BATCH_BYTES);
+    while (size < needed) size = Math.min(this.batchBytes, size * 2);
+    const grown = Buffer.allocUnsafe(size);
+    this.batch?.copy(grown, 0, 0, this.held);
+    this.batch = grown;
+    return grown;
   }
 
   /**

@@ -30,6 +30,11 @@ export interface OffsetIndexOptions {
    * (a batched AppendLog) writes them here, so an entry never reaches the disk before its line.
    */
   beforeWrite?: () => void;
+  /**
+   * Appended entries held in memory before they are written (PENDING_ENTRIES by default). A
+   * batch writer holding a whole session's lines holds their entries as long.
+   */
+  pendingEntries?: number;
 }
 
 /**
@@ -58,6 +63,7 @@ export class OffsetIndex {
   private lastOffset = -1;
   private closed = false;
   private beforeWrite: (() => void) | undefined;
+  private pendingLimit = PENDING_ENTRIES;
 
   private constructor(idxPath: string, fd: number, readonly: boolean) {
     this.path = idxPath;
@@ -79,6 +85,7 @@ export class OffsetIndex {
       index = new OffsetIndex(idxPath, fd, readonly);
       index.reconcile(jsonlPath);
       index.beforeWrite = options.beforeWrite;
+      index.pendingLimit = Math.max(1, options.pendingEntries ?? PENDING_ENTRIES);
       return index;
     } catch (error) {
       if (index) index.close();
@@ -111,14 +118,53 @@ export class OffsetIndex {
       throw new RangeError(`${this.path}: offset ${offset} does not follow ${this.lastOffset}`);
     }
     // Written before the new entry joins, so a failed write leaves the count as it was.
-    if (this.pendingCount === PENDING_ENTRIES) this.flush();
-    this.pending ??= Buffer.allocUnsafe(PENDING_ENTRIES * ENTRY_BYTES);
-    // Offsets are below 2^53 (checked above), so two 32-bit halves need no BigInt.
+    if (this.pendingCount === this.pendingLimit) this.flush();
+    this.holdEntry(offset);
+    this.lastOffset = offset;
+  }
+
+  /** Adds a pending entry, growing the buffer (by doubling, up to the limit) as needed. */
+  private holdEntry(offset: number): void {
+    const needed = (this.pendingCount + 1) * ENTRY_BYTES;
+    if (!this.pending || this.pending.length < needed) {
+      const entries = Math.min(
+        this.pendingLimit,
+        Math.max(PENDING_ENTRIES, (this.pending?.length ?? 0) / (ENTRY_BYTES / 2)),
+      );
+      const grown = Buffer.allocUnsafe(entries * ENTRY_BYTES);
+      this.pending?.copy(grown, 0, 0, this.pendingCount * ENTRY_BYTES);
+      this.pending = grown;
+    }
+    // Offsets are below 2^53 (checked in append), so two 32-bit halves need no BigInt.
     const at = this.pendingCount * ENTRY_BYTES;
     this.pending.writeUInt32LE(offset % 0x1_0000_0000, at);
     this.pending.writeUInt32LE(Math.floor(offset / 0x1_0000_0000), at + 4);
     this.pendingCount += 1;
-    this.lastOffset = offset;
+  }
+
+  /** Whether every entry is still in memory (none written to the sidecar yet). */
+  get allPending(): boolean {
+    return this.entries === 0;
+  }
+
+  /**
+   * Replaces the offsets of an index whose entries are all in memory (allPending): its lines
+   * were rewritten before they reached the disk (MessageStore's history-only flags).
+   */
+  replacePending(offsets: readonly number[]): void {
+    this.requireOpen();
+    if (!this.allPending || offsets.length !== this.pendingCount) {
+      throw new Error(`${this.path}: only an index held whole in memory can be rewritten`);
+    }
+    this.pendingCount = 0;
+    this.lastOffset = -1;
+    for (const offset of offsets) {
+      if (!Number.isSafeInteger(offset) || offset <= this.lastOffset) {
+        throw new RangeError(`${this.path}: offset ${offset} does not follow ${this.lastOffset}`);
+      }
+      this.holdEntry(offset);
+      this.lastOffset = offset;
+    }
   }
 
   /** Writes the entries appended since the last write (a step's end, close). */

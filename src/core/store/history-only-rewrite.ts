@@ -88,3 +88,47 @@ export function rewriteHistoryOnly(
     if (temp !== undefined) fs.rmSync(temp, { force: true });
   }
 }
+
+/**
+ * rewriteHistoryOnly for lines still held in memory (a batched MessageStore whose lines have
+ * not reached the disk): `lines` are the file's whole content, `offsets` each line's start.
+ * Returns the flagged lines and their new offsets, or undefined when nothing changes. Same
+ * bytes as rewriting the file: each line gains the flag before its closing brace.
+ */
+export function flagHeldLines(
+  lines: Buffer,
+  offsets: readonly number[],
+  throughSeq: number,
+  keep: ReadonlySet<number>,
+): { lines: Buffer; offsets: number[] } | undefined {
+  const inserts: number[] = [];
+  const last = Math.min(throughSeq, offsets.length);
+  for (let seq = 1; seq <= last; seq++) {
+    if (keep.has(seq)) continue;
+    const end = (seq < offsets.length ? offsets[seq]! : lines.length) - 1; // its '\n'
+    const start = offsets[seq - 1]!;
+    const brace = end - 1;
+    if (brace <= start || lines[brace] !== CLOSE_BRACE) continue; // not a line this store wrote
+    const from = brace + 1 - FLAGGED_END.length;
+    if (from >= start && lines.subarray(from, brace + 1).equals(FLAGGED_END)) continue;
+    inserts.push(brace);
+  }
+  if (inserts.length === 0) return undefined;
+  const out = Buffer.allocUnsafe(lines.length + inserts.length * FLAG.length);
+  let at = 0;
+  let written = 0;
+  for (const brace of inserts) {
+    written += lines.copy(out, written, at, brace);
+    written += FLAG.copy(out, written);
+    at = brace;
+  }
+  lines.copy(out, written, at);
+  // A line moves by the flags inserted before it.
+  const moved: number[] = [];
+  let before = 0;
+  for (const offset of offsets) {
+    while (before < inserts.length && inserts[before]! < offset) before++;
+    moved.push(offset + before * FLAG.length);
+  }
+  return { lines: out, offsets: moved };
+}

@@ -373,6 +373,47 @@ describe('MessageStore.markHistoryOnly (live source tasks)', () => {
     { role: 'user' as const, content: 'now the docs', timestamp: '2026-11-25T12:00:05.000Z' },
   ];
 
+  it('a new session held whole (batched) is flagged in memory, to the same bytes and index as the file route', () => {
+    const plain = tempDir();
+    const held = tempDir();
+    const a = MessageStore.open(plain);
+    const b = MessageStore.open(held, { batched: true });
+    for (const m of messages) {
+      a.append({ ...m, timestamp: '2026-11-28T00:00:00.000Z' });
+      b.append({ ...m, timestamp: '2026-11-28T00:00:00.000Z' });
+    }
+    a.markHistoryOnly(4, new Set([1]));
+    // No temporary file, no rename: messages.jsonl keeps the inode it was made with.
+    const ino = fs.statSync(b.messagesPath).ino;
+    b.markHistoryOnly(4, new Set([1]));
+    expect(fs.statSync(b.messagesPath).ino).toBe(ino);
+    expect(b.currentCount()).toBe(a.currentCount());
+    expect(b.currentTokenCount()).toBe(a.currentTokenCount());
+    for (const s of [a, b])
+      s.append({
+        role: 'assistant',
+        content: 'Docs updated.',
+        timestamp: '2026-11-28T00:00:01.000Z',
+      });
+    a.close();
+    b.close();
+    for (const name of [TASK_FILES.messages, TASK_FILES.current, TASK_FILES.messagesIndex])
+      expect(fs.readFileSync(path.join(held, name))).toEqual(
+        fs.readFileSync(path.join(plain, name)),
+      );
+    const reader = MessageStore.open(held, { readonly: true });
+    expect(reader.readWindow(1, 10).messages.map((m) => m.history_only === true)).toEqual([
+      false,
+      true,
+      true,
+      true,
+      false,
+      false,
+      false,
+    ]);
+    reader.close();
+  });
+
   it('flags the messages up to a seq (but those kept) byte for byte as if appended history-only, once', () => {
     const live = tempDir();
     const store = MessageStore.open(live);
@@ -472,16 +513,18 @@ describe('MessageStore, batched (the sources sync)', () => {
     expect(files(batched)).toEqual(files(plain));
   });
 
-  it('never writes an index entry before its line: the index flushes the held lines first', () => {
+  it('never writes an index entry before its line: the index writes the held lines first', () => {
     const dir = tempDir();
     const store = MessageStore.open(dir, { batched: true });
     const idx = path.join(dir, TASK_FILES.messagesIndex);
     for (const m of messages(PENDING_ENTRIES + 1)) store.append(m);
-    // The index wrote its first entries to make room: their lines are on disk.
-    const entries = fs.statSync(idx).size / 8;
-    expect(entries).toBe(PENDING_ENTRIES);
+    // A batched store holds a whole session's entries, not PENDING_ENTRIES of them.
+    expect(fs.statSync(idx).size).toBe(0);
+    expect(fs.statSync(store.messagesPath).size).toBe(0);
+    store.flushIndex();
+    expect(fs.statSync(idx).size / 8).toBe(PENDING_ENTRIES + 1);
     const onDisk = fs.readFileSync(store.messagesPath, 'utf8').split('\n').length - 1;
-    expect(onDisk).toBeGreaterThanOrEqual(entries);
+    expect(onDisk).toBe(PENDING_ENTRIES + 1);
     store.close();
   });
 

@@ -34,7 +34,7 @@ import { readView } from '../compaction/read-view';
 import { currentLines } from '../compaction/materialize';
 import { writeFileAtomicChunks } from '../jsonl/atomic-write';
 import { lineChunks } from '../jsonl/line-chunks';
-import { rewriteHistoryOnly } from './history-only-rewrite';
+import { flagHeldLines, rewriteHistoryOnly } from './history-only-rewrite';
 import { isoTimestamp } from '../iso-timestamp';
 
 export interface NewMessage {
@@ -68,6 +68,7 @@ export class MessageStore {
   /** Lines of current.jsonl, counted once and then kept like currentTokens (writer only). */
   private currentLines: number | undefined;
   private readonly fsync: boolean;
+  private readonly batched: boolean;
 
   private constructor(
     readonly dir: string,
@@ -75,7 +76,12 @@ export class MessageStore {
   ) {
     this.fsync = options.fsync;
     const indexPath = path.join(dir, TASK_FILES.messagesIndex);
-    const logOptions = { fsync: options.fsync, batched: options.batched };
+    const logOptions = {
+      fsync: options.fsync,
+      batched: options.batched,
+      ...(options.batched && { batchBytes: HELD_BYTES }),
+    };
+    this.batched = options.batched;
     this.logs = options.readonly
       ? undefined
       : {
@@ -113,6 +119,7 @@ export class MessageStore {
     return OffsetIndex.open(this.messagesPath, indexPath, {
       readonly,
       ...(this.logs && { beforeWrite: () => this.writeHeldMessages() }),
+      ...(this.batched && { pendingEntries: HELD_ENTRIES }),
     });
   }
 
@@ -375,6 +382,10 @@ export class MessageStore {
    */
   markHistoryOnly(throughSeq: number, keep: ReadonlySet<number>): void {
     if (!this.logs) throw new Error(`messages of ${this.dir} were opened read-only`);
+    if (this.heldWhole()) {
+      this.flagHeld(throughSeq, keep);
+      return;
+    }
     this.writeHeld();
     const indexPath = path.join(this.dir, TASK_FILES.messagesIndex);
     const durable = { fsync: this.fsync };
@@ -396,6 +407,46 @@ export class MessageStore {
     };
     writeFileAtomicChunks(this.currentPath, lineChunks(lines()), durable);
     this.currentReplaced();
+    this.currentTokens = tokens;
+    this.currentLines = view.length;
+  }
+
+  /** Nothing of messages.jsonl, its index or current.jsonl has reached the disk yet. */
+  private heldWhole(): boolean {
+    const logs = this.logs!;
+    return (
+      this.batched &&
+      logs.messages.onDisk === 0 &&
+      logs.current.onDisk === 0 &&
+      this.index.allPending
+    );
+  }
+
+  /**
+   * markHistoryOnly for a new session held whole (the first sync of a compacted session):
+   * the flags are set in the held lines, and current.jsonl is made from the view once, where
+   * the file route would write both files a second time through temporary files. A process
+   * killed on the way leaves files the sync's redo rewrites (the counts were not committed).
+   */
+  private flagHeld(throughSeq: number, keep: ReadonlySet<number>): void {
+    const logs = this.logs!;
+    const offsets: number[] = [];
+    for (let seq = 1; seq <= this.index.count; seq++) offsets.push(this.index.offsetOf(seq));
+    const flagged = flagHeldLines(logs.messages.heldBytes(), offsets, throughSeq, keep);
+    if (flagged) {
+      logs.messages.replaceHeld(flagged.lines);
+      this.index.replacePending(flagged.offsets);
+    }
+    // The view is read from the files: the messages go first, current.jsonl is made anew.
+    this.writeHeldMessages();
+    this.flushIndex();
+    logs.current.truncateTo(0);
+    const { view } = readView(this.dir);
+    let tokens = 0;
+    for (const line of currentLines(view)) {
+      tokens += lineTokens(line);
+      logs.current.appendEncoded(Buffer.from(line, 'utf8')); // each made with its newline
+    }
     this.currentTokens = tokens;
     this.currentLines = view.length;
   }
@@ -434,6 +485,14 @@ export class MessageStore {
 }
 
 const NO_CHARACTERS: CharacterCounts = { characters: 0, japanese: 0 };
+/**
+ * What a batched store (the sources' sync) holds before it writes: a new session's files,
+ * whole up to this size, so the flags of the agent's own compactions are set in memory
+ * instead of by rewriting the file (markHistoryOnly).
+ */
+const HELD_BYTES = 4 * 1024 * 1024;
+/** Index entries held as long: lines of ~64 bytes or more fill HELD_BYTES first. */
+const HELD_ENTRIES = 64 * 1024;
 
 /** What currentTokenCount() counts for one message of current.jsonl. */
 function currentMessageTokens(msg: CurrentMessage): number {
