@@ -317,14 +317,16 @@ const CASES: AgentCase[] = [
   {
     agent: 'goose',
     source: true,
-    // sessions.db, and an older JSON Lines session beside it (before Goose 1.10)
+    // sessions.db (with a delegate's sub_agent session), and an older JSON Lines session
+    // beside it (before Goose 1.10)
     lay: (home) => [
-      gooseDb(share(home, 'goose', 'sessions', 'sessions.db')),
+      gooseDb(share(home, 'goose', 'sessions', 'sessions.db'), ['sessions.json', 'delegate.json']),
       copy(F('goose', GOOSE_JSONL), share(home, 'goose', 'sessions', GOOSE_JSONL)),
     ],
     expected: () =>
       count.countAll([
         () => count.goose(gooseRows()),
+        () => count.goose(gooseRows('delegate.json')),
         () => count.gooseJsonl(F('goose', GOOSE_JSONL)),
       ]),
   },

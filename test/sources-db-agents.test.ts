@@ -222,6 +222,54 @@ describe('database sources (Goose, Crush, Zed)', () => {
     live.close();
   });
 
+  it('goose: a delegate’s sub_agent session is a sub-agent task under the session whose tool result names it, imported or synced while Goose writes it', async () => {
+    const root = tempDir();
+    const kind = sourceKind('goose')!;
+    const folder = kind.defaultFolders({ HOME: path.join(root, 'home') })[0]!;
+    const file = path.join(folder, 'sessions.db');
+    const writer = openWal(file, GOOSE_SCHEMA);
+    const { sessions, messages } = gooseRows('delegate.json');
+    const live = ContextStore.open(path.join(root, 'live'));
+    // As Goose writes them, stamped now: the parent's call, the sub-agent's whole run, then
+    // the call's result naming the sub-agent session, and the parent's answer.
+    const added = new Set<unknown>();
+    const steps = messages.map((m) => () => {
+      const now = Math.floor(Date.now() / 1000);
+      const at = new Date(now * 1000).toISOString().replace('T', ' ').slice(0, 19);
+      if (!added.has(m.session_id)) {
+        added.add(m.session_id);
+        const s = sessions.find((x) => x.id === m.session_id)!;
+        insertRow(writer, 'sessions', { ...s, created_at: at, updated_at: at });
+      }
+      insertRow(writer, 'messages', { ...m, created_timestamp: now });
+    });
+    await growAndSync(live, kind, file, writer, steps, async () => {
+      await syncFile(live, kind, file);
+      // Never a top-level task for the sub-agent while its parent has not named it yet.
+      const rows = live.listTasks({ limit: 10 }).rows;
+      expect(rows.filter((r) => r.task_type === '').map((r) => r.task_id)).toEqual(
+        rows.length > 0 ? ['20251201_1'] : [],
+      );
+    });
+    // Read once it has been still (the watcher syncs a held session again quiet_ms later).
+    expect(live.listTasks({ limit: 10 }).rows).toHaveLength(2);
+    const imported = ContextStore.open(path.join(root, 'imported'));
+    await importFile(imported, file);
+    for (const store of [live, imported]) {
+      const rows = store.listTasks({ limit: 10 }).rows;
+      const parent = rows.find((r) => r.task_id === '20251201_1')!;
+      const child = rows.find((r) => r.task_id === '20251201_2')!;
+      expect(child).toMatchObject({
+        task_type: 'subagent',
+        parent_uuid: parent.uuid,
+        title: expect.stringMatching(/^Subagent: List every catch block under src\//),
+      });
+    }
+    expect(snapshot(live, 'goose', true)).toEqual(snapshot(imported, 'goose', true));
+    live.close();
+    imported.close();
+  });
+
   it('crush: found in the working directory of a known task; a reply rewritten as it streams is written once, whole', async () => {
     const root = tempDir();
     const project = path.join(root, 'api');

@@ -80,8 +80,9 @@ export function insertRow(db: Database.Database, table: string, row: Row): void 
   ).run(...cols.map((c) => row[c] ?? null));
 }
 
-export const gooseRows = (): { sessions: Row[]; messages: Row[] } =>
-  readJson('goose', 'sessions.json');
+/** A Goose fixture's rows: `sessions.json`, or `delegate.json` (a delegate's sub_agent session). */
+export const gooseRows = (name = 'sessions.json'): { sessions: Row[]; messages: Row[] } =>
+  readJson('goose', name);
 
 /** Crush rows; a message stored zstd-compressed in the fixture gets its bytes as a Buffer. */
 export function crushRows(): { sessions: Row[]; messages: Row[] } {
@@ -103,11 +104,14 @@ export function zedRows(): Row[] {
   }));
 }
 
-export function gooseDb(file: string): string {
+/** A sessions.db of these Goose fixtures' rows (the later ones' messages numbered after the first's). */
+export function gooseDb(file: string, names: string[] = ['sessions.json']): string {
   const db = openWal(file, GOOSE_SCHEMA);
-  const { sessions, messages } = gooseRows();
-  for (const s of sessions) insertRow(db, 'sessions', s);
-  for (const m of messages) insertRow(db, 'messages', m);
+  for (const [i, name] of names.entries()) {
+    const { sessions, messages } = gooseRows(name);
+    for (const s of sessions) insertRow(db, 'sessions', s);
+    for (const { id, ...m } of messages) insertRow(db, 'messages', i === 0 ? { id, ...m } : m);
+  }
   db.close();
   return file;
 }
