@@ -199,7 +199,11 @@ export class ContextStore implements TaskHost {
   }
 
   /** Creates a task: row (running) and folder with metadata.json, together (seed 000 §4.1). */
-  createTask(input: CreateTaskInput = {}): TaskContextManager {
+  /**
+   * `batched`: its lines are written together, at the latest when it is closed (an import,
+   * which writes a whole transcript before anyone reads it); a task process writes each line.
+   */
+  createTask(input: CreateTaskInput = {}, options: { batched?: boolean } = {}): TaskContextManager {
     // node:crypto only when a uuid is made here: a task process gets its own from its host
     // and never loads it (~1.5 MiB, issue #17).
     const uuid =
@@ -207,7 +211,7 @@ export class ContextStore implements TaskHost {
         ? process.getBuiltinModule('node:crypto').randomUUID()
         : assertTaskUuid(input.uuid);
     const dir = this.folders.createTaskFolder({ ...input, uuid }, process.pid);
-    return this.manager(uuid, dir);
+    return this.manager(uuid, dir, options);
   }
 
   /** TaskFolders: the row and folder of a new task, owned by process `processId`. */

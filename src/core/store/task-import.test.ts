@@ -68,6 +68,32 @@ describe('importTask', () => {
   });
 });
 
+describe('importTask, lines written together', () => {
+  it('writes nothing of the transcript until the task is complete, and removes it when those writes fail', async () => {
+    const store = ContextStore.open(path.join(tempDir(), 'contexts'));
+    let seenOnDisk = -1;
+    const real = fs.writeSync;
+    await expect(
+      importTask(store, { status: 'completed' }, (task) => {
+        task.messages.append({ role: 'user', content: 'x'.repeat(1000) });
+        task.tools.add({ tool: 't', args: {}, result: 'r', status: 'success', duration_ms: 1 });
+        seenOnDisk = fs.statSync(path.join(task.dir, 'messages.jsonl')).size;
+        // The disk fills up before the held lines are written.
+        (fs as unknown as { writeSync: unknown }).writeSync = () => {
+          throw Object.assign(new Error('ENOSPC: no space left'), { code: 'ENOSPC' });
+        };
+        return { llm_calls: 0 };
+      }).finally(() => {
+        (fs as unknown as { writeSync: typeof real }).writeSync = real;
+      }),
+    ).rejects.toThrow(/ENOSPC/);
+    expect(seenOnDisk).toBe(0);
+    expect(store.listTasks().total).toBe(0);
+    expect(fs.readdirSync(path.join(store.root, 'running'))).toEqual([]);
+    store.close();
+  });
+});
+
 describe('restoreTask', () => {
   it('restores a row verbatim, and on a uuid clash keeps both or replaces as asked', async () => {
     const store = ContextStore.open(path.join(tempDir(), 'contexts'));

@@ -58,20 +58,27 @@ export async function importTask(
   input: ImportTaskInput,
   write: (task: TaskContextManager) => ImportedCounters | Promise<ImportedCounters>,
 ): Promise<TaskRow> {
-  const task = store.createTask(input);
+  // Nothing reads the task before it is complete: its lines are written together.
+  const task = store.createTask(input, { batched: true });
   let counters: ImportedCounters;
+  let stats: ReturnType<TaskContextManager['statistics']>;
   try {
     counters = await write(task);
-  } catch (err) {
+    stats = task.statistics();
+    // Closing writes the lines still held: a failure there fails the import too.
     task.close();
+  } catch (err) {
+    try {
+      task.close();
+    } catch {
+      // the import's own error is the one to report; the folder goes anyway
+    }
     store.repo.write(() => {
       store.repo.delete(task.uuid);
       fs.rmSync(task.dir, { recursive: true, force: true });
     });
     throw err;
   }
-  const stats = task.statistics();
-  task.close();
   const usage = usageOrEstimate(counters);
   store.repo.write(() => {
     store.repo.addStats(task.uuid, {
