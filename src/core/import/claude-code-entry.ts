@@ -242,11 +242,16 @@ export class ClaudeThreadRouter {
 export function promptOf(entry: ClaudeEntry): string | undefined {
   if (entry.type !== 'user' || entry.isMeta === true || entry.isCompactSummary === true)
     return undefined;
-  const blocks = blocksOf(entry.message?.content);
-  if (blocks.length === 0 || blocks.some((b) => b.type === 'tool_result')) return undefined;
-  const text = contentText(entry.message?.content);
+  const content = entry.message?.content;
+  // As blocksOf would give them, without making the blocks of every tool result entry.
+  if (content === undefined || (Array.isArray(content) && content.length === 0)) return undefined;
+  if (Array.isArray(content) && content.some(isToolResult)) return undefined;
+  const text = contentText(content);
   return text.trim() === '' ? undefined : text;
 }
+
+const isToolResult = (v: unknown): boolean =>
+  typeof v === 'object' && v !== null && (v as { type?: unknown }).type === 'tool_result';
 
 /** Subagents are found by their prompt: the Task (Agent) call's prompt, hashed. */
 export function promptHash(text: string): string {
@@ -262,12 +267,13 @@ export type ClaudeBlock =
   | { type: 'tool_result'; tool_use_id: string; content: unknown; is_error: boolean }
   | { type: 'other'; kind: string; raw: Record<string, unknown> };
 
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
 export function toBlock(value: unknown): ClaudeBlock {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { type: 'text', text: typeof value === 'string' ? value : '' };
   }
   const raw = value as Record<string, unknown>;
-  const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
   switch (raw.type) {
     case 'text':
       return { type: 'text', text: str(raw.text) ?? '' };

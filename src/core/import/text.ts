@@ -20,11 +20,21 @@ export function asNumber(value: unknown): number {
 /** An ISO timestamp normalized to `toISOString()` form (tasks.db sorts them as text), or undefined. */
 export function normalizeTimestamp(value: unknown): string | undefined {
   if (typeof value !== 'string' && typeof value !== 'number') return undefined;
+  // A mapper asks for the same entry's time several times in a row (its row, its message).
+  if (value === lastTimestamp.value) return lastTimestamp.normalized;
   const ms = typeof value === 'number' ? value : Date.parse(value);
-  if (!Number.isFinite(ms)) return undefined;
   const date = new Date(ms);
-  return Number.isNaN(date.getTime()) ? undefined : isoTimestamp(date);
+  const normalized =
+    !Number.isFinite(ms) || Number.isNaN(date.getTime()) ? undefined : isoTimestamp(date);
+  lastTimestamp.value = value;
+  lastTimestamp.normalized = normalized;
+  return normalized;
 }
+
+const lastTimestamp: { value: string | number | undefined; normalized: string | undefined } = {
+  value: undefined,
+  normalized: undefined,
+};
 
 /**
  * A timestamp written without a zone (OpenHands' `datetime.now().isoformat()`, Aider's
