@@ -34,9 +34,10 @@ export class RecordLog<T extends object> {
 
   /**
    * Appends a record, numbering it; returns the record as written. `encode` gives its line
-   * when the log knows a cheaper way to the same text as JSON.stringify.
+   * (or the parts it is made of) when the log knows a cheaper way to the same text as
+   * JSON.stringify.
    */
-  append(build: (id: number) => T, encode: (record: T) => string = JSON.stringify): T {
+  append(build: (id: number) => T, encode: (record: T) => string | string[] = JSON.stringify): T {
     const log = this.opened();
     const record = build(this.nextId);
     log.append(encode(record));

@@ -81,7 +81,7 @@ describe('ToolStore', () => {
     store.close();
     const lines = fs.readFileSync(path.join(dir, 'tools.jsonl'), 'utf8').split('\n');
     expect(lines.slice(0, -1)).toEqual(written.map((record) => JSON.stringify(record)));
-    expect(lines.slice(0, -1)).toEqual(written.map(toolLine));
+    expect(lines.slice(0, -1)).toEqual(written.map((record) => toolLine(record).join('')));
     expect(JSON.parse(lines[0]!)).toMatchObject({
       args: { path: 'a.ts' },
       arguments: { path: 'a.ts' },

@@ -65,13 +65,17 @@ export class ToolStore {
 }
 
 /**
- * JSON.stringify(record), byte for byte, with the arguments encoded once: both seeds' names
- * (`args`, `arguments`) hold the same value, which can be a whole file an agent wrote.
+ * JSON.stringify(record), byte for byte, as the parts of its line: the arguments are encoded
+ * once although both seeds' names (`args`, `arguments`) hold them (they can be a whole file
+ * an agent wrote), and the parts are written one after the other instead of being joined
+ * into one more copy of a tool's output first.
  */
-export function toolLine(record: ToolRecord): string {
+export function toolLine(record: ToolRecord): string[] {
   const { seq, tool, tool_name, args, arguments: _same, ...rest } = record;
   const head = JSON.stringify({ seq, tool, tool_name });
   const json = JSON.stringify(args) as string | undefined;
-  const both = json === undefined ? '' : `,"args":${json},"arguments":${json}`;
-  return `${head.slice(0, -1)}${both},${JSON.stringify(rest).slice(1)}`;
+  const parts = [head.slice(0, -1)];
+  if (json !== undefined) parts.push(',"args":', json, ',"arguments":', json);
+  parts.push(',', JSON.stringify(rest).slice(1));
+  return parts;
 }
