@@ -18,6 +18,7 @@
  *   settings and extension state, counted as ignored.
  */
 import path from 'node:path';
+import { openClawArchive } from './openclaw-archive';
 import type { ToolCall } from '../../shared/task-types';
 import type { AgentId } from './session-format';
 import type { JsonlSessionAgent, LineEvent } from './jsonl-session';
@@ -220,10 +221,18 @@ function piAgent(agent: AgentId): JsonlSessionAgent {
       typeof v.timestamp === 'string' &&
       'cwd' in v,
     converter: piConverter(),
-    // <time>_<session id>.jsonl (Pi), <session id>.jsonl (OpenClaw)
-    metaOf: (file) => ({
-      sessionId: path.basename(file, '.jsonl').replace(/^[^_]*_/, ''),
-    }),
+    // <time>_<session id>.jsonl (Pi), <session id>.jsonl (OpenClaw), and OpenClaw's archive
+    // of a session it reset or deleted: <session id>.jsonl.reset.<time> (openclaw-archive.ts)
+    metaOf: (file) => {
+      const archived = openClawArchive(file);
+      const name = archived ? path.basename(archived.original) : path.basename(file);
+      return {
+        sessionId: path.basename(name, '.jsonl').replace(/^[^_]*_/, ''),
+        ...(archived && {
+          extra: { openclaw_archived: archived.reason, archived_at: archived.at },
+        }),
+      };
+    },
   };
 }
 

@@ -7,6 +7,7 @@ import { copilotCliAgentFormat } from '../import/copilot-cli';
 import { cursorTranscriptFormat } from '../import/cursor-text';
 import { droidAgentFormat } from '../import/droid';
 import { openClawAgentFormat, piAgentFormat } from '../import/pi';
+import { isOpenClawTranscript, openClawArchive } from '../import/openclaw-archive';
 import { qwenCodeAgentFormat } from '../import/qwen-code';
 import { jsonlSessionMapper } from './jsonl-session-mapper';
 import type { SourceKind } from './source-kinds';
@@ -106,8 +107,14 @@ export const FILE_AGENT_KINDS: SourceKind[] = [
     defaultFolders: (env) => [
       path.join(env.OPENCLAW_STATE_DIR ?? path.join(home(env), '.openclaw'), 'agents'),
     ],
-    // <agent id>/sessions/<session id>.jsonl (sessions.json beside them is the index)
-    matches: (relative) => /^[^/]+\/sessions\/[^/]+\.jsonl$/.test(relative),
+    // <agent id>/sessions/<session id>.jsonl (sessions.json beside them is the index), and
+    // the transcripts of sessions reset or deleted, `<session id>.jsonl.reset.<time>`: the
+    // file renamed, so its row and tasks go on (openclaw-archive.ts)
+    matches: (relative) => {
+      const m = /^[^/]+\/sessions\/([^/]+)$/.exec(relative);
+      return m !== null && isOpenClawTranscript(m[1]!);
+    },
     depth: 3,
+    movedFrom: (file) => openClawArchive(file)?.original,
   }),
 ];

@@ -64,6 +64,11 @@ export interface SourceKind {
    * the same tasks (sync-file.ts, adoptEarlierCopy) instead of being listed twice.
    */
   earlierCopy?(unit: string): string | undefined;
+  /**
+   * The path a session file had before the agent renamed it (OpenClaw archives a session it
+   * resets as `<id>.jsonl.reset.<time>`): its row there goes on (sync-file.ts, adoptMoved).
+   */
+  movedFrom?(file: string): string | undefined;
 }
 
 const kinds = new Map<string, SourceKind>();

@@ -308,7 +308,8 @@ export async function syncFile(
 }
 
 /**
- * A file the agent moved (Codex archives a rollout from sessions/ to archived_sessions/):
+ * A file the agent moved (Codex archives a rollout from sessions/ to archived_sessions/) or
+ * renamed (OpenClaw's `<id>.jsonl.reset.<time>`: SourceKind.movedFrom):
  * the row of the same name whose file is gone, read as far as these same bytes, now
  * stands for the new path, so its tasks go on instead of being made a second time.
  */
@@ -318,11 +319,21 @@ function adoptMoved(
   file: string,
   source: EntrySource,
 ): SourceFileRow | undefined {
-  for (const row of repo.named(kind.id, path.basename(file))) {
+  const before = kind.movedFrom?.(file);
+  const renamed = before !== undefined ? repo.get(before) : undefined;
+  const candidates = repo.named(kind.id, path.basename(file));
+  if (renamed?.kind === kind.id) candidates.push(renamed);
+  for (const row of candidates) {
     if (row.path === file || row.pending !== null || row.lease_pid !== null) continue;
     if (row.offset > source.size || fs.existsSync(row.path)) continue;
     if (row.offset > 0 && row.fingerprint !== source.fingerprint(row.offset)) continue;
-    repo.write(() => repo.rename(row.path, file));
+    repo.write(() => {
+      repo.rename(row.path, file);
+      if (row === renamed)
+        repo.update(file, {
+          notice: `${isoTimestamp()}: the agent renamed ${path.basename(row.path)} to this file (it archived the session); its tasks go on`,
+        });
+    });
     return repo.get(file);
   }
   return undefined;
