@@ -209,6 +209,34 @@ describe('syncFile', () => {
     store.close();
   });
 
+  it('lets the event loop run while it reads many short sessions one after the other', async () => {
+    const { store, dir } = setup();
+    // One line each: no file alone reads long enough to give the loop a turn.
+    const line = fs
+      .readFileSync(CLAUDE, 'utf8')
+      .split('\n')
+      .find((l) => l.includes('"type":"user"'))!;
+    const files = Array.from({ length: 100 }, (_, i) => {
+      const file = path.join(dir, `session-${i}.jsonl`);
+      fs.writeFileSync(file, line + '\n');
+      return file;
+    });
+    let turns = 0;
+    let syncing = true;
+    const turn = (): void => {
+      if (!syncing) return;
+      turns++;
+      setImmediate(turn);
+    };
+    setImmediate(turn);
+    // As SourceSync.syncAll goes through a folder: one file after the other.
+    for (const file of files)
+      expect(await syncFile(store, claude, file)).toMatchObject({ status: 'synced' });
+    syncing = false;
+    expect(turns).toBeGreaterThan(1);
+    store.close();
+  });
+
   it('leaves an incomplete last line for the next sync', async () => {
     const { store, dir } = setup();
     const file = path.join(dir, 'rollout-x.jsonl');

@@ -44,8 +44,13 @@ import {
  */
 export const QUIET_MS = 5000;
 
-/** How long a sync reads a file's entries before it lets the event loop run. */
+/** How long a sync reads entries before it lets the event loop run. */
 const EVENT_LOOP_TURN_MS = 20;
+/**
+ * When a sync last let the event loop run: shared by the files one sync reads in turn, so a
+ * pass over many short sessions gives the loop its turns as one long session does.
+ */
+let lastTurn = performance.now();
 
 /** Saved with the offset: the mapper's state and, per thread, its task and counts. */
 interface FileState {
@@ -610,13 +615,12 @@ async function readRange(
         }
         mapper.line(value, ref.lineNo, ref);
       }
-      let turn = performance.now();
       for (const entry of reading.source.read(range.start, range.end, row.line_no + 1, final)) {
         if ('partial' in entry) break;
         // Read synchronously: the event loop gets its turn now and then (`cwb serve` answers).
-        if (performance.now() - turn >= EVENT_LOOP_TURN_MS) {
+        if (performance.now() - lastTurn >= EVENT_LOOP_TURN_MS) {
           await new Promise((resolve) => setImmediate(resolve));
-          turn = performance.now();
+          lastTurn = performance.now();
         }
         if (entry.ok) mapper.line(entry.value, entry.lineNo, entry.ref);
         else sink.skip(entry.lineNo, entry.error);
