@@ -6,6 +6,7 @@ import { ContextStore } from '../store/context-store';
 import { clineSdkSessions, sourceKind } from '../sources/source-kinds';
 import { discoverFiles } from '../sources/discover';
 import { syncFile } from '../sources/sync-file';
+import { SyncStateRepository } from '../sources/sync-state';
 import { importPaths } from './import-file';
 import { realFixture } from '../../../test/support/real-fixtures';
 import { useTempDir } from '../../../test/support/temp-dir';
@@ -288,6 +289,9 @@ describe('Cline SDK sessions (~/.cline/data)', () => {
         const rows = store.listTasks({ limit: 20 }).rows;
         expect(rows).toHaveLength(1);
         expect(rows[0]!.total_messages).toBeGreaterThan(0);
+        // The old folder's file, read once the SDK's copy existed, made no task to go on from.
+        const rowsOf = new SyncStateRepository(store.sourcesDb).list('cline');
+        expect(rowsOf.map((r) => r.notice)).toEqual([null, null]);
         store.close();
       }
     });

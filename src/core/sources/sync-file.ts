@@ -363,6 +363,8 @@ function adoptEarlierCopy(
     .find((r) => r.path !== file && r.pending === null && r.lease_pid === null && r.state);
   if (!row) return undefined;
   const saved = JSON.parse(row.state!) as FileState;
+  // An earlier copy read after the newer one existed made no task: nothing to go on from.
+  if (Object.keys(saved.threads).length === 0) return undefined;
   const mapper = adoptDocumentState(saved.mapper);
   if (mapper === undefined) return undefined;
   repo.write(() => {
