@@ -1,7 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AppendLog, BATCH_BYTES, appendJsonLine } from './append-log';
+import {
+  AppendLog,
+  BATCH_BYTES,
+  PROCESS_BATCH_BYTES,
+  appendJsonLine,
+  batchBytesAllocated,
+} from './append-log';
 import { encodeLinePair, LINE_PIECE_CHARS } from './write-line';
 import { useTempDir } from './test-support/temp-dir';
 
@@ -350,5 +356,25 @@ describe('AppendLog, batched', () => {
     }
     expect(() => log.append('x')).toThrow(/after close/);
     expect(fs.readFileSync(file, 'utf8')).toBe('');
+  });
+
+  it('keeps the batches of all logs of the process within their budget by writing instead of growing', () => {
+    const dir = tempDir();
+    const before = batchBytesAllocated();
+    const perLog = 4 * 1024 * 1024;
+    const logs = Array.from(
+      { length: Math.ceil(PROCESS_BATCH_BYTES / perLog) + 2 },
+      (_, i) => new AppendLog(path.join(dir, `${i}.jsonl`), { batched: true, batchBytes: perLog }),
+    );
+    const line = `{"s":"${'x'.repeat(16 * 1024)}"}`;
+    for (const log of logs)
+      for (let n = 0; n < Math.floor(perLog / (line.length * 3 + 1)) * 2; n++) log.append(line);
+    expect(batchBytesAllocated() - before).toBeLessThanOrEqual(PROCESS_BATCH_BYTES);
+    // The logs past the budget wrote their lines instead of holding them.
+    expect(logs.filter((log) => log.onDisk > 0).length).toBeGreaterThan(0);
+    for (const log of logs) log.close();
+    expect(batchBytesAllocated()).toBe(before);
+    for (const [i, log] of logs.entries())
+      expect(fs.statSync(path.join(dir, `${i}.jsonl`)).size).toBe(log.size);
   });
 });

@@ -21,6 +21,17 @@ export interface AppendLogOptions {
 export const BATCH_BYTES = 128 * 1024;
 /** A batch starts this small and doubles as lines come, up to its limit. */
 const FIRST_BATCH_BYTES = 64 * 1024;
+/**
+ * What the batches of all logs of the process may take together: past it, a log writes what
+ * it holds instead of growing (a sync with many threads of one file open at once).
+ */
+export const PROCESS_BATCH_BYTES = 32 * 1024 * 1024;
+let batchesAllocated = 0;
+
+/** The memory the batches of all open batched logs take now. */
+export function batchBytesAllocated(): number {
+  return batchesAllocated;
+}
 
 export interface AppendResult {
   /** Byte offset where the line starts. */
@@ -81,9 +92,8 @@ export class AppendLog {
       throw new Error(`AppendLog ${this.path}: held lines must end with a newline`);
     }
     const onDisk = this.onDisk;
-    if (!this.batch || this.batch.length < lines.length)
-      this.batch = Buffer.allocUnsafe(lines.length);
-    this.held = lines.copy(this.batch);
+    if (!this.batch || this.batch.length < lines.length) this.allocate(lines.length, 0);
+    this.held = lines.copy(this.batch!);
     this.bytes = onDisk + this.held;
   }
 
@@ -174,6 +184,7 @@ export class AppendLog {
     if (most > this.batchBytes) return 0;
     if (most > this.batchBytes - this.held) this.flush();
     const batch = this.makeRoom(most);
+    if (!batch) return 0;
     const start = this.held;
     if (!parts) this.held += (line as Buffer).copy(batch, this.held);
     else {
@@ -183,16 +194,30 @@ export class AppendLog {
     return this.held - start;
   }
 
-  /** A batch with room for `bytes` more: made, or doubled, up to the limit. */
-  private makeRoom(bytes: number): Buffer {
-    const needed = this.held + bytes;
-    if (this.batch && this.batch.length >= needed) return this.batch;
+  /**
+   * A batch with room for `bytes` more: made, or doubled, up to the limit. Undefined when the
+   * process's batches may not grow by that much even once this one's lines are written.
+   */
+  private makeRoom(bytes: number): Buffer | undefined {
+    if (this.batch && this.batch.length - this.held >= bytes) return this.batch;
     let size = Math.min(this.batchBytes, FIRST_BATCH_BYTES);
-    while (size < needed) size = Math.min(this.batchBytes, size * 2);
+    while (size < this.held + bytes) size = Math.min(this.batchBytes, size * 2);
+    const have = this.batch?.length ?? 0;
+    if (batchesAllocated - have + size > PROCESS_BATCH_BYTES) {
+      this.flush();
+      if (this.batch && this.batch.length >= bytes) return this.batch;
+      return undefined;
+    }
+    this.allocate(size, this.held);
+    return this.batch;
+  }
+
+  /** Replaces the batch with one of `size` bytes, keeping its first `keep` bytes. */
+  private allocate(size: number, keep: number): void {
     const grown = Buffer.allocUnsafe(size);
-    this.batch?.copy(grown, 0, 0, this.held);
+    this.batch?.copy(grown, 0, 0, keep);
+    batchesAllocated += size - (this.batch?.length ?? 0);
     this.batch = grown;
-    return grown;
   }
 
   /**
@@ -231,6 +256,7 @@ export class AppendLog {
       this.flush();
     } finally {
       this.fd = -1;
+      batchesAllocated -= this.batch?.length ?? 0;
       this.batch = undefined;
       fs.closeSync(fd);
     }
