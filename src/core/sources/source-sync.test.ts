@@ -80,10 +80,15 @@ describe('SourceSync.syncAll', () => {
     'takes over the lease of a killed process its parent has not reaped yet (a zombie)',
     async () => {
       const { store, sync, file, repo } = setup();
-      // `sleep 0` ends at once; its parent, exec'd into `sleep 30`, never reaps it.
-      const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], {
-        stdio: ['ignore', 'pipe', 'ignore'],
-      });
+      // The forked child ends at once and its parent never waits for it: a zombie. (A shell
+      // was used before, but a shell may reap its background job before it execs, which a
+      // loaded machine made happen: perl reaps nothing unless asked. perl-base is essential
+      // on Debian.)
+      const parent = spawn(
+        'perl',
+        ['-e', '$| = 1; my $pid = fork(); exit 0 if $pid == 0; print "$pid\n"; sleep 30;'],
+        { stdio: ['ignore', 'pipe', 'ignore'] },
+      );
       try {
         const pid = Number(
           await new Promise<string>((resolve) =>
