@@ -2,6 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { SourceKind } from './source-kinds';
 
+/** How long the walk lists folders before it lets the event loop run. */
+const TURN_MS = 20;
+
 /**
  * Session files of a kind under one folder, at most `kind.depth` levels down. Files nearer
  * the top come first, so a session is synced before the subagent files kept beside it
@@ -11,10 +14,17 @@ import type { SourceKind } from './source-kinds';
 export async function discoverFiles(kind: SourceKind, folder: string): Promise<string[]> {
   const found: { file: string; depth: number }[] = [];
   const units = new Set<string>();
+  let turn = performance.now();
   const walk = async (dir: string, depth: number): Promise<void> => {
+    // Listed synchronously (a thread pool round trip per folder cost a sync more than the
+    // listing), the event loop given its turn every TURN_MS as the sync's reading does.
+    if (performance.now() - turn >= TURN_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      turn = performance.now();
+    }
     let entries: fs.Dirent[];
     try {
-      entries = await fs.promises.readdir(dir, { withFileTypes: true });
+      entries = fs.readdirSync(dir, { withFileTypes: true });
     } catch {
       return; // a folder that is gone or unreadable has no sessions
     }
