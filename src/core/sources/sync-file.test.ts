@@ -201,7 +201,8 @@ describe('syncFile', () => {
       setImmediate(turn);
     };
     setImmediate(turn);
-    const result = await syncFile(store, claude, file);
+    // A turn after every entry: how many the timed turns give depends on the machine's speed.
+    const result = await syncFile(store, claude, file, { eventLoopTurnMs: 0 });
     syncing = false;
     expect(result).toMatchObject({ status: 'synced' });
     expect(result.messages).toBeGreaterThan(100);

@@ -118,6 +118,8 @@ export interface SyncFileOptions {
   quietMs?: number;
   /** A store already open (syncStore passes it to the syncs of its sessions). */
   store?: SessionStore;
+  /** How long the sync reads before the event loop gets a turn (EVENT_LOOP_TURN_MS; tests: 0). */
+  eventLoopTurnMs?: number;
 }
 
 type Reading =
@@ -620,7 +622,7 @@ async function readRange(
       for (const entry of reading.source.read(range.start, range.end, row.line_no + 1, final)) {
         if ('partial' in entry) break;
         // Read synchronously: the event loop gets its turn now and then (`cwb serve` answers).
-        if (performance.now() - lastTurn >= EVENT_LOOP_TURN_MS) {
+        if (performance.now() - lastTurn >= (now.options.eventLoopTurnMs ?? EVENT_LOOP_TURN_MS)) {
           await new Promise((resolve) => setImmediate(resolve));
           lastTurn = performance.now();
         }
