@@ -1,49 +1,9 @@
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
+import { objectMembers } from './json-members';
 
-/** A string this short is walked byte by byte; a longer one is searched for its quotes. */
-const WALK_BYTES = 24;
+const CLOSE_BRACE = 0x7d;
 
 const isSpace = (b: number | undefined): boolean =>
   b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
-
-/**
- * Where the JSON string opening at `i` (bytes[i] is '"') ends: the index after its closing
- * quote, or -1 when it does not close before `end`.
- */
-function stringEnd(bytes: Buffer, i: number, end: number): number {
-  let j = i + 1;
-  const walkTo = Math.min(end, j + WALK_BYTES);
-  while (j < walkTo) {
-    const b = bytes[j]!;
-    if (b === QUOTE) return j + 1;
-    j += b === BACKSLASH ? 2 : 1;
-  }
-  for (;;) {
-    const q = bytes.indexOf(QUOTE, j);
-    if (q === -1 || q >= end) return -1;
-    // Escaped when an odd number of backslashes stands right before it.
-    let k = q - 1;
-    while (bytes[k] === BACKSLASH) k--;
-    if (((q - 1 - k) & 1) === 0) return q + 1;
-    j = q + 1;
-  }
-}
-
-/** Whether the string at `i` is the member name `key` (its quotes included) followed by ':'. */
-function isKeyAt(bytes: Buffer, i: number, end: number, key: Buffer): boolean {
-  if (i + key.length > end || bytes.compare(key, 0, key.length, i, i + key.length) !== 0)
-    return false;
-  let j = i + key.length;
-  while (isSpace(bytes[j])) j++;
-  return bytes[j] === COLON;
-}
 
 /**
  * The bytes to leave out of the JSON object in bytes [start, end) so that it parses as the
@@ -52,8 +12,8 @@ function isKeyAt(bytes: Buffer, i: number, end: number, key: Buffer): boolean {
  * bytes are not one well-nested object (a torn or damaged line): the caller then keeps the
  * line whole, so a malformed line fails exactly as it would have.
  *
- * Only strings and brackets are followed (a string's inside is skipped by searching for its
- * closing quote), never the values: much cheaper than decoding and parsing the member.
+ * The members are found by json-members.ts (strings skipped with native searches, values
+ * never decoded): much cheaper than decoding and parsing the member.
  */
 export function memberSpan(
   bytes: Buffer,
@@ -61,41 +21,28 @@ export function memberSpan(
   end: number,
   key: Buffer,
 ): [number, number] | undefined {
-  let i = start;
-  while (i < end && isSpace(bytes[i])) i++;
-  if (bytes[i] !== OPEN_BRACE) return undefined;
-  let depth = 0;
-  /** The '{' or ',' before the top-level member being read. */
-  let before = i;
-  let from = -1;
-  let to = -1;
-  for (; i < end; i++) {
-    const b = bytes[i]!;
-    if (b === QUOTE) {
-      if (depth === 1 && from === -1 && to === -1 && isKeyAt(bytes, i, end, key))
-        // After a comma: that comma goes with it; first: the comma after it does.
-        from = bytes[before] === COMMA ? before : i;
-      const next = stringEnd(bytes, i, end);
-      if (next === -1) return undefined;
-      i = next - 1;
-    } else if (b === OPEN_BRACE || b === OPEN_BRACKET) {
-      depth++;
-    } else if (b === CLOSE_BRACE || b === CLOSE_BRACKET) {
-      depth--;
-      if (depth === 0) break;
-      if (depth < 0) return undefined;
-    } else if (b === COMMA && depth === 1) {
-      if (from !== -1 && to === -1) to = bytes[from] === COMMA ? i : i + 1;
-      before = i;
-    }
+  const line = bytes.subarray(start, end);
+  let members;
+  try {
+    members = objectMembers(line);
+  } catch {
+    return undefined; // not one well-formed object: read whole
   }
-  // One whole object, nothing after it but spaces.
-  if (depth !== 0 || bytes[i] !== CLOSE_BRACE) return undefined;
-  for (let j = i + 1; j < end; j++) if (!isSpace(bytes[j])) return undefined;
-  if (from === -1) return undefined;
-  // The member was the last one: it ends at the object's closing brace.
-  if (to === -1) to = i;
-  return [from, to];
+  const last = members.at(-1);
+  if (!last) return undefined;
+  // One whole object, nothing after its closing brace but spaces.
+  let close = last.end;
+  while (isSpace(line[close])) close++;
+  if (line[close] !== CLOSE_BRACE) return undefined;
+  for (let j = close + 1; j < line.length; j++) if (!isSpace(line[j])) return undefined;
+  const name = key.subarray(1, key.length - 1);
+  const at = members.findIndex((m) => m.rawKey.equals(name));
+  if (at === -1) return undefined;
+  const member = members[at]!;
+  // After another member: from that member's end (its comma goes); the first: up to the next.
+  const from = at > 0 ? members[at - 1]!.end : member.start;
+  const to = at > 0 || at === members.length - 1 ? member.end : members[at + 1]!.start;
+  return [start + from, start + to];
 }
 
 /**

@@ -7,7 +7,7 @@ import { borrowBuffers, giveBack, POOLED_BUFFER_BYTES } from './buffer-pool';
 import { DEFAULT_MAX_LINE_BYTES } from '../jsonl/constants';
 import { writeAllSync } from '../jsonl/write-all';
 import { toCurrentMessage } from './current-line';
-import { objectMembers, withoutMembers, type JsonMember } from './json-members';
+import { objectMembers, withoutMembers, type JsonMember } from '../jsonl/json-members';
 import { readLineBatches, type LinePosition } from './line-batches';
 import { toProviderMessage } from './provider-message';
 import { asciiJson } from './ascii-json';
