@@ -72,6 +72,23 @@ async function oneShot(fixture: string, kind = claude): Promise<Map<string, stri
   return result;
 }
 
+/** How many turns the event loop had while `run` ran (one per pass of its check phase). */
+async function turnsDuring(run: () => Promise<void>): Promise<number> {
+  let turns = 0;
+  let running = true;
+  const turn = (): void => {
+    if (!running) return;
+    turns++;
+    setImmediate(turn);
+  };
+  setImmediate(turn);
+  try {
+    await run();
+  } finally {
+    running = false;
+  }
+  return turns;
+}
 describe('syncFile', () => {
   it('judges the file by its size once it holds it: another process having read further since is not a truncation', async () => {
     const { store, dir } = setup();
@@ -193,19 +210,13 @@ describe('syncFile', () => {
     const file = path.join(dir, 'session.jsonl');
     // 2.6 MB, 222 lines: read synchronously, far longer than one turn of the loop.
     fs.copyFileSync(realFixture('claude-code-compacted', '624a4a58-compacted.jsonl'), file);
-    let turns = 0;
-    let syncing = true;
-    const turn = (): void => {
-      if (!syncing) return;
-      turns++;
-      setImmediate(turn);
-    };
-    setImmediate(turn);
+    let result: Awaited<ReturnType<typeof syncFile>> | undefined;
     // A turn after every entry: how many the timed turns give depends on the machine's speed.
-    const result = await syncFile(store, claude, file, { eventLoopTurnMs: 0 });
-    syncing = false;
+    const turns = await turnsDuring(async () => {
+      result = await syncFile(store, claude, file, { eventLoopTurnMs: 0 });
+    });
     expect(result).toMatchObject({ status: 'synced' });
-    expect(result.messages).toBeGreaterThan(100);
+    expect(result!.messages).toBeGreaterThan(100);
     expect(turns).toBeGreaterThan(1);
     store.close();
   });
@@ -222,18 +233,11 @@ describe('syncFile', () => {
       fs.writeFileSync(file, line + '\n');
       return file;
     });
-    let turns = 0;
-    let syncing = true;
-    const turn = (): void => {
-      if (!syncing) return;
-      turns++;
-      setImmediate(turn);
-    };
-    setImmediate(turn);
     // As SourceSync.syncAll goes through a folder: one file after the other.
-    for (const file of files)
-      expect(await syncFile(store, claude, file)).toMatchObject({ status: 'synced' });
-    syncing = false;
+    const turns = await turnsDuring(async () => {
+      for (const file of files)
+        expect(await syncFile(store, claude, file)).toMatchObject({ status: 'synced' });
+    });
     expect(turns).toBeGreaterThan(1);
     store.close();
   });
