@@ -15,6 +15,11 @@ export interface AppendLogOptions {
   batched?: boolean;
   /** What a batched log holds at most before it writes (BATCH_BYTES by default). */
   batchBytes?: number;
+  /**
+   * A batched log: runs before any of its lines reach the disk. A log whose lines refer to
+   * another's (current.jsonl to messages.jsonl) writes the other's held lines here first.
+   */
+  beforeWrite?: () => void;
 }
 
 /** What a batched log holds at most before it writes, unless told otherwise. */
@@ -55,12 +60,14 @@ export class AppendLog {
   /** Lines held by a batched log (made at its first line, dropped at close). */
   private batch: Buffer | undefined;
   private held = 0;
+  private readonly beforeWrite: (() => void) | undefined;
 
   constructor(path: string, options: AppendLogOptions = {}) {
     this.path = path;
     this.fsync = options.fsync ?? false;
     this.batched = options.batched ?? false;
     this.batchBytes = options.batchBytes ?? BATCH_BYTES;
+    this.beforeWrite = options.beforeWrite;
     this.fd = -1;
     this.bytes = 0;
     this.open();
@@ -100,6 +107,7 @@ export class AppendLog {
   /** Writes the held lines (a batched log), then fdatasyncs with `fsync`. */
   flush(): void {
     if (this.held === 0) return;
+    this.beforeWrite?.();
     const held = this.held;
     this.held = 0;
     const onDisk = this.bytes - held;
@@ -145,7 +153,9 @@ export class AppendLog {
         this.bytes += bytes;
         return { offset, bytes };
       }
-      this.flush(); // too long to hold: written now, after the lines held before it
+      // Too long to hold: written now, after the lines held before it (and the other log's).
+      this.beforeWrite?.();
+      this.flush();
     }
     // The line and its '\n' land together or the tail is torn, which recoverTornTail
     // repairs; never a '\n' without its line.

@@ -528,6 +528,23 @@ describe('MessageStore, batched (the sources sync)', () => {
     store.close();
   });
 
+  it('never writes a current.jsonl line before the line of its message, whichever batch fills first', () => {
+    const dir = tempDir();
+    const store = MessageStore.open(dir, { batched: true });
+    const onDisk = (file: string) => fs.readFileSync(file, 'utf8').split('\n').length - 1;
+    const big = (i: number) => ({ role: 'user' as const, content: `${i}: ${'x'.repeat(100_000)}` });
+    for (let i = 0; i < 30; i++) store.append(big(i));
+    // The index writes the held messages (not current.jsonl's lines): current.jsonl now holds more.
+    store.flushIndex();
+    expect(onDisk(store.messagesPath)).toBe(30);
+    expect(onDisk(store.currentPath)).toBe(0);
+    // current.jsonl's batch fills before messages.jsonl's: its lines go out after theirs.
+    for (let i = 30; i < 45; i++) store.append(big(i));
+    expect(onDisk(store.currentPath)).toBeGreaterThan(30);
+    expect(onDisk(store.messagesPath)).toBeGreaterThanOrEqual(onDisk(store.currentPath));
+    store.close();
+  });
+
   it('reads see what it holds, as a plain store', () => {
     const dir = tempDir();
     const store = MessageStore.open(dir, { batched: true });

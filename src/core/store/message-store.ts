@@ -86,7 +86,12 @@ export class MessageStore {
       ? undefined
       : {
           messages: new AppendLog(this.messagesPath, logOptions),
-          current: new AppendLog(this.currentPath, logOptions),
+          // A current.jsonl line never reaches the disk before its message's line: a kill
+          // then leaves current.jsonl behind messages.jsonl, which opening for writing repairs.
+          current: new AppendLog(this.currentPath, {
+            ...logOptions,
+            ...(options.batched && { beforeWrite: () => this.writeHeldMessages() }),
+          }),
         };
     this.index = this.openIndex(indexPath, options.readonly);
     // An empty context (a new task) holds nothing to count: the running totals start at 0
@@ -136,12 +141,18 @@ export class MessageStore {
     }
   }
 
-  /** After a failed write of held lines: the index keeps only the lines in messages.jsonl. */
+  /**
+   * After a failed write of held lines: the index keeps only the lines in messages.jsonl, and
+   * the held current.jsonl lines go too (with those of messages written before, which opening
+   * the task for writing puts back: current.jsonl may lag messages.jsonl, never lead it).
+   */
   private forgetLostLines(): void {
-    const size = this.logs!.messages.size;
+    const logs = this.logs!;
+    const size = logs.messages.size;
     let kept = this.index.count;
     while (kept > 0 && this.index.offsetOf(kept) >= size) kept--;
     if (kept < this.index.count) this.index.truncate(kept);
+    logs.current.truncateTo(logs.current.onDisk);
   }
 
   /**
