@@ -36,22 +36,15 @@ export function rewriteHistoryOnly(
   let temp: string | undefined;
   try {
     const size = fs.fstatSync(fd).size;
-    const last = Math.min(throughSeq, index.count);
-    // Offsets of the closing brace of each line that gains the flag.
-    const inserts: number[] = [];
     const tail = Buffer.alloc(FLAGGED_END.length);
-    for (let seq = 1; seq <= last; seq++) {
-      if (keep.has(seq)) continue;
-      const end = (seq < index.count ? index.offsetOf(seq + 1) : size) - 1; // its '\n'
-      const start = index.offsetOf(seq);
-      const brace = end - 1;
-      if (brace <= start) continue;
-      const n = Math.min(FLAGGED_END.length, brace + 1 - start);
-      fs.readSync(fd, tail, 0, n, brace + 1 - n);
-      if (tail[n - 1] !== CLOSE_BRACE) continue; // not a line this store wrote: left as it is
-      if (n === FLAGGED_END.length && tail.equals(FLAGGED_END)) continue;
-      inserts.push(brace);
-    }
+    const inserts = flagInserts(
+      (seq) => index.offsetOf(seq),
+      index.count,
+      size,
+      throughSeq,
+      keep,
+      (from, to) => tail.subarray(0, fs.readSync(fd, tail, 0, to - from, from)),
+    );
     if (inserts.length === 0) return false;
     temp = path.join(
       path.dirname(file),
@@ -101,18 +94,14 @@ export function flagHeldLines(
   throughSeq: number,
   keep: ReadonlySet<number>,
 ): { lines: Buffer; offsets: number[] } | undefined {
-  const inserts: number[] = [];
-  const last = Math.min(throughSeq, offsets.length);
-  for (let seq = 1; seq <= last; seq++) {
-    if (keep.has(seq)) continue;
-    const end = (seq < offsets.length ? offsets[seq]! : lines.length) - 1; // its '\n'
-    const start = offsets[seq - 1]!;
-    const brace = end - 1;
-    if (brace <= start || lines[brace] !== CLOSE_BRACE) continue; // not a line this store wrote
-    const from = brace + 1 - FLAGGED_END.length;
-    if (from >= start && lines.subarray(from, brace + 1).equals(FLAGGED_END)) continue;
-    inserts.push(brace);
-  }
+  const inserts = flagInserts(
+    (seq) => offsets[seq - 1]!,
+    offsets.length,
+    lines.length,
+    throughSeq,
+    keep,
+    (from, to) => lines.subarray(from, to),
+  );
   if (inserts.length === 0) return undefined;
   const out = Buffer.allocUnsafe(lines.length + inserts.length * FLAG.length);
   let at = 0;
@@ -131,4 +120,32 @@ export function flagHeldLines(
     moved.push(offset + before * FLAG.length);
   }
   return { lines: out, offsets: moved };
+}
+
+/**
+ * Where the lines up to `throughSeq` (but `keep`) gain the flag: the offset of each one's
+ * closing brace, in order. A line already flagged, or not ending as this store writes one, is
+ * left out. `bytes(from, to)` gives the file's bytes [from, to) (its lines' last few bytes).
+ */
+function flagInserts(
+  lineStart: (seq: number) => number,
+  count: number,
+  size: number,
+  throughSeq: number,
+  keep: ReadonlySet<number>,
+  bytes: (from: number, to: number) => Buffer,
+): number[] {
+  const inserts: number[] = [];
+  const last = Math.min(throughSeq, count);
+  for (let seq = 1; seq <= last; seq++) {
+    if (keep.has(seq)) continue;
+    const start = lineStart(seq);
+    const brace = (seq < count ? lineStart(seq + 1) : size) - 2; // before its '\n'
+    if (brace <= start) continue;
+    const end = bytes(Math.max(start, brace + 1 - FLAGGED_END.length), brace + 1);
+    if (end[end.length - 1] !== CLOSE_BRACE) continue; // not a line this store wrote
+    if (end.equals(FLAGGED_END)) continue;
+    inserts.push(brace);
+  }
+  return inserts;
 }

@@ -29,6 +29,7 @@ import {
 } from '../tokens/estimate';
 import { DEFAULT_MAX_LINE_BYTES } from '../jsonl/constants';
 import { TASK_FILES } from './contexts-layout';
+import { runAll } from './run-all';
 import { badInput } from '../errors';
 import { readView } from '../compaction/read-view';
 import { currentLines } from '../compaction/materialize';
@@ -406,9 +407,20 @@ export class MessageStore {
       this.index = this.openIndex(indexPath, false);
     }
     // Also when every line was flagged already: a try cut short may have left current.jsonl.
+    const made = this.viewLines();
+    writeFileAtomicChunks(this.currentPath, lineChunks(made.lines), durable);
+    this.currentReplaced();
+    this.currentTokens = made.tokens();
+    this.currentLines = made.count;
+  }
+
+  /**
+   * current.jsonl's lines for the view the files hold now. Their token total is counted as
+   * they are made, as currentTokenCount() would count them reading the file back (that read
+   * was a tenth of a first sync's commits): `tokens()` once `lines` has been gone through.
+   */
+  private viewLines(): { lines: Generator<string>; count: number; tokens: () => number } {
     const { view } = readView(this.dir);
-    // The new file's totals are counted as its lines are made, as currentTokenCount() would
-    // count them reading the file back (that read was a tenth of a first sync's commits).
     let tokens = 0;
     const lines = function* (): Generator<string> {
       for (const line of currentLines(view)) {
@@ -416,10 +428,7 @@ export class MessageStore {
         yield line;
       }
     };
-    writeFileAtomicChunks(this.currentPath, lineChunks(lines()), durable);
-    this.currentReplaced();
-    this.currentTokens = tokens;
-    this.currentLines = view.length;
+    return { lines: lines(), count: view.length, tokens: () => tokens };
   }
 
   /** Nothing of messages.jsonl, its index or current.jsonl has reached the disk yet. */
@@ -452,14 +461,11 @@ export class MessageStore {
     this.writeHeldMessages();
     this.flushIndex();
     logs.current.truncateTo(0);
-    const { view } = readView(this.dir);
-    let tokens = 0;
-    for (const line of currentLines(view)) {
-      tokens += lineTokens(line);
-      logs.current.appendEncoded(Buffer.from(line, 'utf8')); // each made with its newline
-    }
-    this.currentTokens = tokens;
-    this.currentLines = view.length;
+    const made = this.viewLines();
+    // Each line is made with its newline.
+    for (const line of made.lines) logs.current.appendEncoded(Buffer.from(line, 'utf8'));
+    this.currentTokens = made.tokens();
+    this.currentLines = made.count;
   }
 
   /** Call after current.jsonl was replaced (compaction, undo): the running total is recomputed lazily. */
@@ -474,24 +480,12 @@ export class MessageStore {
    * (a batched store): they are lost, and the caller must not count them as stored.
    */
   close(): void {
-    let failure: unknown;
-    try {
-      this.writeHeld();
-    } catch (error) {
-      failure = error;
-    }
-    for (const close of [
+    runAll([
+      () => this.writeHeld(),
       () => this.logs?.messages.close(),
       () => this.logs?.current.close(),
       () => this.index.close(),
-    ]) {
-      try {
-        close();
-      } catch (error) {
-        failure ??= error;
-      }
-    }
-    if (failure !== undefined) throw failure;
+    ]);
   }
 }
 

@@ -6,6 +6,7 @@ import { ToolStore, type NewToolCall } from './tool-store';
 import { PlanningStore } from './planning-store';
 import { ToolOutputStore } from './tool-output-store';
 import { writeFinalSummary } from './final-summary';
+import { runAll } from './run-all';
 import { CwbError } from '../errors';
 
 export type TaskHook = (task: TaskContextManager) => void | Promise<void>;
@@ -186,15 +187,7 @@ export class TaskContextManager {
     }
     this.closed = true;
     // Every file is closed; a batched store's failure to write what it held is thrown after.
-    let failure: unknown;
-    for (const store of [this.messages, this.summaries, this.tools, this.planning]) {
-      try {
-        store.close();
-      } catch (error) {
-        failure ??= error;
-      }
-    }
-    if (failure !== undefined) throw failure;
+    runAll([this.messages, this.summaries, this.tools, this.planning].map((s) => () => s.close()));
   }
 
   private finish(status: 'paused' | 'completed' | 'failed', errorMessage?: string): void {
