@@ -10,6 +10,7 @@ import { build as viteBuild } from 'vite';
  *   src/main/index.ts    -> out/main/index.js    Electron main process (ESM)
  *   src/cli/index.ts     -> out/main/cli.js      the `cwb` CLI (ESM; bin/cwb.js imports it)
  *   src/cli/hook-entry.ts -> out/main/hook.js    `cwb hook`, loaded instead of cli.js (fast start)
+ *   src/core/sources/sync-thread.ts -> out/main/sync-thread.js  a thread of a parallel sync
  *   src/worker/index.ts  -> out/main/worker.cjs  task process entry (CommonJS; forked by a host),
  *                           a bundle of its own: see taskProcessBundle below
  *   src/preload/index.ts -> out/preload/index.cjs  CommonJS: sandboxed preloads cannot be ESM
@@ -142,6 +143,8 @@ export default defineConfig({
           cli: src('cli/index.ts'),
           // `cwb hook`, run by agents after each compaction: a lean entry of its own.
           hook: src('cli/hook-entry.ts'),
+          // A thread of a first sync of many files (src/core/sources/sync-threads.ts).
+          'sync-thread': src('core/sources/sync-thread.ts'),
         },
         output: {
           format: 'es',

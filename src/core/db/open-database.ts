@@ -5,6 +5,7 @@ import { MIGRATIONS, SCHEMA_VERSION } from './schema';
 import { CwbError } from '../errors';
 import { sleepSync } from '../sleep-sync';
 import { backfillSearchIndex } from './task-search';
+import { gated } from './write-gate';
 
 export type Db = Database.Database;
 
@@ -99,9 +100,12 @@ function cannotOpen(file: string, err: unknown): CwbError {
   return error;
 }
 
-/** Runs `fn` in a BEGIN IMMEDIATE transaction: it takes the write lock up front (waiting with the busy timeout). */
+/**
+ * Runs `fn` in a BEGIN IMMEDIATE transaction: it takes the write lock up front (waiting with
+ * the busy timeout), after this process's other threads' writes (write-gate.ts).
+ */
 export function writeTx<T>(db: Db, fn: () => T): T {
-  return db.transaction(fn).immediate();
+  return gated(() => db.transaction(fn).immediate());
 }
 
 function migrate(db: Db, file: string): void {

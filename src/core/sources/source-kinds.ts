@@ -69,6 +69,14 @@ export interface SourceKind {
    * resets as `<id>.jsonl.reset.<time>`): its row there goes on (sync-file.ts, adoptMoved).
    */
   movedFrom?(file: string): string | undefined;
+  /**
+   * The lane of a file (its path relative to the source folder, with '/'): the files whose
+   * sessions refer to one another (a parent and its sub-agents) share one, synced in order on
+   * one thread, while other lanes may be synced at the same time (sync-threads.ts). Without
+   * it a source is one lane; a kind that adopts other files' sessions (`earlierCopy`,
+   * `movedFrom`) or is a store is synced on the sync's own thread.
+   */
+  lane?(relative: string): string;
 }
 
 const kinds = new Map<string, SourceKind>();
@@ -115,6 +123,9 @@ registerSourceKind({
   // <project>/<session>.jsonl, and newer subagent files <project>/<session>/subagents/agent-*.jsonl
   matches: (relative) => relative.endsWith('.jsonl'),
   depth: 4,
+  // A session, its sub-agents and compaction runs are all in its project's folder (a Windows
+  // project spelled `C--` and `c--` is one project).
+  lane: (relative) => relative.slice(0, relative.indexOf('/') + 1).toLowerCase(),
   reader: {
     mode: 'jsonl',
     omitMember: UNREAD_MEMBER,

@@ -6,6 +6,8 @@ import { discoverFiles, isInside, relative } from './discover';
 import type { SourcesConfig, SourceSettings } from './sources-config';
 import { syncFile, type SyncFileResult } from './sync-file';
 import { SyncStateRepository } from './sync-state';
+import { TaskRepository } from '../db/task-repository';
+import { extraThreads, PARALLEL_MIN_BYTES, runLanes, type Lane } from './sync-threads';
 
 const MAX_ERRORS_SHOWN = 20;
 /** How long `cwb sources sync` (and Sync now) waits for files another process is syncing. */
@@ -22,6 +24,16 @@ const queues = new Map<string, Promise<SyncFileResult>>();
  * (`syncPath`, for the watcher).
  */
 export class SourceSync {
+  /** Files the last syncAll synced on other threads than this one (tests, the bench). */
+  lastOnThreads = 0;
+  /**
+   * Tests: threads besides this one (default: extraThreads()), the bytes that need them, and
+   * whether this thread waits for them to start before it takes lanes of its own.
+   */
+  threads: number | undefined;
+  minParallelBytes: number | undefined;
+  threadsFirst = false;
+
   constructor(
     readonly store: ContextStore,
     readonly config: SourcesConfig,
@@ -65,16 +77,16 @@ export class SourceSync {
    * returned as `busy`. The watcher passes 0: the holder's own watcher reads them.
    */
   async syncAll(only?: string, options: { waitBusyMs?: number } = {}): Promise<SyncFileResult[]> {
-    const results: SyncFileResult[] = [];
-    for (const source of this.enabled) {
-      if (only !== undefined && source.id !== only) continue;
-      for (const folder of source.folders) {
-        for (const file of await discoverFiles(source.kind, folder)) {
-          results.push(await this.syncPath(source, file));
-        }
-      }
+    const sources = this.enabled.filter((s) => only === undefined || s.id === only);
+    const units: SyncUnit[] = [];
+    for (const source of sources)
+      for (const folder of source.folders)
+        for (const file of await discoverFiles(source.kind, folder))
+          units.push({ source, folder, file, kind: source.kind.id });
+    const results = await this.syncUnits(units);
+    // Found through the working directories of the tasks known: after the others' sync.
+    for (const source of sources)
       for (const file of this.inWorkdirs(source)) results.push(await this.syncPath(source, file));
-    }
     const deadline = Date.now() + (options.waitBusyMs ?? 0);
     let delay = 20;
     while (results.some((r) => r.status === 'busy') && Date.now() < deadline) {
@@ -106,6 +118,50 @@ export class SourceSync {
     return workdirs
       .map((w) => path.join(w, ...rel.split('/')))
       .filter((f) => !source.folders.some((folder) => isInside(folder, f)) && fs.existsSync(f));
+  }
+
+  /**
+   * The files' syncs, in their order: on more threads when there is enough to read
+   * (sync-threads.ts), else one after another.
+   */
+  private async syncUnits(units: SyncUnit[]): Promise<SyncFileResult[]> {
+    const count = this.threads ?? extraThreads();
+    const here = (unit: SyncUnit): Promise<SyncFileResult> => this.syncPath(unit.source, unit.file);
+    this.lastOnThreads = 0;
+    if (count === 0 || !(this.store.repo instanceof TaskRepository) || units.length < 2)
+      return inOrder(units, here);
+    const { lanes, hereOnly } = laneUnits(units);
+    const bytes = lanes.reduce((n, lane) => n + lane.bytes, 0);
+    if (lanes.length < 2 || bytes < (this.minParallelBytes ?? PARALLEL_MIN_BYTES))
+      return inOrder(units, here);
+    const target = {
+      root: this.store.root,
+      fsync: this.store.fsync,
+      host: this.store.host,
+      quietMs: this.config.quietMs,
+    };
+    const { results, onThreads } = await runLanes(
+      lanes,
+      hereOnly,
+      count,
+      target,
+      here,
+      (f, p) => this.track(f, p),
+      { afterThreadsStart: this.threadsFirst },
+    );
+    this.lastOnThreads = onThreads;
+    return units.map((unit) => results.get(unit)!);
+  }
+
+  /** Another thread syncs the file: this process's next sync of it waits for that one. */
+  private track(file: string, done: Promise<unknown>): void {
+    const next = (queues.get(file) ?? Promise.resolve(undefined))
+      .catch(() => undefined)
+      .then(() => done) as Promise<SyncFileResult>;
+    queues.set(file, next);
+    void next.finally(() => {
+      if (queues.get(file) === next) queues.delete(file);
+    });
   }
 
   syncPath(source: SourceSettings, file: string): Promise<SyncFileResult> {
@@ -173,5 +229,56 @@ function isDirectory(folder: string): boolean {
     return fs.statSync(folder).isDirectory();
   } catch {
     return false;
+  }
+}
+
+/** A session file (or events folder, or store) of a source, found under `folder`. */
+interface SyncUnit {
+  source: SourceSettings;
+  folder: string;
+  file: string;
+  kind: string;
+}
+
+async function inOrder(
+  units: SyncUnit[],
+  sync: (unit: SyncUnit) => Promise<SyncFileResult>,
+): Promise<SyncFileResult[]> {
+  const results: SyncFileResult[] = [];
+  for (const unit of units) results.push(await sync(unit));
+  return results;
+}
+
+/**
+ * The units in lanes (SourceKind.lane), in their order within each; those of a kind that
+ * adopts other files' sessions or is a store stay on the sync's own thread (`hereOnly`).
+ */
+function laneUnits(units: SyncUnit[]): { lanes: Lane<SyncUnit>[]; hereOnly: SyncUnit[] } {
+  const lanes = new Map<string, Lane<SyncUnit>>();
+  const hereOnly: SyncUnit[] = [];
+  for (const unit of units) {
+    const kind = unit.source.kind;
+    if (kind.reader.mode === 'store' || kind.earlierCopy || kind.movedFrom || kind.inWorkdirs) {
+      hereOnly.push(unit);
+      continue;
+    }
+    // Without a lane of its own, a source is one: its folders may hand sessions on (Codex
+    // archives a rollout into its second folder).
+    const key = kind.lane
+      ? `${unit.source.id}\0${unit.folder}\0${kind.lane(relative(unit.folder, unit.file))}`
+      : unit.source.id;
+    let lane = lanes.get(key);
+    if (!lane) lanes.set(key, (lane = { units: [], bytes: 0 }));
+    lane.units.push(unit);
+    lane.bytes += fileSize(unit.file);
+  }
+  return { lanes: [...lanes.values()], hereOnly };
+}
+
+function fileSize(file: string): number {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return 0;
   }
 }

@@ -4,6 +4,7 @@ import nodePath from 'node:path';
 import type { Db } from '../db/open-database';
 import { writeTx } from '../db/open-database';
 import { prepared } from '../db/prepared';
+import { gated } from '../db/write-gate';
 import { isoTimestamp } from '../iso-timestamp';
 
 /** One session file of another agent and how far it has been read (table source_files). */
@@ -115,18 +116,20 @@ export class SyncStateRepository {
   update(path: string, fields: Partial<Omit<SourceFileRow, 'path'>>): void {
     const keys = Object.keys(fields);
     if (keys.length === 0) return;
-    prepared(
+    const statement = prepared(
       this.db,
       `UPDATE source_files SET ${keys.map((k) => `${k} = @${k}`).join(', ')} WHERE path = @path`,
-    ).run({ ...fields, path });
+    );
+    gated(() => statement.run({ ...fields, path }));
   }
 
   /** Gives the lease back (only if this process holds it). */
   release(path: string): void {
-    prepared(
+    const statement = prepared(
       this.db,
       'UPDATE source_files SET lease_pid = NULL, lease_host = NULL, lease_at = NULL WHERE path = ? AND lease_pid = ? AND lease_host = ?',
-    ).run(path, process.pid, os.hostname());
+    );
+    gated(() => statement.run(path, process.pid, os.hostname()));
   }
 
   remove(path: string): void {

@@ -109,7 +109,8 @@ export class ContextStore implements TaskHost {
   private heartbeat: NodeJS.Timeout | undefined;
   private ownSourcesDb: Db | undefined;
   private readonly folders: TaskFolders;
-  private readonly fsync: boolean;
+  /** fsync every JSONL append (storage.durability). */
+  readonly fsync: boolean;
   private readonly summarizer: FinalSummarizer;
 
   private constructor(

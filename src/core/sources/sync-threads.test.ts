@@ -1,0 +1,129 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ContextStore } from '../store/context-store';
+import { realFixture } from '../../../test/support/real-fixtures';
+import { useTempDir } from '../../../test/support/temp-dir';
+import { sourceKind } from './source-kinds';
+import { SourceSync, summarize } from './source-sync';
+import type { SourcesConfig } from './sources-config';
+
+const tempDir = useTempDir();
+
+/**
+ * A home with Claude Code projects (sessions, compacted sessions, a 2.1 session with its
+ * sub-agent) and Codex rollouts (a parent and its sub-agent thread): lanes enough for two
+ * threads, and sessions that link to one another within a lane.
+ */
+function home(): SourcesConfig {
+  const dir = tempDir();
+  const projects = path.join(dir, 'projects');
+  for (const [project, names] of [
+    [
+      '-work-a',
+      ['5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl', 'fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl'],
+    ],
+    ['-work-b', ['entire-15b634ab-compacted.jsonl', '624a4a58-compacted.jsonl']],
+  ] as const) {
+    fs.mkdirSync(path.join(projects, project), { recursive: true });
+    for (const name of names) {
+      const folder = project === '-work-a' ? 'claude-code' : 'claude-code-compacted';
+      fs.copyFileSync(realFixture(folder, name), path.join(projects, project, name));
+    }
+  }
+  const worktree = '-home-dev-acme-parser--claude-worktrees-fix-slug';
+  fs.cpSync(realFixture('claude-code-2.1', worktree), path.join(projects, worktree), {
+    recursive: true,
+  });
+  const sessions = path.join(dir, 'codex', 'sessions');
+  fs.cpSync(realFixture('codex-subagents'), path.join(sessions, '2026', '11', '21'), {
+    recursive: true,
+  });
+  const source = (id: string, folder: string): SourcesConfig['sources'][number] => ({
+    id,
+    label: id,
+    enabled: true,
+    folders: [folder],
+    configured: true,
+    kind: sourceKind(id)!,
+  });
+  return {
+    watch: false,
+    poll: false,
+    pollIntervalMs: 1000,
+    quietMs: 0,
+    file: null,
+    sources: [source('claude-code', projects), source('codex', sessions)],
+  };
+}
+
+/**
+ * What a contexts folder holds, without the task ids a sync draws at random: each task by its
+ * agent's session (source, session id, type, title) with its parent's, counters and files.
+ */
+function snapshot(store: ContextStore): string[] {
+  const rows = store.db
+    .prepare(
+      `SELECT t.uuid, t.task_source, t.task_id, t.task_type, t.title, t.total_messages,
+              t.compression_count, p.task_id AS parent
+         FROM tasks t LEFT JOIN tasks p ON p.uuid = t.parent_uuid`,
+    )
+    .all() as Record<string, string | number | null>[];
+  const names = new Map(
+    rows.map((r) => [r.uuid as string, `${r.task_source}:${r.task_id}:${r.title}`]),
+  );
+  const anonymous = (text: string): string =>
+    text.replace(
+      /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g,
+      (id) => names.get(id) ?? id,
+    );
+  return rows
+    .map((row) => {
+      const dir = path.join(store.root, 'completed', row.uuid as string);
+      const files = fs
+        .readdirSync(dir)
+        .filter((f) => f !== 'metadata.json')
+        .sort()
+        .map((f) => `${f}\n${anonymous(fs.readFileSync(path.join(dir, f), 'latin1'))}`);
+      const { uuid: _uuid, ...fields } = row;
+      return JSON.stringify(fields) + '\n' + files.join('\n');
+    })
+    .sort();
+}
+
+describe('a first sync on more than one thread', () => {
+  it('makes the same tasks, links and files as one thread, each file synced once', async () => {
+    const config = home();
+    const one = ContextStore.open(path.join(tempDir(), 'one'));
+    const two = ContextStore.open(path.join(tempDir(), 'two'));
+    try {
+      const alone = new SourceSync(one, config);
+      alone.threads = 0;
+      const sequential = summarize(await alone.syncAll());
+      const parallel = new SourceSync(two, config);
+      parallel.threads = 1;
+      parallel.minParallelBytes = 0;
+      parallel.threadsFirst = true;
+      const shared = summarize(await parallel.syncAll());
+      // The other thread did its share (a lane at least), the results are the same.
+      expect(parallel.lastOnThreads).toBeGreaterThan(0);
+      expect(shared).toEqual(sequential);
+      expect(sequential.errors).toEqual([]);
+      const expected = snapshot(one);
+      expect(expected.length).toBeGreaterThanOrEqual(8);
+      expect(snapshot(two)).toEqual(expected);
+      // Linked across files of a lane: the sub-agents hang under their sessions.
+      const children = two.db
+        .prepare('SELECT count(*) AS n FROM tasks WHERE parent_uuid IS NOT NULL')
+        .get() as { n: number };
+      expect(children.n).toBeGreaterThanOrEqual(2);
+      // Exactly once: a second sync on two threads finds nothing new.
+      const again = summarize(await parallel.syncAll());
+      expect(again.messages).toBe(0);
+      expect(snapshot(two)).toEqual(expected);
+    } finally {
+      one.close();
+      two.close();
+    }
+  });
+});
