@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { SummaryStore } from './summary-store';
 import { MessageStore, toCurrent } from './message-store';
 import { TASK_FILES } from './contexts-layout';
 import { useTempDir } from '../../../test/support/temp-dir';
@@ -481,6 +482,108 @@ describe('MessageStore.markHistoryOnly (live source tasks)', () => {
     reader.close();
     store.close();
   });
+});
+
+describe('MessageStore.markHistoryOnly of a session held whole: current.jsonl from the held lines', () => {
+  const at = '2026-11-28T00:00:00.000Z';
+  const call = {
+    id: 'c1',
+    type: 'function' as const,
+    function: { name: 'Bash', arguments: '{"cmd":"ls"}' },
+  };
+  const session = [
+    { role: 'system' as const, content: 'Système: répondre brièvement — 日本語も', timestamp: at },
+    { role: 'user' as const, content: 'list the files', timestamp: at },
+    { role: 'assistant' as const, content: '', tool_calls: [call], timestamp: at },
+    {
+      role: 'tool' as const,
+      content: 'a.ts\nb.ts',
+      tool_call_id: 'c1',
+      tool_name: 'Bash',
+      timestamp: at,
+    },
+    {
+      role: 'assistant' as const,
+      content: 'hidden',
+      name: 'reasoning',
+      historyOnly: true,
+      timestamp: at,
+    },
+    {
+      role: 'user' as const,
+      content: 'Summary of the above.',
+      kind: 'summary' as const,
+      timestamp: at,
+    },
+    { role: 'user' as const, content: 'made by a compaction', compaction_id: 7, timestamp: at },
+    { role: 'user' as const, content: 'and now the docs', timestamp: at },
+    { role: 'assistant' as const, content: 'Done.', timestamp: at },
+  ];
+  // Calls not in a tool call's shape: the view reads the line back without them.
+  const odd = {
+    role: 'assistant' as const,
+    content: 'odd',
+    tool_calls: [{ x: 1 }] as never,
+    timestamp: at,
+  };
+
+  /** The agent's compaction: its plan (`plan`), ending at `through`. */
+  function compacted(dir: string, plan: unknown[], through: number): void {
+    const summaries = new SummaryStore(dir);
+    summaries.add({
+      strategy: 'agent',
+      start_seq: 1,
+      end_seq: 6,
+      summary: 'Summary of the above.',
+      original_tokens: 100,
+      summary_tokens: 5,
+      compressed_message_count: 6,
+      extra: { agent_compaction: true, plan, through_seq: through },
+    });
+  }
+
+  for (const [name, plan, last] of [
+    ['a plan of messages', [{ seq: 1 }, { seq: 6 }], []],
+    [
+      'a plan with an inline entry (read back instead)',
+      [{ seq: 1 }, { inline: { role: 'user', content: 'inline' } }],
+      [],
+    ],
+    ['a plan naming a history-only message (read back instead)', [{ seq: 5 }, { seq: 6 }], []],
+    [
+      'a plan showing a message otherwise (read back instead)',
+      [{ seq: 1, content: 'shorter' }, { seq: 6 }],
+      [],
+    ],
+    ['a line that reads back otherwise (read back instead)', [{ seq: 1 }, { seq: 6 }], [odd]],
+  ] as const) {
+    it(`gives the bytes and totals the file route gives: ${name}`, () => {
+      const plain = tempDir();
+      const held = tempDir();
+      const a = MessageStore.open(plain);
+      const b = MessageStore.open(held, { batched: true });
+      for (const m of [...session, ...last]) {
+        a.append(m);
+        b.append(m);
+      }
+      compacted(plain, [...plan], 6);
+      compacted(held, [...plan], 6);
+      a.markHistoryOnly(5, new Set([1]));
+      b.markHistoryOnly(5, new Set([1]));
+      expect(b.currentCount()).toBe(a.currentCount());
+      expect(b.currentTokenCount()).toBe(a.currentTokenCount());
+      a.close();
+      b.close();
+      const current = (dir: string): string =>
+        fs.readFileSync(path.join(dir, TASK_FILES.current), 'utf8');
+      expect(current(held)).toBe(current(plain));
+      expect(current(held).split('\n').length).toBeGreaterThan(3);
+      // What a reader counts from the file is what the store kept.
+      const reader = MessageStore.open(held, { readonly: true });
+      expect(reader.currentTokenCount()).toBe(b.currentTokenCount());
+      reader.close();
+    });
+  }
 });
 
 describe('MessageStore, batched (the sources sync)', () => {

@@ -36,6 +36,8 @@ import { currentLines } from '../compaction/materialize';
 import { writeFileAtomicChunks } from '../jsonl/atomic-write';
 import { lineChunks } from '../jsonl/line-chunks';
 import { flagHeldLines, rewriteHistoryOnly } from './history-only-rewrite';
+import { HeldCurrentLines } from './held-current-lines';
+import { activeRecords } from '../compaction/compaction-record';
 import { isoTimestamp } from '../iso-timestamp';
 
 export interface NewMessage {
@@ -70,6 +72,8 @@ export class MessageStore {
   private currentLines: number | undefined;
   private readonly fsync: boolean;
   private readonly batched: boolean;
+  /** A new session held whole: its current.jsonl lines by message (held-current-lines.ts). */
+  private heldCurrent: HeldCurrentLines | undefined;
 
   private constructor(
     readonly dir: string,
@@ -101,6 +105,8 @@ export class MessageStore {
       this.currentTokens = 0;
       this.currentLines = 0;
     }
+    if (this.batched && this.logs?.messages.size === 0 && this.logs.current.size === 0)
+      this.heldCurrent = new HeldCurrentLines();
   }
 
   /**
@@ -154,6 +160,7 @@ export class MessageStore {
     while (kept > 0 && this.index.offsetOf(kept) >= size) kept--;
     if (kept < this.index.count) this.index.truncate(kept);
     logs.current.truncateTo(logs.current.onDisk);
+    this.heldCurrent = undefined;
   }
 
   /**
@@ -287,17 +294,26 @@ export class MessageStore {
       throw error;
     }
     const indexed = this.index.count;
+    let currentAt = -1;
     try {
       this.index.append(offset);
-      if (encoded) this.logs.current.appendEncoded(encoded[1]);
+      if (encoded) currentAt = this.logs.current.appendEncoded(encoded[1]).offset;
       else if (currentLine) {
         this.logs.current.append(currentLine.map((part) => partText(messageLine, part)));
+        this.heldCurrent = undefined;
       }
     } catch (error) {
       // A write failed (disk full): the message was not stored, so it leaves no trace, and
       // the next append gets this seq and lands in both files.
+      this.heldCurrent = undefined;
       this.rollBack(offset, indexed);
       throw error;
+    }
+    if (this.heldCurrent) {
+      const lineTokensNow = readsBackAs(input, encoded?.[1].length)
+        ? tokensOf(sumCounts(contentCounts, callCounts))
+        : Number.NaN;
+      this.holdCurrentLine(seq, currentAt, encoded?.[1].length ?? 0, lineTokensNow, input);
     }
     if (!input.historyOnly) {
       if (this.currentTokens !== undefined)
@@ -307,6 +323,21 @@ export class MessageStore {
       if (this.currentLines !== undefined) this.currentLines++;
     }
     return record;
+  }
+
+  /** Keeps where message `seq`'s current.jsonl line is held, while the store holds it all. */
+  private holdCurrentLine(
+    seq: number,
+    at: number,
+    length: number,
+    tokens: number,
+    input: NewMessage,
+  ): void {
+    if (!this.heldWhole()) {
+      this.heldCurrent = undefined;
+      return;
+    }
+    this.heldCurrent!.add(seq, at, length, tokens, input.compaction_id !== undefined);
   }
 
   /**
@@ -457,9 +488,23 @@ export class MessageStore {
       logs.messages.replaceHeld(flagged.lines);
       this.index.replacePending(flagged.offsets);
     }
-    // The view is read from the files: the messages go first, current.jsonl is made anew.
+    // current.jsonl is made anew from the held lines of the view, or from the view read back
+    // from the files (the messages go first).
+    const lines = this.heldCurrent?.count === this.index.count ? this.heldCurrent : undefined;
+    const held = lines?.viewOf(
+      logs.current.heldBytes(),
+      activeRecords(this.dir).records.at(-1),
+      (seq) => lines.lineless(seq) || (seq <= throughSeq && !keep.has(seq)),
+    );
+    this.heldCurrent = undefined;
     this.writeHeldMessages();
     this.flushIndex();
+    if (held) {
+      logs.current.replaceHeld(held.lines);
+      this.currentTokens = held.tokens;
+      this.currentLines = held.count;
+      return;
+    }
     logs.current.truncateTo(0);
     const made = this.viewLines();
     // Each line is made with its newline.
@@ -472,6 +517,7 @@ export class MessageStore {
   currentReplaced(): void {
     this.currentTokens = undefined;
     this.currentLines = undefined;
+    this.heldCurrent = undefined;
     this.logs?.current.reopen();
   }
 
