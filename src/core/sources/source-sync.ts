@@ -134,41 +134,48 @@ export class SourceSync {
     const bytes = lanes.reduce((n, lane) => n + lane.bytes, 0);
     if (lanes.length < 2 || bytes < (this.minParallelBytes ?? PARALLEL_MIN_BYTES))
       return inOrder(units, here);
-    const target = {
-      root: this.store.root,
-      fsync: this.store.fsync,
-      host: this.store.host,
-      quietMs: this.config.quietMs,
-    };
-    const { results, onThreads } = await runLanes(
+    const { results, onThreads } = await runLanes({
       lanes,
       hereOnly,
-      count,
-      target,
-      here,
-      (f, p) => this.track(f, p),
-      { afterThreadsStart: this.threadsFirst },
-    );
+      syncQueued: (unit) => this.syncPath(unit.source, unit.file),
+      syncNow: (unit) => syncFile(this.store, unit.source.kind, unit.file, this.fileOptions),
+      track: (file, done) => this.track(file, done),
+      threads: count,
+      target: {
+        root: this.store.root,
+        fsync: this.store.fsync,
+        host: this.store.host,
+        quietMs: this.config.quietMs,
+      },
+      afterThreadsStart: this.threadsFirst,
+    });
     this.lastOnThreads = onThreads;
     return units.map((unit) => results.get(unit)!);
   }
 
-  /** Another thread syncs the file: this process's next sync of it waits for that one. */
-  private track(file: string, done: Promise<unknown>): void {
-    const next = (queues.get(file) ?? Promise.resolve(undefined))
-      .catch(() => undefined)
-      .then(() => done) as Promise<SyncFileResult>;
+  /**
+   * The file's sync is part of a lane (another thread may do it): this process's next sync of
+   * it waits for the lane. Returns what was queued before.
+   */
+  private track(file: string, done: Promise<unknown>): Promise<unknown> {
+    const previous = queues.get(file) ?? Promise.resolve(undefined);
+    const next = previous.catch(() => undefined).then(() => done) as Promise<SyncFileResult>;
     queues.set(file, next);
     void next.finally(() => {
       if (queues.get(file) === next) queues.delete(file);
     });
+    return previous;
+  }
+
+  private get fileOptions(): { quietMs: number } {
+    return { quietMs: this.config.quietMs };
   }
 
   syncPath(source: SourceSettings, file: string): Promise<SyncFileResult> {
     const previous = queues.get(file) ?? Promise.resolve(undefined);
     const next = previous
       .catch(() => undefined)
-      .then(() => syncFile(this.store, source.kind, file, { quietMs: this.config.quietMs }));
+      .then(() => syncFile(this.store, source.kind, file, this.fileOptions));
     queues.set(file, next);
     void next.finally(() => {
       if (queues.get(file) === next) queues.delete(file);

@@ -1,8 +1,8 @@
 /**
- * A thread of a parallel first sync (sync-threads.ts): syncs the lanes of session files it is
- * given into the contexts folder named, as the sync of the thread that started it would, and
- * answers with each file's result. Built as out/main/sync-thread.js; run from the TypeScript
- * source through tsx's loader (tests, the bench).
+ * A thread of a parallel first sync (sync-threads.ts): takes lanes of session files from the
+ * sync's shared counter and syncs them into the contexts folder named, as the sync's own
+ * thread would, answering with each lane's results. Built as out/main/sync-thread.js; run
+ * from the TypeScript source through tsx's loader (tests, the bench).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { joinWriteGate } from '../db/write-gate';
@@ -10,7 +10,9 @@ import { TaskRepository } from '../db/task-repository';
 import { ContextStore } from '../store/context-store';
 import { sourceKind } from './source-kinds';
 import { syncFile, type SyncFileResult } from './sync-file';
-import type { LaneReply, ThreadRequest, ThreadStart } from './sync-thread-protocol';
+import type { LaneReply, ThreadMessage, ThreadRequest, ThreadStart } from './sync-thread-protocol';
+
+type LanesRequest = Extract<ThreadRequest, { type: 'lanes' }>;
 
 const start = workerData as ThreadStart;
 joinWriteGate(start.gate);
@@ -18,7 +20,7 @@ joinWriteGate(start.gate);
 /** The contexts folder's store of the sync under way; closed when that sync releases it. */
 let open: { root: string; store: ContextStore } | undefined;
 
-function storeFor(request: Extract<ThreadRequest, { type: 'lane' }>): ContextStore {
+function storeFor(request: LanesRequest): ContextStore {
   if (open?.root === request.root) return open.store;
   open?.store.close();
   open = undefined;
@@ -36,29 +38,47 @@ function storeFor(request: Extract<ThreadRequest, { type: 'lane' }>): ContextSto
   return store;
 }
 
-async function lane(request: Extract<ThreadRequest, { type: 'lane' }>): Promise<LaneReply> {
+async function syncLane(request: LanesRequest, lane: number): Promise<LaneReply> {
   const results: SyncFileResult[] = [];
   try {
     const store = storeFor(request);
-    for (const unit of request.units) {
+    for (const unit of request.lanes[lane]!) {
       const kind = sourceKind(unit.kind);
-      // Not a kind this thread knows (one registered at run time): the sync's thread does it.
-      if (kind === undefined) break;
+      if (kind === undefined)
+        throw new Error(`a source kind this thread does not know: ${unit.kind}`);
       results.push(await syncFile(store, kind, unit.file, { quietMs: request.quietMs }));
     }
   } catch (err) {
-    return { type: 'lane', id: request.id, results, error: (err as Error).message };
+    return { type: 'lane', id: request.id, lane, results, error: (err as Error).message };
   }
-  return { type: 'lane', id: request.id, results };
+  return { type: 'lane', id: request.id, lane, results };
+}
+
+/** Lanes taken one after another until none is left or one stops short. */
+async function takeLanes(request: LanesRequest): Promise<void> {
+  const next = new Int32Array(request.next);
+  for (;;) {
+    const lane = Atomics.add(next, 0, 1);
+    if (lane >= request.lanes.length) break;
+    const reply = await syncLane(request, lane);
+    post(reply);
+    // What stopped it would likely stop the next lane too: the sync's thread takes them.
+    if (reply.error !== undefined) break;
+  }
+  post({ type: 'done', id: request.id });
+}
+
+function post(message: ThreadMessage): void {
+  parentPort?.postMessage(message);
 }
 
 parentPort?.on('message', (request: ThreadRequest) => {
   if (request.type === 'release') {
     open?.store.close();
     open = undefined;
-    parentPort?.postMessage({ type: 'released', id: request.id });
+    post({ type: 'released', id: request.id });
     return;
   }
-  void lane(request).then((reply) => parentPort?.postMessage(reply));
+  void takeLanes(request);
 });
-parentPort?.postMessage({ type: 'ready' });
+post({ type: 'ready' });

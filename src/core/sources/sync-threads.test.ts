@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ContextStore } from '../store/context-store';
 import { realFixture } from '../../../test/support/real-fixtures';
 import { useTempDir } from '../../../test/support/temp-dir';
-import { sourceKind } from './source-kinds';
+import { registerSourceKind, sourceKind } from './source-kinds';
 import { SourceSync, summarize } from './source-sync';
 import type { SourcesConfig } from './sources-config';
 
@@ -121,6 +121,37 @@ describe('a first sync on more than one thread', () => {
       const again = summarize(await parallel.syncAll());
       expect(again.messages).toBe(0);
       expect(snapshot(two)).toEqual(expected);
+    } finally {
+      one.close();
+      two.close();
+    }
+  });
+
+  it('leaves to its own thread a lane the other thread stops short of (a kind it does not know)', async () => {
+    // Known to this thread only: registered at run time, after the sync thread loaded its kinds.
+    registerSourceKind({ ...sourceKind('claude-code')!, id: 'claude-code-copy' });
+    const config = home();
+    const copy = config.sources[0]!;
+    config.sources = [
+      { ...copy, id: 'claude-code-copy', kind: sourceKind('claude-code-copy')! },
+      config.sources[1]!,
+    ];
+    const one = ContextStore.open(path.join(tempDir(), 'one'));
+    const two = ContextStore.open(path.join(tempDir(), 'two'));
+    try {
+      const alone = new SourceSync(one, config);
+      alone.threads = 0;
+      const sequential = summarize(await alone.syncAll());
+      const parallel = new SourceSync(two, config);
+      parallel.threads = 1;
+      parallel.minParallelBytes = 0;
+      parallel.threadsFirst = true;
+      const shared = summarize(await parallel.syncAll());
+      expect(shared).toEqual(sequential);
+      expect(sequential.errors).toEqual([]);
+      expect(snapshot(two)).toEqual(snapshot(one));
+      // The largest lane (a Claude Code project) went to the thread first, which gave it back.
+      expect(parallel.lastOnThreads).toBeLessThan(sequential.files);
     } finally {
       one.close();
       two.close();

@@ -5,7 +5,16 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { shareWriteGate } from '../db/write-gate';
 import type { SyncFileResult } from './sync-file';
-import type { LaneReply, LaneUnit, ThreadMessage, ThreadStart } from './sync-thread-protocol';
+import type {
+  LaneReply,
+  LaneTarget,
+  LaneUnit,
+  ThreadMessage,
+  ThreadRequest,
+  ThreadStart,
+} from './sync-thread-protocol';
+
+export type { LaneTarget } from './sync-thread-protocol';
 
 /**
  * More threads for a first sync of many files. Parsing, mapping and writing a session are
@@ -37,120 +46,178 @@ export interface Lane<T> {
   bytes: number;
 }
 
-/** Where a lane's thread opens the contexts folder, as the sync's own store was opened. */
-export interface LaneTarget {
-  root: string;
-  fsync: boolean;
-  host: string;
-  quietMs: number | undefined;
+/** What runLanes runs, and how. */
+export interface LaneRun<T extends LaneUnit> {
+  lanes: Lane<T>[];
+  /** Units only this thread syncs, first, through `syncQueued`. */
+  hereOnly: T[];
+  /** A sync through the process's queue of syncs per file (SourceSync.syncPath). */
+  syncQueued: (unit: T) => Promise<SyncFileResult>;
+  /** A lane unit's sync on this thread, the lane's turn in the queue being already taken. */
+  syncNow: (unit: T) => Promise<SyncFileResult>;
+  /**
+   * Puts a lane's file in the process's queue until its lane is done (whichever thread syncs
+   * it); gives what was queued before.
+   */
+  track: (file: string, done: Promise<unknown>) => Promise<unknown>;
+  /** Sync threads besides this one. */
+  threads: number;
+  target: LaneTarget;
+  /** Tests: this thread takes lanes only once each other one has done one. */
+  afterThreadsStart?: boolean;
 }
 
 /**
- * Runs `lanes` on this thread (`here`) and on up to `count` sync threads; `hereOnly` units run
- * on this thread, first. Returns each unit's result. A thread that cannot start, or stops
- * short, leaves its units to this thread: the results are the same, only later.
- * `afterThreadsStart` (tests): this thread takes lanes only once the others have started.
+ * Runs the lanes on this thread and on up to `run.threads` sync threads. Every thread takes
+ * the next lane, the largest first, when it is free (a counter they share), once the syncs
+ * this process queued before for the lanes' files are done. Returns each unit's result. A
+ * thread that cannot start, stops short or ends leaves its lanes to this thread: the results
+ * are the same, only later.
  */
-export async function runLanes<T extends { kind: string; file: string }>(
-  lanes: Lane<T>[],
-  hereOnly: T[],
-  count: number,
-  target: LaneTarget,
-  here: (unit: T) => Promise<SyncFileResult>,
-  track: (file: string, done: Promise<unknown>) => void,
-  options: { afterThreadsStart?: boolean } = {},
+export async function runLanes<T extends LaneUnit>(
+  run: LaneRun<T>,
 ): Promise<{ results: Map<T, SyncFileResult>; onThreads: number }> {
-  const queue = [...lanes].sort((a, b) => b.bytes - a.bytes);
-  const threads = count > 0 && queue.length > 1 ? threadPool(count) : [];
+  const order = [...run.lanes].sort((a, b) => b.bytes - a.bytes);
+  const finished = order.map(() => deferred());
+  const before = order.flatMap((lane, i) =>
+    lane.units.map((u) => run.track(u.file, finished[i]!.promise)),
+  );
+  const threads = run.threads > 0 && order.length > 1 ? threadPool(run.threads) : [];
+  const next = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
   const results = new Map<T, SyncFileResult>();
+  const mine = new Set<number>();
+  const answered = new Set<number>();
+  const leftovers: Promise<void>[] = [];
   let onThreads = 0;
-  const runHere = async (units: T[]): Promise<void> => {
-    for (const unit of units) results.set(unit, await here(unit));
+  const runLane = async (i: number, from = 0): Promise<void> => {
+    for (const unit of order[i]!.units.slice(from)) results.set(unit, await run.syncNow(unit));
+    finished[i]!.resolve();
   };
+  const answer = (reply: LaneReply): void => {
+    const units = order[reply.lane]!.units;
+    answered.add(reply.lane);
+    onThreads += reply.results.length;
+    reply.results.forEach((result, i) => results.set(units[i]!, result));
+    if (reply.results.length < units.length)
+      leftovers.push(runLane(reply.lane, reply.results.length));
+    else finished[reply.lane]!.resolve();
+  };
+  const queuedBefore = Promise.all(before.map((p) => p.catch(() => undefined)));
+  const request = { ...run.target, lanes: order.map(plainUnits), next: sharedOf(next) };
+  const started = threads.map((thread) => {
+    const first = deferred();
+    const done = Promise.all([thread.ready, queuedBefore]).then(([ready]) =>
+      ready
+        ? thread.lanes(request, (reply) => {
+            first.resolve();
+            answer(reply);
+          })
+        : undefined,
+    );
+    void done.finally(first.resolve);
+    return { first: first.promise, done };
+  });
   const ownShare = async (): Promise<void> => {
-    await runHere(hereOnly);
-    if (options.afterThreadsStart) await Promise.all(threads.map((t) => t.ready));
-    for (let lane = queue.shift(); lane; lane = queue.shift()) await runHere(lane.units);
-  };
-  const threadShare = async (thread: SyncThread): Promise<void> => {
-    if (!(await thread.ready)) return;
-    for (let lane = queue.shift(); lane; lane = queue.shift()) {
-      const reply = thread.lane(target, lane.units);
-      for (const unit of lane.units) track(unit.file, reply);
-      const { results: done } = await reply;
-      onThreads += done.length;
-      lane.units.forEach((unit, i) => done[i] && results.set(unit, done[i]));
-      await runHere(lane.units.slice(done.length));
+    for (const unit of run.hereOnly) results.set(unit, await run.syncQueued(unit));
+    await queuedBefore;
+    if (run.afterThreadsStart) await Promise.all(started.map((s) => s.first));
+    for (let i = Atomics.add(next, 0, 1); i < order.length; i = Atomics.add(next, 0, 1)) {
+      mine.add(i);
+      await runLane(i);
     }
   };
   try {
-    await Promise.all([ownShare(), ...threads.map(threadShare)]);
+    await Promise.all([ownShare(), ...started.map((s) => s.done)]);
+    await Promise.all(leftovers);
+    // Lanes a thread took but never answered for (it ended on the way): done here.
+    for (let i = 0; i < order.length; i++) if (!mine.has(i) && !answered.has(i)) await runLane(i);
   } finally {
+    for (const f of finished) f.resolve();
     await Promise.all(threads.map((t) => t.release()));
     idleLater();
   }
   return { results, onThreads };
 }
 
+const sharedOf = (array: Int32Array): SharedArrayBuffer => array.buffer as SharedArrayBuffer;
+
+const plainUnits = (lane: Lane<LaneUnit>): LaneUnit[] =>
+  lane.units.map((u) => ({ kind: u.kind, file: u.file }));
+
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+type LanesRequest = Omit<Extract<ThreadRequest, { type: 'lanes' }>, 'type' | 'id'>;
+
 /** One sync thread: a worker running sync-thread.ts. */
 class SyncThread {
   readonly ready: Promise<boolean>;
   private readonly worker: Worker;
-  private readonly waiting = new Map<number, (reply: ThreadMessage) => void>();
+  /** Per request: what its messages go to; undefined when the thread ended. */
+  private readonly handlers = new Map<number, (message: ThreadMessage | undefined) => void>();
   private next = 0;
-  private busy = 0;
   dead = false;
 
   constructor(entry: ThreadEntry) {
     const start: ThreadStart = { gate: shareWriteGate() };
     this.worker = new Worker(entry.code, { eval: entry.eval, workerData: start });
-    this.worker.unref();
     this.ready = new Promise<boolean>((resolve) => {
       this.worker.once('message', () => resolve(true));
       this.worker.once('error', () => resolve(false));
       this.worker.once('exit', () => resolve(false));
     });
-    this.worker.on('message', (message: ThreadMessage) => {
-      if (message.type === 'ready') return;
-      this.waiting.get(message.id)?.(message);
-      this.waiting.delete(message.id);
+    // Referenced while it starts and while it works (ask): a sync awaiting only its threads
+    // must keep the process alive; an idle thread must not.
+    void this.ready.then(() => {
+      if (this.handlers.size === 0) this.worker.unref();
     });
-    const end = (error: string): void => {
+    this.worker.on('message', (message: ThreadMessage) => {
+      if (message.type !== 'ready') this.handlers.get(message.id)?.(message);
+    });
+    const end = (): void => {
       this.dead = true;
-      for (const [id, answer] of this.waiting)
-        answer({ type: 'lane', id, results: [], error } satisfies LaneReply);
-      this.waiting.clear();
+      for (const handler of [...this.handlers.values()]) handler(undefined);
+      this.handlers.clear();
     };
-    this.worker.on('error', (err) => end(err.message));
-    this.worker.on('exit', (code) => end(`the sync thread ended (exit code ${code})`));
+    this.worker.on('error', end);
+    this.worker.on('exit', end);
   }
 
-  lane<T extends LaneUnit>(target: LaneTarget, units: T[]): Promise<LaneReply> {
-    const plain = units.map((u) => ({ kind: u.kind, file: u.file }));
-    return this.ask({ type: 'lane', ...target, units: plain }) as Promise<LaneReply>;
+  /** Takes lanes of `request` until none is left; `onLane` gets each lane's answer. */
+  lanes(request: LanesRequest, onLane: (reply: LaneReply) => void): Promise<void> {
+    return this.ask({ ...request, type: 'lanes' }, (message) => {
+      if (message?.type === 'lane') onLane(message);
+      return message === undefined || message.type === 'done';
+    });
   }
 
   /** Closes the thread's store of the folder (the sync is over). */
   async release(): Promise<void> {
-    if (!this.dead && (await this.ready)) await this.ask({ type: 'release' });
+    if (!this.dead && (await this.ready))
+      await this.ask({ type: 'release' }, (message) => message?.type !== 'lane');
   }
 
   stop(): void {
     void this.worker.terminate();
   }
 
+  /** Sends a request; `last` says which message (undefined: the thread ended) is its last. */
   private ask(
-    request: { type: 'lane' | 'release' } & Record<string, unknown>,
-  ): Promise<ThreadMessage> {
-    if (this.dead)
-      return Promise.resolve({ type: 'lane', id: -1, results: [], error: 'the sync thread ended' });
+    request: (LanesRequest & { type: 'lanes' }) | { type: 'release' },
+    last: (message: ThreadMessage | undefined) => boolean,
+  ): Promise<void> {
+    if (this.dead) return Promise.resolve();
     const id = this.next++;
-    // Referenced while it works: a sync awaiting only its threads must keep the process alive.
-    if (this.busy++ === 0) this.worker.ref();
-    return new Promise<ThreadMessage>((resolve) => {
-      this.waiting.set(id, (reply) => {
-        if (--this.busy === 0) this.worker.unref();
-        resolve(reply);
+    if (this.handlers.size === 0) this.worker.ref();
+    return new Promise<void>((resolve) => {
+      this.handlers.set(id, (message) => {
+        if (!last(message)) return;
+        this.handlers.delete(id);
+        if (this.handlers.size === 0) this.worker.unref();
+        resolve();
       });
       this.worker.postMessage({ ...request, id });
     });
