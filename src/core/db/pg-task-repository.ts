@@ -31,6 +31,7 @@ import {
   type TaskIndex,
   type TaskOwner,
   type TaskQuery,
+  runTimes,
 } from './task-index';
 import { isoTimestamp } from '../iso-timestamp';
 import type { HourUsage } from '../usage/usage-hours';
@@ -186,8 +187,8 @@ export class PgTaskRepository implements TaskIndex {
       `INSERT INTO tasks (uuid, status, title, prompt, workdir, parent_uuid,
          task_source, owner, repo, task_type, task_id, "user",
          created_at, started_at, updated_at, process_id, hostname,
-         llm_provider, model, context_length, metadata, host, folder_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $13, $15, $16, $17, $18, $19, $20, $21, $22)`,
+         llm_provider, model, context_length, metadata, host, folder_id, completed_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $13, $15, $16, $17, $18, $19, $20, $21, $22, $23)`,
       [
         row.uuid,
         status,
@@ -202,7 +203,7 @@ export class PgTaskRepository implements TaskIndex {
         row.key.task_id,
         row.key.user,
         now,
-        status === 'running' ? now : null,
+        runTimes(row, now).started_at,
         row.process_id ?? null,
         row.hostname ?? null,
         row.llm_provider ?? null,
@@ -211,6 +212,7 @@ export class PgTaskRepository implements TaskIndex {
         row.metadata === undefined ? null : JSON.stringify(row.metadata),
         this.host,
         this.folderId,
+        runTimes(row, now).completed_at,
       ],
     );
   }

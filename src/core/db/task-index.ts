@@ -158,6 +158,26 @@ export interface NewTaskRow {
   metadata?: unknown;
   status?: TaskStatus;
   created_at?: string;
+  /** Default: now for a running task, else none. */
+  started_at?: string | null;
+  /** Default: none (a task made completed: as it ended). */
+  completed_at?: string | null;
+}
+
+/** When a new row's run started and ended (NewTaskRow's defaults). */
+export function runTimes(
+  row: Pick<NewTaskRow, 'status' | 'started_at' | 'completed_at'>,
+  now: string,
+): { started_at: string | null; completed_at: string | null } {
+  return {
+    started_at:
+      row.started_at !== undefined
+        ? row.started_at
+        : (row.status ?? 'running') === 'running'
+          ? now
+          : null,
+    completed_at: row.completed_at ?? null,
+  };
 }
 
 /** Counters added to a task after an event (seed 000 update_statistics). */

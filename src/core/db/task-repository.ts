@@ -29,6 +29,7 @@ import {
   type FinalStats,
   type TaskIndex,
   type TaskQuery,
+  runTimes,
 } from './task-index';
 import { isoTimestamp } from '../iso-timestamp';
 import { addUsageHoursOf, type HourUsage } from '../usage/usage-hours';
@@ -93,11 +94,11 @@ export class TaskRepository implements TaskIndex {
         this.db,
         `INSERT INTO tasks (uuid, status, title, prompt, workdir, parent_uuid,
            task_source, owner, repo, task_type, task_id, user,
-           created_at, started_at, updated_at, process_id, hostname,
+           created_at, started_at, completed_at, updated_at, process_id, hostname,
            llm_provider, model, context_length, metadata)
          VALUES (@uuid, @status, @title, @prompt, @workdir, @parent_uuid,
            @task_source, @owner, @repo, @task_type, @task_id, @user,
-           @created_at, @started_at, @updated_at, @process_id, @hostname,
+           @created_at, @started_at, @completed_at, @updated_at, @process_id, @hostname,
            @llm_provider, @model, @context_length, @metadata)`,
       ).run({
         uuid: row.uuid,
@@ -108,7 +109,7 @@ export class TaskRepository implements TaskIndex {
         parent_uuid: row.parent_uuid ?? null,
         ...row.key,
         created_at: now,
-        started_at: (row.status ?? 'running') === 'running' ? now : null,
+        ...runTimes(row, now),
         updated_at: now,
         process_id: row.process_id ?? null,
         hostname: row.hostname ?? null,

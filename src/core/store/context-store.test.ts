@@ -106,12 +106,19 @@ describe('task lifecycle', () => {
     });
     const dir = path.join(store.root, 'completed', uuid);
     expect(task.dir).toBe(dir);
-    expect(store.repo.get(uuid)).toMatchObject({
+    const row = store.repo.get(uuid)!;
+    expect(row).toMatchObject({
       status: 'completed',
       process_id: null,
+      hostname: null,
       task_source: 'claude-code',
       task_id: 's1',
     });
+    // Started and ended as it was made, as a task made running and then completed.
+    expect(row.started_at).toBe(row.created_at);
+    expect(row.completed_at).toBe(row.created_at);
+    // The status folder's count knows it (facet counts follow the inserted row).
+    expect(store.repo.statusCounts({}).completed).toBe(1);
     const meta = JSON.parse(fs.readFileSync(path.join(dir, TASK_FILES.metadata), 'utf8')) as {
       title: string;
       source: unknown;

@@ -260,8 +260,14 @@ export class ContextStore implements TaskHost {
       if (this.repo.get(uuid))
         throw new CwbError('conflict', `a task with id ${uuid} exists already`);
       // As a task made running and then completed: started and completed now, no process.
-      this.repo.insert(this.newTaskRow(input, uuid, key, createdAt, process.pid));
-      this.repo.setStatus(uuid, 'completed', { process_id: null, hostname: null });
+      this.repo.insert({
+        ...this.newTaskRow(input, uuid, key, createdAt, process.pid),
+        status: 'completed',
+        started_at: createdAt,
+        completed_at: createdAt,
+        process_id: null,
+        hostname: null,
+      });
       fs.mkdirSync(dir);
       const metadata = buildMetadata({
         ...input,
