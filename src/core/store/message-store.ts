@@ -37,6 +37,7 @@ import { writeFileAtomicChunks } from '../jsonl/atomic-write';
 import { lineChunks } from '../jsonl/line-chunks';
 import { flagHeldLines, rewriteHistoryOnly } from './history-only-rewrite';
 import { HeldCurrentLines } from './held-current-lines';
+import { jsonOfText } from '../jsonl/json-text-memo';
 import { activeRecords } from '../compaction/compaction-record';
 import { isoTimestamp } from '../iso-timestamp';
 
@@ -195,7 +196,8 @@ export class MessageStore {
     }
     // Each part is encoded once and shared by both lines and the estimate: a tool output is
     // stringified once instead of twice, and no spread copies of the record are made.
-    const contentJson = JSON.stringify(input.content);
+    const contentJson =
+      typeof input.content === 'string' ? jsonOfText(input.content) : JSON.stringify(input.content);
     const toolCallsJson =
       input.tool_calls !== undefined ? JSON.stringify(input.tool_calls) : undefined;
     // The message's estimate counts its content and its calls apart; current.jsonl's total

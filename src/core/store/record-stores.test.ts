@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SummaryStore } from './summary-store';
 import { ToolStore, toolLine } from './tool-store';
+import { jsonOfText } from '../jsonl/json-text-memo';
 import { PlanningStore } from './planning-store';
 import { ToolOutputStore } from './tool-output-store';
 import { useTempDir } from '../../../test/support/temp-dir';
@@ -78,6 +79,14 @@ describe('ToolStore', () => {
         error: 'boom',
       }),
     ];
+    // An output encoded just before as its message's content (the JSON remembered), one
+    // after another text was, and one whose message comes next (the JSON remembered for it).
+    const output = 'line 1\n"quoted" \u2028 ünï — 日本';
+    jsonOfText(output);
+    written.push(store.add({ ...done, tool: 'Bash', args: { cmd: 'x' }, result: output }));
+    jsonOfText('another text');
+    written.push(store.add({ ...done, tool: 'Bash', args: { cmd: 'y' }, result: output }));
+    expect(jsonOfText(output)).toBe(JSON.stringify(output));
     store.close();
     const lines = fs.readFileSync(path.join(dir, 'tools.jsonl'), 'utf8').split('\n');
     expect(lines.slice(0, -1)).toEqual(written.map((record) => JSON.stringify(record)));

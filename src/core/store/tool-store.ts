@@ -1,3 +1,4 @@
+import { jsonOfText } from '../jsonl/json-text-memo';
 import path from 'node:path';
 import type { ToolRecord } from '../../shared/task-types';
 import { RecordLog } from './record-log';
@@ -71,11 +72,15 @@ export class ToolStore {
  * into one more copy of a tool's output first.
  */
 export function toolLine(record: ToolRecord): string[] {
-  const { seq, tool, tool_name, args, arguments: _same, ...rest } = record;
+  const { seq, tool, tool_name, args, arguments: _same, result, ...rest } = record;
   const head = JSON.stringify({ seq, tool, tool_name });
   const json = JSON.stringify(args) as string | undefined;
   const parts = [head.slice(0, -1)];
   if (json !== undefined) parts.push(',"args":', json, ',"arguments":', json);
-  parts.push(',', JSON.stringify(rest).slice(1));
+  // The output was most likely encoded just before, as its message's content.
+  const output = typeof result === 'string' ? jsonOfText(result) : JSON.stringify(result);
+  if (output !== undefined) parts.push(',"result":', output);
+  const tail = JSON.stringify(rest);
+  parts.push(tail.length > 2 ? `,${tail.slice(1)}` : '}');
   return parts;
 }
