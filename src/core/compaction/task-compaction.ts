@@ -60,22 +60,16 @@ export async function compactTask(
     ...(request.signal && { signal: request.signal }),
     ...(point && { initialView: point.prefix }),
   };
-  if (point) {
-    // Nothing is written: the task's files are read as they are, running or not.
+  if (request.dryRun) {
+    // Nothing is written: the task's files are read as they are, running or not (opening
+    // them for writing would repair them, or make an offset index a short task has none of).
     const dir = store.taskPath(row);
     const run = await runCompaction({ dir, toolOutputs: new ToolOutputStore(dir) }, options);
-    return { kind: 'ran', run, point };
+    return { kind: 'ran', run, ...(point && { point }) };
   }
   if (row.status === 'running') {
-    if (!request.dryRun) {
-      store.repo.requestControl(uuid, 'compact');
-      return { kind: 'requested', uuid };
-    }
-    const dir = store.taskPath(row);
-    return {
-      kind: 'ran',
-      run: await runCompaction({ dir, toolOutputs: new ToolOutputStore(dir) }, options),
-    };
+    store.repo.requestControl(uuid, 'compact');
+    return { kind: 'requested', uuid };
   }
   const task = store.openForMaintenance(uuid);
   try {

@@ -18,6 +18,14 @@ const BATCH_ENTRIES = 8192;
  * scan: open() indexes every complete line past the last entry on disk.
  */
 export const PENDING_ENTRIES = 256;
+/**
+ * A JSONL file shorter than this needs no sidecar: finding its lines is one scan of a few
+ * hundred KiB, which costs less than the file. A reader indexes it in memory; a writer given
+ * `withoutSidecarBelow` leaves a missing sidecar unmade until the file is this long or it
+ * holds as many entries as it may (the sources' sync and `cwb import`, which make a task per
+ * session: a file fewer per short one).
+ */
+export const SIDECAR_MIN_BYTES = 1024 * 1024;
 
 export interface OffsetIndexOptions {
   /**
@@ -35,6 +43,12 @@ export interface OffsetIndexOptions {
    * batch writer holding a whole session's lines holds their entries as long.
    */
   pendingEntries?: number;
+  /**
+   * A writer: a missing sidecar is made only once the indexed lines reach this many bytes or
+   * the entries held reach `pendingEntries` (it stays unmade for a short file, whose entries
+   * are dropped at close). 0 (the default) makes it at once.
+   */
+  withoutSidecarBelow?: number;
 }
 
 /**
@@ -64,6 +78,12 @@ export class OffsetIndex {
   private closed = false;
   private beforeWrite: (() => void) | undefined;
   private pendingLimit = PENDING_ENTRIES;
+  /**
+   * No sidecar: a reader's entries of a short file, all in memory (pending, never written),
+   * or a writer's sidecar not made yet (withoutSidecarBelow): its path, made when needed.
+   */
+  private inMemory = false;
+  private unmade: { below: number } | undefined;
 
   private constructor(idxPath: string, fd: number, readonly: boolean) {
     this.path = idxPath;
@@ -78,14 +98,27 @@ export class OffsetIndex {
     options: OffsetIndexOptions = {},
   ): OffsetIndex {
     const readonly = options.readonly ?? false;
+    const below = readonly ? 0 : (options.withoutSidecarBelow ?? 0);
     // a+: reads at any position, writes always land at the end.
-    const fd = readonly ? openIfExists(idxPath) : fs.openSync(idxPath, 'a+');
+    const fd =
+      readonly || below > 0
+        ? openIfExists(idxPath, readonly ? 'r' : 'a+')
+        : fs.openSync(idxPath, 'a+');
     let index: OffsetIndex | undefined;
     try {
       index = new OffsetIndex(idxPath, fd, readonly);
+      index.pendingLimit = Math.max(1, options.pendingEntries ?? PENDING_ENTRIES);
+      if (fd < 0) {
+        const size = sizeOrZero(jsonlPath);
+        if (readonly) index.inMemory = size < SIDECAR_MIN_BYTES;
+        else if (size < below) index.unmade = { below };
+        else index.make();
+        // Held in memory until the file is long enough (a line is at least 2 bytes).
+        if (index.inMemory || index.unmade)
+          index.pendingLimit = Math.max(index.pendingLimit, Math.ceil(SIDECAR_MIN_BYTES / 2));
+      }
       index.reconcile(jsonlPath);
       index.beforeWrite = options.beforeWrite;
-      index.pendingLimit = Math.max(1, options.pendingEntries ?? PENDING_ENTRIES);
       return index;
     } catch (error) {
       if (index) index.close();
@@ -171,6 +204,11 @@ export class OffsetIndex {
   flush(): void {
     this.requireOpen();
     if (this.pendingCount === 0 || !this.pending) return;
+    // Kept in memory: a reader's index of a short file, a writer's whose sidecar is not made
+    // (made once its lines are long enough, or it holds as many entries as it may).
+    if (this.inMemory) return;
+    if (this.unmade && this.lastOffset < this.unmade.below && this.pendingCount < this.pendingLimit)
+      return;
     this.beforeWrite?.();
     this.writeEntries(this.pending.subarray(0, this.pendingCount * ENTRY_BYTES));
     this.pendingCount = 0;
@@ -197,6 +235,8 @@ export class OffsetIndex {
   close(): void {
     if (this.closed) return;
     try {
+      // A short file's entries are dropped with its sidecar never made; a longer one's written.
+      if (this.unmade && this.lastOffset >= this.unmade.below) this.make();
       this.flush();
     } catch {
       // The index is derived: entries that could not be written are rebuilt on open.
@@ -252,6 +292,10 @@ export class OffsetIndex {
    * after it. With an empty index this is the full rebuild.
    */
   private catchUp(jsonlPath: string): void {
+    if (this.inMemory || this.unmade) {
+      this.holdAll(jsonlPath);
+      return;
+    }
     const alreadyIndexed = this.entries > 0;
     const resumeFrom = alreadyIndexed ? this.lastOffset : 0;
     const batch = Buffer.allocUnsafe(BATCH_ENTRIES * ENTRY_BYTES);
@@ -277,8 +321,18 @@ export class OffsetIndex {
     this.lastOffset = this.entries > 0 ? this.entryAt(this.entries - 1) : -1;
   }
 
+  /** Indexes every complete line of a short file without a sidecar, in memory. */
+  private holdAll(jsonlPath: string): void {
+    for (const line of readLinesSync(jsonlPath, { start: 0, maxLineBytes: 0 })) {
+      if (line.partial) break;
+      this.holdEntry(line.offset);
+      this.lastOffset = line.offset;
+    }
+  }
+
   /** Appends entries after the first `this.entries`, which become the whole file first. */
   private writeEntries(entries: Buffer): void {
+    if (this.unmade) this.make();
     this.settle(true);
     try {
       writeAllSync(this.fd, entries);
@@ -291,6 +345,13 @@ export class OffsetIndex {
     }
     this.fileBytes += entries.length;
     this.entries += entries.length / ENTRY_BYTES;
+  }
+
+  /** Makes the sidecar a writer left unmade (withoutSidecarBelow): its entries go there now. */
+  private make(): void {
+    this.fd = fs.openSync(this.path, 'a+');
+    this.fileBytes = fs.fstatSync(this.fd).size;
+    this.unmade = undefined;
   }
 
   /** Makes the file hold exactly the `this.entries` entries that are counted. */
@@ -362,9 +423,10 @@ export class OffsetIndex {
   }
 }
 
-function openIfExists(filePath: string): number {
+/** The sidecar if it exists: for reading, or (a+ without creating it) for appending. */
+function openIfExists(filePath: string, flags: 'r' | 'a+'): number {
   try {
-    return fs.openSync(filePath, 'r');
+    return fs.openSync(filePath, flags === 'r' ? 'r' : fs.constants.O_RDWR | fs.constants.O_APPEND);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return -1;
     throw error;

@@ -91,20 +91,38 @@ function snapshot(store: ContextStore): string[] {
     .sort();
 }
 
+/** One first sync of `config` on this thread alone, and one on two threads: both stores. */
+async function bothWays(
+  config: SourcesConfig,
+  check: (run: {
+    one: ContextStore;
+    two: ContextStore;
+    parallel: SourceSync;
+    sequential: ReturnType<typeof summarize>;
+    shared: ReturnType<typeof summarize>;
+  }) => Promise<void>,
+): Promise<void> {
+  const one = ContextStore.open(path.join(tempDir(), 'one'));
+  const two = ContextStore.open(path.join(tempDir(), 'two'));
+  try {
+    const alone = new SourceSync(one, config);
+    alone.threads = 0;
+    const sequential = summarize(await alone.syncAll());
+    const parallel = new SourceSync(two, config);
+    parallel.threads = 1;
+    parallel.minParallelBytes = 0;
+    parallel.threadsFirst = true;
+    const shared = summarize(await parallel.syncAll());
+    await check({ one, two, parallel, sequential, shared });
+  } finally {
+    one.close();
+    two.close();
+  }
+}
+
 describe('a first sync on more than one thread', () => {
-  it('makes the same tasks, links and files as one thread, each file synced once', async () => {
-    const config = home();
-    const one = ContextStore.open(path.join(tempDir(), 'one'));
-    const two = ContextStore.open(path.join(tempDir(), 'two'));
-    try {
-      const alone = new SourceSync(one, config);
-      alone.threads = 0;
-      const sequential = summarize(await alone.syncAll());
-      const parallel = new SourceSync(two, config);
-      parallel.threads = 1;
-      parallel.minParallelBytes = 0;
-      parallel.threadsFirst = true;
-      const shared = summarize(await parallel.syncAll());
+  it('makes the same tasks, links and files as one thread, each file synced once', () =>
+    bothWays(home(), async ({ one, two, parallel, sequential, shared }) => {
       // The other thread did its share (a lane at least), the results are the same.
       expect(parallel.lastOnThreads).toBeGreaterThan(0);
       expect(shared).toEqual(sequential);
@@ -121,13 +139,9 @@ describe('a first sync on more than one thread', () => {
       const again = summarize(await parallel.syncAll());
       expect(again.messages).toBe(0);
       expect(snapshot(two)).toEqual(expected);
-    } finally {
-      one.close();
-      two.close();
-    }
-  });
+    }));
 
-  it('leaves to its own thread a lane the other thread stops short of (a kind it does not know)', async () => {
+  it('leaves to its own thread a lane the other thread stops short of (a kind it does not know)', () => {
     // Known to this thread only: registered at run time, after the sync thread loaded its kinds.
     registerSourceKind({ ...sourceKind('claude-code')!, id: 'claude-code-copy' });
     const config = home();
@@ -136,25 +150,12 @@ describe('a first sync on more than one thread', () => {
       { ...copy, id: 'claude-code-copy', kind: sourceKind('claude-code-copy')! },
       config.sources[1]!,
     ];
-    const one = ContextStore.open(path.join(tempDir(), 'one'));
-    const two = ContextStore.open(path.join(tempDir(), 'two'));
-    try {
-      const alone = new SourceSync(one, config);
-      alone.threads = 0;
-      const sequential = summarize(await alone.syncAll());
-      const parallel = new SourceSync(two, config);
-      parallel.threads = 1;
-      parallel.minParallelBytes = 0;
-      parallel.threadsFirst = true;
-      const shared = summarize(await parallel.syncAll());
+    return bothWays(config, async ({ one, two, parallel, sequential, shared }) => {
       expect(shared).toEqual(sequential);
       expect(sequential.errors).toEqual([]);
       expect(snapshot(two)).toEqual(snapshot(one));
       // The largest lane (a Claude Code project) went to the thread first, which gave it back.
       expect(parallel.lastOnThreads).toBeLessThan(sequential.files);
-    } finally {
-      one.close();
-      two.close();
-    }
+    });
   });
 });

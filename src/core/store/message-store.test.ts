@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SummaryStore } from './summary-store';
@@ -6,9 +7,23 @@ import { MessageStore, toCurrent } from './message-store';
 import { TASK_FILES } from './contexts-layout';
 import { useTempDir } from '../../../test/support/temp-dir';
 import { o200kLoaded } from '../tokens/o200k-state';
-import { PENDING_ENTRIES } from '../jsonl/offset-index';
+import { OffsetIndex, PENDING_ENTRIES, SIDECAR_MIN_BYTES } from '../jsonl/offset-index';
 
 const tempDir = useTempDir();
+
+/** The offsets an index of the task's messages.jsonl reads, with its sidecar or without. */
+function indexedOffsets(dir: string): number[] {
+  const index = OffsetIndex.open(
+    path.join(dir, TASK_FILES.messages),
+    path.join(dir, TASK_FILES.messagesIndex),
+    { readonly: true },
+  );
+  try {
+    return Array.from({ length: index.count }, (_, i) => index.offsetOf(i + 1));
+  } finally {
+    index.close();
+  }
+}
 
 function lines(file: string): unknown[] {
   return fs
@@ -398,10 +413,11 @@ describe('MessageStore.markHistoryOnly (live source tasks)', () => {
       });
     a.close();
     b.close();
-    for (const name of [TASK_FILES.messages, TASK_FILES.current, TASK_FILES.messagesIndex])
+    for (const name of [TASK_FILES.messages, TASK_FILES.current])
       expect(fs.readFileSync(path.join(held, name))).toEqual(
         fs.readFileSync(path.join(plain, name)),
       );
+    expect(indexedOffsets(held)).toEqual(indexedOffsets(plain));
     const reader = MessageStore.open(held, { readonly: true });
     expect(reader.readWindow(1, 10).messages.map((m) => m.history_only === true)).toEqual([
       false,
@@ -593,11 +609,14 @@ describe('MessageStore, batched (the sources sync)', () => {
       content: `message ${i + 1}: ${'テキスト '.repeat(i % 7)}`,
       ...(i % 5 === 4 && { historyOnly: true }),
     }));
-  const files = (dir: string) =>
-    [TASK_FILES.messages, TASK_FILES.current, TASK_FILES.messagesIndex].map((name) => {
+  /** messages.jsonl, current.jsonl and the offsets an index reads (sidecar or not). */
+  const files = (dir: string) => [
+    ...[TASK_FILES.messages, TASK_FILES.current].map((name) => {
       const file = path.join(dir, name);
       return fs.existsSync(file) ? fs.readFileSync(file) : Buffer.alloc(0);
-    });
+    }),
+    indexedOffsets(dir),
+  ];
 
   it('writes the same bytes as a store writing each line, and writes them only when closed', () => {
     const plain = tempDir();
@@ -616,13 +635,45 @@ describe('MessageStore, batched (the sources sync)', () => {
     expect(files(batched)).toEqual(files(plain));
   });
 
+  it('makes no offset index sidecar for a short session: readers index it in memory', () => {
+    const plain = tempDir();
+    const dir = tempDir();
+    const a = MessageStore.open(plain);
+    const store = MessageStore.open(dir, { batched: true });
+    for (const m of messages(300)) {
+      a.append(m);
+      store.append(m);
+    }
+    store.flushIndex();
+    a.close();
+    store.close();
+    expect(fs.existsSync(path.join(dir, TASK_FILES.messagesIndex))).toBe(false);
+    const before = fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith('cwb-offset-index-'));
+    expect(indexedOffsets(dir)).toEqual(indexedOffsets(plain));
+    const reader = MessageStore.open(dir, { readonly: true });
+    expect(reader.readWindow(298, 5).messages.map((m) => m.seq)).toEqual([298, 299, 300]);
+    reader.close();
+    // In memory: no private copy of an index was made to read it.
+    expect(fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith('cwb-offset-index-'))).toEqual(
+      before,
+    );
+    // The next writer of the task (not the sync's) makes it, whole.
+    const writer = MessageStore.open(dir);
+    writer.append({ role: 'user', content: 'one more' });
+    writer.close();
+    expect(fs.statSync(path.join(dir, TASK_FILES.messagesIndex)).size).toBe(301 * 8);
+    expect(indexedOffsets(dir).slice(0, 300)).toEqual(indexedOffsets(plain));
+  });
+
   it('never writes an index entry before its line: the index writes the held lines first', () => {
     const dir = tempDir();
     const store = MessageStore.open(dir, { batched: true });
     const idx = path.join(dir, TASK_FILES.messagesIndex);
-    for (const m of messages(PENDING_ENTRIES + 1)) store.append(m);
+    // Long enough for a sidecar (SIDECAR_MIN_BYTES).
+    store.append({ role: 'user', content: 'x'.repeat(SIDECAR_MIN_BYTES) });
+    for (const m of messages(PENDING_ENTRIES)) store.append(m);
     // A batched store holds a whole session's entries, not PENDING_ENTRIES of them.
-    expect(fs.statSync(idx).size).toBe(0);
+    expect(fs.existsSync(idx) ? fs.statSync(idx).size : 0).toBe(0);
     expect(fs.statSync(store.messagesPath).size).toBe(0);
     store.flushIndex();
     expect(fs.statSync(idx).size / 8).toBe(PENDING_ENTRIES + 1);

@@ -9,7 +9,7 @@ import type {
 } from '../../shared/task-types';
 import { AppendLog } from '../jsonl/append-log';
 import { encodeLinePair, partText } from '../jsonl/write-line';
-import { OffsetIndex } from '../jsonl/offset-index';
+import { OffsetIndex, SIDECAR_MIN_BYTES } from '../jsonl/offset-index';
 import { readLinesSync } from '../jsonl/line-reader';
 import { countCompleteLines } from '../jsonl/count-lines';
 import {
@@ -132,7 +132,8 @@ export class MessageStore {
     return OffsetIndex.open(this.messagesPath, indexPath, {
       readonly,
       ...(this.logs && { beforeWrite: () => this.writeHeldMessages() }),
-      ...(this.batched && { pendingEntries: HELD_ENTRIES }),
+      // A short session's task has no sidecar until a writer of a longer one makes it.
+      ...(this.batched && { pendingEntries: HELD_ENTRIES, withoutSidecarBelow: SIDECAR_MIN_BYTES }),
     });
   }
 
