@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ContextStore } from '../../src/core/store/context-store';
@@ -83,6 +84,8 @@ interface Measured {
   bytes: number;
   oursMs: number;
   baseMs: number;
+  /** Every run's time, ours and the baseline's, in order (the first starts the sync threads). */
+  runs: { ours: number[]; base: number[] };
   last: Awaited<ReturnType<typeof firstSync>>;
 }
 
@@ -110,6 +113,7 @@ async function measure(
   // system time for that removal. A person's first sync does not follow one.
   const made: string[] = [];
   for (let i = 0; i < ctx.runs; i++) {
+    settleDisk();
     const started = performance.now();
     parseAll(files);
     base.push(performance.now() - started);
@@ -120,7 +124,24 @@ async function measure(
   }
   for (const contexts of made) removeTree(contexts);
   removeTree(home);
-  return { files: files.length, bytes, oursMs: median(ours), baseMs: median(base), last: last! };
+  return {
+    files: files.length,
+    bytes,
+    oursMs: median(ours),
+    baseMs: median(base),
+    runs: { ours, base },
+    last: last!,
+  };
+}
+
+/**
+ * Writes back what earlier runs left in the page cache (`sync`), untimed: the kernel writes a
+ * run's ~100 MB of new files some 30 s later, on the same cores, so without this each run
+ * was slowed by the writeback of the ones before it; a person's first sync starts on a disk
+ * at rest. Where there is no `sync` command, nothing.
+ */
+function settleDisk(): void {
+  spawnSync('sync', { stdio: 'ignore' });
 }
 
 /**
@@ -158,10 +179,13 @@ function rowOf(m: Measured, label: string) {
     `≥ ${GOAL}× JSON.parse`,
     judge(
       speed >= GOAL,
-      `${ratio(speed)}: ~${perTask} KiB a task; making each task (its row, a folder and five or six files) and writing its messages and tool records weigh more than parsing the bytes; see the notes`,
+      `${ratio(speed)}: ~${perTask} KiB a task; making each task (its row, a folder and four or five files) and writing its messages and tool records weigh more than parsing the bytes; see the notes`,
     ),
   );
 }
+
+const runsOf = (m: Measured): string =>
+  m.runs.ours.map((ms, i) => `${ms.toFixed(0)}/${m.runs.base[i]!.toFixed(0)}`).join(', ');
 
 const kindsOf = (m: Measured): string =>
   Object.entries(m.last.kinds)
@@ -192,11 +216,12 @@ export const sourcesSyncGroup: BenchGroup = {
       ],
       notes: [
         `${all.last.errors} and ${first.last.errors} errors; every figure the median of ${ctx.runs} runs. The machine is shared: the baseline itself moves between runs; the ratio, measured side by side, moves much less.`,
+        `Each run in order, ours against the baseline (ms): every real fixture ${runsOf(all)}; in memory ${inMemory ? runsOf(inMemory) : '—'}. The first run starts the sync thread (from the TypeScript source here, through tsx's loader; \`cwb\` loads out/main/sync-thread.js) and compiles the code; the median leaves it out.`,
         `Tasks by kind, every real fixture: ${kindsOf(all)}. The corpus before 2026-11-28: ${kindsOf(first)}.`,
-        "Where the time goes, on disk against in memory (2026-11-28 14:28Z, load average below 1, five first syncs each, taking turns): 1.79 s on this machine's disk and 1.19 s with the contexts folder in /dev/shm, 2.08 s and 1.31 s of CPU time. About 0.6 s of a sync is the kernel making the 166 task folders and their files (a folder and five or six files each, about a thousand creations, which this shared virtual disk takes 0.01 to 0.7 ms each depending on its other traffic): the ratio moves with the disk's load more than with the code.",
-        "Where the rest goes (`node --cpu-prof` of three first syncs into /dev/shm, same time; shares of the sync's own time): reading and parsing the sources 18 % (0.64× what JSON.parse of the same bytes takes: Claude Code's toolUseResult, 55 % of its bytes, is left out before decoding); the mappers 14 %; the sink and commit code of sync-file.ts 12 %; encoding and holding the messages 12 % (JSON of each message, its token estimate, both lines); marking what an agent's own compaction replaced history-only 8 % (the view read back from messages.jsonl and current.jsonl made from it); making the tasks 8 % (a transaction inserting each row with 22 indexes, its search entry and facet counts, the folder and metadata.json); the tools.jsonl records 8 % (each with the arguments twice and the output again, as both seeds name them); waiting 6 %; the collector 4 %.",
-        "Done for this goal (issue 32) on 2026-11-28, second session: the sync's tasks write their lines together (a batched AppendLog: ~31,700 write calls a sync down to ~6,700); tasks.db keeps temporary tables in memory (a statement-journal file was made and removed per task row); the first sync of a compacted session sets the history-only flags in the lines it still holds (no temporary files, renames or index rebuild); a tool record is written as its parts; the JSONL sources are read synchronously in 1 MiB chunks through one generator (the event loop gets a turn every 20 ms); Claude Code's toolUseResult is cut from each line's bytes before decoding; the Claude Code mapper does less per block. CPU time of a first sync went from ~2.5 s to ~1.9 s on disk (taking turns at load 5 to 7); the wall-clock ratio on disk stayed near 0.2×. Earlier that day: zod off the hot path, no fsync of the history-only rewrite, no read-back of current.jsonl.",
-        "What would still be needed for 0.5×: on this disk, fewer files made per task (the offset index sidecar written only for long sessions, a reader indexing a short file in memory; current.jsonl made when first needed) or their making overlapped with the parsing (folders prepared ahead on the thread pool); and everywhere, about a third less CPU: the sink's per-entry bookkeeping, the view read back for the history-only flags (the held current lines could be reused), the token estimates counted twice for current.jsonl, a tool record referring to its result message instead of holding the output a third time (a format change the seeds' `result` field argues against), and the row's two transactions per new task made one.",
+        "How it is measured: the page cache is written back (`sync`) before each run, untimed, and each run's contexts folder is removed only after the last run. Without the first, a run shared the cores with the kernel writing back the ~100 MB the run before had left; without the second, on this machine's ext4 without a journal, each inode a run made passed over the thousands the previous run's removal had freed less than 30 s before (`perf`: find_inode_bit → recently_deleted, ~0.4 s of system time a run). A person's first sync starts on a disk at rest.",
+        "A first sync of many files runs on two threads here (one per core, src/core/sources/sync-threads.ts): lanes of related files (a Claude Code project; another kind's source) taken from a shared counter, tasks.db's writes taking turns through a write gate shared by the threads (Atomics; SQLite's busy handler slept 1–5 ms a turn and made two threads slower than one). The same first sync on one thread (`CWB_SYNC_THREADS=0`): about 1.3–1.6 s on disk, 0.86–1.0 s in memory (2026-11-28 17:05Z).",
+        "Where the rest goes (`node --cpu-prof` of both threads, five first syncs into /dev/shm, 16:45Z; shares of the sync's own time): reading and parsing the sources ~15 % (0.64× JSON.parse of the same bytes: Claude Code's toolUseResult is left out before decoding); encoding and holding the messages ~12 %; the mappers ~10 %; tasks.db ~15 % (a row with 22 indexes, search entry and facet counts per task; claims and commits per file), ~4 % of it one thread waiting for the other's write; the tools.jsonl records ~6 %; the sink of sync-file.ts ~5 %; the collector ~3 %. On disk against in memory, a run spends more time in the kernel making files and folders (1,000 inodes) and more user time as well; the difference moved from 0.1 to 0.4 s between runs.",
+        "Done for this goal on 2026-11-28 (issue 32), third session: two threads (above); a compacted session's first sync makes current.jsonl from the current.jsonl lines it holds instead of reading the view back and parsing every line twice (~10 % of a sync); a short session's task gets no offset-index sidecar (a reader indexes a file under 1 MiB in memory); a history task's row is inserted completed (one statement, not two); a tool's output is encoded as JSON once for its record and its message. Second session: lines written together (batched AppendLog), temporary tables in memory, history-only flags set in the held lines, synchronous reading in 1 MiB chunks, toolUseResult cut before decoding, a leaner Claude Code mapper. First session: zod off the hot path, no fsync of the history-only rewrite, no read-back of current.jsonl.",
       ],
     };
   },
