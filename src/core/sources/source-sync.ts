@@ -130,9 +130,10 @@ export class SourceSync {
     this.lastOnThreads = 0;
     if (count === 0 || !(this.store.repo instanceof TaskRepository) || units.length < 2)
       return inOrder(units, here);
-    const { lanes, hereOnly } = laneUnits(units);
+    const { lanes, hereOnly } = laneUnits(units, this.syncedBefore());
     const bytes = lanes.reduce((n, lane) => n + lane.bytes, 0);
-    if (lanes.length < 2 || bytes < (this.minParallelBytes ?? PARALLEL_MIN_BYTES))
+    // Nothing new to read (a poll's pass over unchanged files) needs no thread.
+    if (lanes.length < 2 || bytes === 0 || bytes < (this.minParallelBytes ?? PARALLEL_MIN_BYTES))
       return inOrder(units, here);
     const { results, onThreads } = await runLanes({
       lanes,
@@ -151,6 +152,12 @@ export class SourceSync {
     });
     this.lastOnThreads = onThreads;
     return units.map((unit) => results.get(unit)!);
+  }
+
+  /** Each file's size and time when it was last synced (what is new since is what to read). */
+  private syncedBefore(): Map<string, { size: number; mtimeMs: number }> {
+    const rows = new SyncStateRepository(this.store.sourcesDb).list();
+    return new Map(rows.map((r) => [r.path, { size: r.size, mtimeMs: r.mtime_ms }]));
   }
 
   /**
@@ -257,10 +264,14 @@ async function inOrder(
 }
 
 /**
- * The units in lanes (SourceKind.lane), in their order within each; those of a kind that
- * adopts other files' sessions or is a store stay on the sync's own thread (`hereOnly`).
+ * The units in lanes (SourceKind.lane), in their order within each, with the bytes each lane
+ * has to read (a file unchanged since its last sync: none); those of a kind that adopts other
+ * files' sessions or is a store stay on the sync's own thread (`hereOnly`).
  */
-function laneUnits(units: SyncUnit[]): { lanes: Lane<SyncUnit>[]; hereOnly: SyncUnit[] } {
+function laneUnits(
+  units: SyncUnit[],
+  before: ReadonlyMap<string, { size: number; mtimeMs: number }>,
+): { lanes: Lane<SyncUnit>[]; hereOnly: SyncUnit[] } {
   const lanes = new Map<string, Lane<SyncUnit>>();
   const hereOnly: SyncUnit[] = [];
   for (const unit of units) {
@@ -277,15 +288,20 @@ function laneUnits(units: SyncUnit[]): { lanes: Lane<SyncUnit>[]; hereOnly: Sync
     let lane = lanes.get(key);
     if (!lane) lanes.set(key, (lane = { units: [], bytes: 0 }));
     lane.units.push(unit);
-    lane.bytes += fileSize(unit.file);
+    lane.bytes += toRead(unit.file, before.get(unit.file));
   }
   return { lanes: [...lanes.values()], hereOnly };
 }
 
-function fileSize(file: string): number {
+/** What a file has that its last sync did not read: all of it when it changed, else nothing. */
+function toRead(file: string, last: { size: number; mtimeMs: number } | undefined): number {
+  let stat: fs.Stats;
   try {
-    return fs.statSync(file).size;
+    stat = fs.statSync(file);
   } catch {
     return 0;
   }
+  if (last === undefined) return stat.size;
+  if (last.size === stat.size && last.mtimeMs === stat.mtimeMs) return 0;
+  return stat.size >= last.size ? stat.size - last.size : stat.size;
 }
