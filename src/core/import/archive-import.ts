@@ -28,7 +28,7 @@ import type { Entry, ZipFile } from 'yauzl';
 import type { TaskRow } from '../../shared/task-types';
 import type { ContextStore } from '../store/context-store';
 import { restoreTask, type UuidConflict } from '../store/task-import';
-import { OffsetIndex } from '../jsonl/offset-index';
+import { OffsetIndex, SIDECAR_MIN_BYTES } from '../jsonl/offset-index';
 import { TASK_FILES } from '../store/contexts-layout';
 import { writeFileAtomic } from '../jsonl/atomic-write';
 import { CwbError, badInput } from '../errors';
@@ -93,7 +93,10 @@ export async function importArchive(
         const entry = files.get(`${task.uuid}/${f.path}`)!;
         await extract(zip, entry, path.join(dir, ...f.path.split('/')), f, base);
       }
-      rebuildIndex(dir);
+      rebuildIndex(
+        dir,
+        task.files.some((f) => f.path === TASK_FILES.messagesIndex),
+      );
     }
     const tasks = await commit(store, manifest, staging, onConflict);
     return { tasks, report: new ImportReport(file) };
@@ -291,12 +294,18 @@ async function extract(
   }
 }
 
-function rebuildIndex(dir: string): void {
+/**
+ * The offset index made anew from the messages (an archived one is not trusted). A task
+ * archived without one (a short task of the sync or an import, or a redacted export) gets one
+ * only if its messages are long enough to need it (SIDECAR_MIN_BYTES).
+ */
+function rebuildIndex(dir: string, archived: boolean): void {
   const messages = path.join(dir, TASK_FILES.messages);
   const index = path.join(dir, TASK_FILES.messagesIndex);
   fs.rmSync(index, { force: true });
   if (!fs.existsSync(messages)) return;
-  OffsetIndex.open(messages, index).close();
+  const below = archived ? 0 : SIDECAR_MIN_BYTES;
+  OffsetIndex.open(messages, index, { withoutSidecarBelow: below }).close();
 }
 
 async function commit(
