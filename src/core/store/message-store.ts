@@ -302,6 +302,7 @@ export class MessageStore {
       this.index.append(offset);
       if (encoded) currentAt = this.logs.current.appendEncoded(encoded[1]).offset;
       else if (currentLine) {
+        // Too long to encode in one piece: written as parts, not kept among held lines.
         this.logs.current.append(currentLine.map((part) => partText(messageLine, part)));
         this.heldCurrent = undefined;
       }
@@ -312,17 +313,15 @@ export class MessageStore {
       this.rollBack(offset, indexed);
       throw error;
     }
-    if (this.heldCurrent) {
-      const lineTokensNow = readsBackAs(input, encoded?.[1].length)
-        ? tokensOf(sumCounts(contentCounts, callCounts))
-        : Number.NaN;
-      this.holdCurrentLine(seq, currentAt, encoded?.[1].length ?? 0, lineTokensNow, input);
-    }
+    // The line's tokens as current.jsonl's total counts them, when it reads back as written.
+    const readBack = readsBackAs(input, encoded?.[1].length)
+      ? tokensOf(sumCounts(contentCounts, callCounts))
+      : undefined;
+    if (this.heldCurrent)
+      this.holdCurrentLine(seq, currentAt, encoded?.[1].length ?? 0, readBack ?? NaN, input);
     if (!input.historyOnly) {
       if (this.currentTokens !== undefined)
-        this.currentTokens = readsBackAs(input, encoded?.[1].length)
-          ? this.currentTokens + tokensOf(sumCounts(contentCounts, callCounts))
-          : undefined;
+        this.currentTokens = readBack !== undefined ? this.currentTokens + readBack : undefined;
       if (this.currentLines !== undefined) this.currentLines++;
     }
     return record;
