@@ -138,7 +138,7 @@ export class SourceSync {
     const { results, onThreads } = await runLanes({
       lanes,
       hereOnly,
-      syncQueued: (unit) => this.syncPath(unit.source, unit.file),
+      syncQueued: here,
       syncNow: (unit) => syncFile(this.store, unit.source.kind, unit.file, this.fileOptions),
       track: (file, done) => this.track(file, done),
       threads: count,

@@ -1,9 +1,9 @@
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { shareWriteGate } from '../db/write-gate';
+import { builtEntry } from '../built-entry';
 import type { SyncFileResult } from './sync-file';
 import type {
   LaneReply,
@@ -256,15 +256,11 @@ interface ThreadEntry {
  * thread itself (a worker does not inherit the loader `--import tsx` gave this one).
  */
 function threadEntry(fromUrl: string = import.meta.url): ThreadEntry {
-  const here = path.dirname(fileURLToPath(fromUrl));
-  if (!fromUrl.endsWith('.ts'))
-    for (const dir of [here, path.dirname(here)]) {
-      const built = path.join(dir, 'sync-thread.js');
-      if (fs.existsSync(built)) return { code: pathToFileURL(built), eval: false };
-    }
-  const source = pathToFileURL(path.join(here, 'sync-thread.ts')).href;
+  const built = builtEntry(fromUrl, 'sync-thread.js');
+  if (built !== undefined) return { code: pathToFileURL(built), eval: false };
+  const source = pathToFileURL(path.join(path.dirname(fileURLToPath(fromUrl)), 'sync-thread.ts'));
   return {
-    code: `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(source)}); });`,
+    code: `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(source.href)}); });`,
     eval: true,
   };
 }

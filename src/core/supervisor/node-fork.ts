@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import { INDEX_PIPE_FD, type ForkWorker, type WorkerHandle } from './worker-handle';
 import type { Duplex } from 'node:stream';
 import { TASK_PROCESS_V8_FLAGS, taskProcessEnv } from './task-process-flags';
+import { builtEntry } from '../built-entry';
 
 /** Where the task process entry is, and how Node must be started to run it. */
 export interface WorkerEntry {
@@ -17,13 +18,9 @@ export interface WorkerEntry {
  * `tsx`), the TypeScript entry runs through tsx's loader.
  */
 export function resolveWorkerEntry(fromUrl: string = import.meta.url): WorkerEntry {
-  const here = path.dirname(fileURLToPath(fromUrl));
-  // Bundled, this code sits in out/main/ (or in a shared chunk in out/main/chunks/).
-  for (const dir of [here, path.dirname(here)]) {
-    const built = path.join(dir, 'worker.cjs');
-    if (fs.existsSync(built) && !fromUrl.endsWith('.ts')) return { file: built, execArgv: [] };
-  }
-  let dir = here;
+  const built = builtEntry(fromUrl, 'worker.cjs');
+  if (built !== undefined) return { file: built, execArgv: [] };
+  let dir = path.dirname(fileURLToPath(fromUrl));
   while (!fs.existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir)
     dir = path.dirname(dir);
   return { file: path.join(dir, 'src', 'worker', 'index.ts'), execArgv: ['--import', 'tsx'] };
