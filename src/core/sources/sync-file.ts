@@ -657,6 +657,9 @@ async function readRange(
     const finals = closeForCommit(open);
     now.options.beforeCommit?.();
     const uuids = [...open.values()].map((t) => t.task.uuid);
+    // Read from the file before the transaction: tasks.db's writers (other threads, other
+    // processes) wait for no file reads.
+    const fingerprint = now.printOf(offset);
     repo.write(() => {
       for (const [key, t] of open) {
         const final = finals.get(key)!;
@@ -715,7 +718,7 @@ async function readRange(
       repo.update(file, {
         offset,
         line_no: lineNo,
-        fingerprint: now.printOf(offset),
+        fingerprint,
         size: now.size,
         mtime_ms: now.mtimeMs,
         inode: now.ino,

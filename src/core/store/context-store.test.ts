@@ -146,6 +146,37 @@ describe('task lifecycle', () => {
     store.close();
   });
 
+  it("a history task's folder takes its uuid only with its row, and a failed create leaves nothing behind", () => {
+    const store = openStore();
+    const uuid = '0b5c5f4e-8a8e-4c55-9d3b-3d2f1c1a7e03';
+    const completed = path.join(store.root, 'completed');
+    // Inside the write transaction the folder is filled already, under its staging name.
+    let seenInTransaction: string[] = [];
+    let stagedFiles: string[] = [];
+    const write = store.repo.write.bind(store.repo);
+    store.repo.write = <T>(fn: () => T): T =>
+      write(() => {
+        seenInTransaction = fs.readdirSync(completed);
+        stagedFiles = fs.readdirSync(path.join(completed, seenInTransaction[0]!));
+        return fn();
+      });
+    const task = store.createHistoryTask({ uuid, title: 'a session' });
+    expect(seenInTransaction).toEqual([`.new-${uuid}-${process.pid}`]);
+    expect(stagedFiles).toEqual([TASK_FILES.metadata]);
+    expect(fs.readdirSync(completed)).toEqual([uuid]);
+    expect(fs.readdirSync(task.dir)).toContain(TASK_FILES.metadata);
+    task.close();
+    // A uuid with a row already: refused, and its staging folder removed.
+    expect(() => store.createHistoryTask({ uuid })).toThrow(/exists already/);
+    // A folder of that uuid without a row (a crash's leftover): refused as well.
+    const other = '0b5c5f4e-8a8e-4c55-9d3b-3d2f1c1a7e04';
+    fs.mkdirSync(path.join(completed, other));
+    expect(() => store.createHistoryTask({ uuid: other })).toThrow(/exists already/);
+    expect(store.repo.get(other)).toBeUndefined();
+    expect(fs.readdirSync(completed).sort()).toEqual([uuid, other].sort());
+    store.close();
+  });
+
   it('stop → paused/, resume → running/, complete → completed/ with final_summary.txt', async () => {
     const store = openStore({ summarizer: (t) => `summary of ${t.uuid}` });
     const task = store.createTask({ title: 't' });

@@ -10,6 +10,7 @@ import { INDEX_URL_ENV, assertIndexUrl, hostName, openTaskIndex } from '../db/op
 import {
   DATABASE_FILE,
   STATUS_FOLDERS,
+  stagingDir,
   assertTaskUuid,
   statusFolder,
   taskDir,
@@ -243,32 +244,27 @@ export class ContextStore implements TaskHost {
 
   /**
    * A task that is history from its start: another agent's session read by the sources'
-   * sync (src/core/sources). Its row and its folder are made completed at once, in one
-   * transaction, and it is opened for maintenance once (a new folder needs none of the
-   * repairs a folder another process wrote may), its summaries, tools and planning logs
-   * made only when it first writes one. Its metadata.json is fsynced only with durability
-   * 'fsync', like the lines the sync appends (writeNewMetadata): with the default, an fsync
-   * per task was the largest single cost of a first sync (docs/benchmarks.md §14), and all
-   * of the task can be read again from the session.
+   * sync (src/core/sources). Its row and its folder are made completed at once, and it is
+   * opened for maintenance once (a new folder needs none of the repairs a folder another
+   * process wrote may), its summaries, tools and planning logs made only when it first
+   * writes one. Its metadata.json is fsynced only with durability 'fsync', like the lines
+   * the sync appends (writeNewMetadata): with the default, an fsync per task was the largest
+   * single cost of a first sync (docs/benchmarks.md §14), and all of the task can be read
+   * again from the session.
+   *
+   * The folder is made and filled under a staging name first, outside the write transaction,
+   * and only renamed to its uuid inside it, with the row: the other threads of a parallel
+   * sync (and other processes) wait for tasks.db's writes, not for this one's files. Recovery
+   * never takes a staging folder for a task, and removes one whose maker is gone.
    */
   createHistoryTask(input: CreateTaskInput & { uuid: string }): TaskContextManager {
     const uuid = assertTaskUuid(input.uuid);
     const key: TaskKey = { ...EMPTY_KEY, ...input.key };
     const dir = taskDir(this.root, 'completed', uuid);
+    const staging = stagingDir(this.root, 'completed', uuid);
     const createdAt = isoTimestamp();
-    this.repo.write(() => {
-      if (this.repo.get(uuid))
-        throw new CwbError('conflict', `a task with id ${uuid} exists already`);
-      // As a task made running and then completed: started and completed now, no process.
-      this.repo.insert({
-        ...this.newTaskRow(input, uuid, key, createdAt, process.pid),
-        status: 'completed',
-        started_at: createdAt,
-        completed_at: createdAt,
-        process_id: null,
-        hostname: null,
-      });
-      fs.mkdirSync(dir);
+    fs.mkdirSync(staging);
+    try {
       const metadata = buildMetadata({
         ...input,
         uuid,
@@ -277,9 +273,29 @@ export class ContextStore implements TaskHost {
         process_id: process.pid,
         hostname: this.host,
       });
-      if (this.fsync) writeMetadata(dir, metadata);
-      else writeNewMetadata(dir, metadata);
-    });
+      if (this.fsync) writeMetadata(staging, metadata);
+      else writeNewMetadata(staging, metadata);
+      this.repo.write(() => {
+        if (this.repo.get(uuid))
+          throw new CwbError('conflict', `a task with id ${uuid} exists already`);
+        // As a task made running and then completed: started and completed now, no process.
+        this.repo.insert({
+          ...this.newTaskRow(input, uuid, key, createdAt, process.pid),
+          status: 'completed',
+          started_at: createdAt,
+          completed_at: createdAt,
+          process_id: null,
+          hostname: null,
+        });
+        // A folder of that uuid already there (left without a row): an error, as mkdir's.
+        if (fs.existsSync(dir))
+          throw new CwbError('conflict', `a task folder ${dir} exists already`);
+        fs.renameSync(staging, dir);
+      });
+    } catch (err) {
+      fs.rmSync(staging, { recursive: true, force: true });
+      throw err;
+    }
     // Only the sync of its session file writes to it, and commits after closing it.
     return this.manager(uuid, dir, { lazyRecords: true, batched: true });
   }

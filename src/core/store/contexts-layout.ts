@@ -60,6 +60,18 @@ export function taskDir(root: string, folder: StatusFolder, uuid: string): strin
   return path.join(root, folder, assertTaskUuid(uuid));
 }
 
+/**
+ * Where a new history task's folder is filled before it takes its place (createHistoryTask):
+ * a name no task folder has (recovery lists only UUIDs), with the maker's pid so that recovery
+ * can remove one whose process is gone.
+ */
+export function stagingDir(root: string, folder: StatusFolder, uuid: string): string {
+  return path.join(root, folder, `.new-${assertTaskUuid(uuid)}-${process.pid}`);
+}
+
+/** A staging folder's name: its uuid and the pid of the process that made it. */
+export const STAGING_NAME = /^\.new-([0-9a-f-]{36})-(\d+)$/;
+
 export const TASK_FILES = {
   metadata: 'metadata.json',
   messages: 'messages.jsonl',

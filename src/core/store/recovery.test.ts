@@ -130,4 +130,22 @@ describe('recovery when a store is opened', () => {
     });
     reopened.close();
   });
+  it("removes a staging folder a gone process left (a history task it never finished), and keeps a live one's", () => {
+    const { root, store } = setup();
+    store.close();
+    const uuid = '0b5c5f4e-8a8e-4c55-9d3b-3d2f1c1a7e02';
+    const dead = path.join(root, 'completed', `.new-${uuid}-${deadPid()}`);
+    const live = path.join(root, 'completed', `.new-${uuid}-${process.pid}`);
+    for (const dir of [dead, live]) {
+      fs.mkdirSync(dir);
+      fs.writeFileSync(path.join(dir, TASK_FILES.metadata), JSON.stringify({ uuid }));
+    }
+    const reopened = ContextStore.open(root);
+    expect(fs.existsSync(dead)).toBe(false);
+    expect(fs.existsSync(live)).toBe(true);
+    // Neither was ever taken for a task folder without a row.
+    expect(reopened.recovery!.foldersWithoutRow).toEqual([]);
+    expect(reopened.repo.get(uuid)).toBeUndefined();
+    reopened.close();
+  });
 });

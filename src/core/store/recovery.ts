@@ -7,6 +7,7 @@ import { recoverTornTail } from '../jsonl/torn-tail';
 import {
   JSONL_FILES,
   REQUEST_FILE,
+  STAGING_NAME,
   STATUS_FOLDERS,
   TASK_FILES,
   statusFolder,
@@ -96,6 +97,7 @@ export function ownerAlive(pid: number | null, hostname: string | null): boolean
 export function reconcile(store: ContextStore): RecoveryReport {
   const report = emptyReport();
   store.repo.write(() => {
+    removeDeadStagingFolders(store.root);
     const rows = store.repo.allStatuses();
     const folders = listTaskFolders(store.root);
     for (const [uuid, row] of rows) {
@@ -192,6 +194,26 @@ function statisticsFromFiles(dir: string): {
     };
   } finally {
     messages.close();
+  }
+}
+
+/**
+ * Removes the staging folders (createHistoryTask) of processes that are gone: a task they
+ * were making whose row was never written. A live process's staging folder is its own.
+ */
+function removeDeadStagingFolders(root: string): void {
+  for (const folder of STATUS_FOLDERS) {
+    let names: string[];
+    try {
+      names = fs.readdirSync(path.join(root, folder));
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const match = STAGING_NAME.exec(name);
+      if (match && !ownerAlive(Number(match[2]), null))
+        fs.rmSync(path.join(root, folder, name), { recursive: true, force: true });
+    }
   }
 }
 
