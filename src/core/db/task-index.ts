@@ -142,6 +142,33 @@ export interface StatusExtra {
   hostname?: string | null;
 }
 
+/** A row's figures: what addStats adds to and setFinalStats sets. */
+export type FigureColumn =
+  | 'llm_call_count'
+  | 'tool_call_count'
+  | 'input_tokens'
+  | 'output_tokens'
+  | 'cache_creation_tokens'
+  | 'cache_read_tokens'
+  | 'total_tokens'
+  | 'compression_count'
+  | 'total_messages'
+  | 'total_summaries'
+  | 'total_tool_calls'
+  | 'final_token_count'
+  | 'final_message_count';
+
+/**
+ * A new row's columns that are otherwise written by updates after it: for a row inserted
+ * complete (TaskRepository.insertComplete), its descriptions and figures at once.
+ */
+export interface RowCompletion {
+  agent: string;
+  git_branch: string | null;
+  updated_at: string;
+  figures: Partial<Record<FigureColumn, number>>;
+}
+
 /** What a new task row starts with. */
 export interface NewTaskRow {
   uuid: string;

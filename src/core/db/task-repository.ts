@@ -27,6 +27,8 @@ import {
   type SortColumn,
   type StatIncrements,
   type FinalStats,
+  type FigureColumn,
+  type RowCompletion,
   type TaskIndex,
   type TaskQuery,
   runTimes,
@@ -61,6 +63,25 @@ const SEARCH_BACKFILL_PER_QUERY_MS = 50;
  */
 const DENSE_MATCHES_PER_PAGE_ROW = 8;
 
+/** The figure columns, in the order insertComplete binds them. */
+const FIGURE_COLUMNS: readonly FigureColumn[] = [
+  'llm_call_count',
+  'tool_call_count',
+  'input_tokens',
+  'output_tokens',
+  'cache_creation_tokens',
+  'cache_read_tokens',
+  'total_tokens',
+  'compression_count',
+  'total_messages',
+  'total_summaries',
+  'total_tool_calls',
+  'final_token_count',
+  'final_message_count',
+];
+/** Figures a new row has none of until its task ends (the others start at 0). */
+const NULL_FIGURES = new Set<FigureColumn>(['final_token_count', 'final_message_count']);
+
 /** addStats' increments and the counter columns each one adds to. */
 const STAT_COLUMNS = [
   ['llm', ['llm_call_count']],
@@ -88,18 +109,31 @@ export class TaskRepository implements TaskIndex {
   }
 
   insert(row: NewTaskRow): void {
+    this.insertComplete(row);
+  }
+
+  /**
+   * A new row with the columns that would otherwise be updated right after it (`completion`:
+   * a history task the sources' sync publishes with its commit). Each update after an insert
+   * rewrote the index entries of every column it set, and the tasks table has more than
+   * twenty indexes.
+   */
+  insertComplete(row: NewTaskRow, completion?: RowCompletion): void {
     const now = row.created_at ?? isoTimestamp();
+    const figures = completion?.figures ?? {};
     this.write(() =>
       prepared(
         this.db,
         `INSERT INTO tasks (uuid, status, title, prompt, workdir, parent_uuid,
            task_source, owner, repo, task_type, task_id, user,
            created_at, started_at, completed_at, updated_at, process_id, hostname,
-           llm_provider, model, context_length, metadata)
+           llm_provider, model, context_length, metadata, agent, git_branch,
+           ${FIGURE_COLUMNS.join(', ')})
          VALUES (@uuid, @status, @title, @prompt, @workdir, @parent_uuid,
            @task_source, @owner, @repo, @task_type, @task_id, @user,
            @created_at, @started_at, @completed_at, @updated_at, @process_id, @hostname,
-           @llm_provider, @model, @context_length, @metadata)`,
+           @llm_provider, @model, @context_length, @metadata, @agent, @git_branch,
+           ${FIGURE_COLUMNS.map((c) => `@${c}`).join(', ')})`,
       ).run({
         uuid: row.uuid,
         status: row.status ?? 'running',
@@ -110,13 +144,18 @@ export class TaskRepository implements TaskIndex {
         ...row.key,
         created_at: now,
         ...runTimes(row, now),
-        updated_at: now,
+        updated_at: completion?.updated_at ?? now,
         process_id: row.process_id ?? null,
         hostname: row.hostname ?? null,
         llm_provider: row.llm_provider ?? null,
         model: row.model ?? null,
         context_length: row.context_length ?? null,
         metadata: row.metadata === undefined ? null : JSON.stringify(row.metadata),
+        agent: completion?.agent ?? '',
+        git_branch: completion?.git_branch ?? null,
+        ...Object.fromEntries(
+          FIGURE_COLUMNS.map((c) => [c, figures[c] ?? (NULL_FIGURES.has(c) ? null : 0)]),
+        ),
       }),
     );
   }

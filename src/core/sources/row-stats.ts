@@ -1,5 +1,10 @@
 import { PgTaskRepository } from '../db/pg-task-repository';
-import { statIncrements, type StatIncrements } from '../db/task-index';
+import {
+  statIncrements,
+  type FigureColumn,
+  type FinalStats,
+  type StatIncrements,
+} from '../db/task-index';
 import type { ContextStore } from '../store/context-store';
 
 /** A source task's row counters as its syncs have counted them (saved with the offset). */
@@ -34,4 +39,28 @@ export function writeRowStats(
   delete totals.compression_count;
   if (increments.length > 0 || before === undefined) store.repo.setCounters(uuid, totals);
   return totals;
+}
+
+/**
+ * A new row's figures as writeRowStats' increments and then setFinalStats would leave them
+ * (its tool and compaction counts are the files' counts, as setFinalStats sets them).
+ */
+export function figuresOf(
+  inc: StatIncrements,
+  final: FinalStats,
+): Partial<Record<FigureColumn, number>> {
+  const figures: Partial<Record<FigureColumn, number>> = {};
+  for (const { value, columns } of statIncrements(inc))
+    for (const column of columns as readonly FigureColumn[])
+      figures[column] = (figures[column] ?? 0) + value;
+  return {
+    ...figures,
+    total_messages: final.total_messages,
+    total_summaries: final.total_summaries,
+    total_tool_calls: final.total_tool_calls,
+    tool_call_count: final.total_tool_calls,
+    compression_count: final.total_summaries,
+    final_token_count: final.final_token_count,
+    final_message_count: final.final_message_count,
+  };
 }

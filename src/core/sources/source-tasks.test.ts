@@ -10,8 +10,9 @@ const tempDir = useTempDir();
 const PARENT = '6f1c2a9e-3b4d-4e5f-8a6b-7c8d9e0f1a2b';
 const CHILD = '7a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d';
 
+/** A source task opened, closed and published as staged (its row as first made). */
 function open(store: ContextStore, uuid: string, info: ThreadInfo, thread = MAIN): void {
-  openSourceTask(store, {
+  const { task, staged } = openSourceTask(store, {
     uuid,
     kind: 'codex',
     file: `/home/u/.codex/sessions/${uuid}.jsonl`,
@@ -19,7 +20,9 @@ function open(store: ContextStore, uuid: string, info: ThreadInfo, thread = MAIN
     generation: 0,
     info,
     parentUuid: null,
-  }).close();
+  });
+  task.close();
+  staged?.publish();
 }
 
 describe('describeSourceTask on tasks.db', () => {

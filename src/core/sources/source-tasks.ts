@@ -2,6 +2,10 @@ import type { TaskRow } from '../../shared/task-types';
 import { prepared } from '../db/prepared';
 import type { Db } from '../db/open-database';
 import { PgTaskRepository } from '../db/pg-task-repository';
+import { TaskRepository } from '../db/task-repository';
+import type { FigureColumn, NewTaskRow } from '../db/task-index';
+import { isoTimestamp } from '../iso-timestamp';
+import type { StagedHistoryTask } from '../store/staged-history-task';
 import { runOnIndex } from './index-sql';
 import { adoptWaitingChildren, waitForParent } from './waiting-children';
 import type { ContextStore } from '../store/context-store';
@@ -22,13 +26,23 @@ export interface SourceTaskInput {
   parentUuid: string | null;
 }
 
+/** A source task opened by the sync of its session file. */
+export interface SourceTask {
+  task: TaskContextManager;
+  /**
+   * A task new to this sync, written under its staging name (StagedHistoryTask): the sync's
+   * commit publishes it (publishSourceTask), or discards it when the sync fails before.
+   */
+  staged?: StagedHistoryTask;
+}
+
 /**
  * A source task: a completed task (so it can never be resumed as a run) that only the
- * sync of its session file appends to, created completed (ContextStore.createHistoryTask).
- * One made running and then completed by an earlier version, and cut off between the two,
- * is completed here on the next sync.
+ * sync of its session file appends to. A new one is staged, and published with the commit
+ * of the sync that made it. One made running and then completed by an earlier version, and
+ * cut off between the two, is completed here on the next sync.
  */
-export function openSourceTask(store: ContextStore, input: SourceTaskInput): TaskContextManager {
+export function openSourceTask(store: ContextStore, input: SourceTaskInput): SourceTask {
   const row = store.repo.get(input.uuid);
   if (!row) {
     const info = input.info;
@@ -37,7 +51,7 @@ export function openSourceTask(store: ContextStore, input: SourceTaskInput): Tas
     const title = isMain
       ? (info.title ?? promptTitle(info) ?? null)
       : `Subagent: ${info.description ?? promptTitle(info) ?? info.sessionId ?? input.thread}`;
-    const task = store.createHistoryTask({
+    const staged = store.stageHistoryTask({
       uuid: input.uuid,
       title,
       prompt: info.prompt !== undefined ? clip(info.prompt, PROMPT_MAX_CHARS) : null,
@@ -62,19 +76,81 @@ export function openSourceTask(store: ContextStore, input: SourceTaskInput): Tas
         ...(info.parentSessionId !== undefined && { parent_session_id: info.parentSessionId }),
       },
     });
-    linkWaiting(store, input);
-    return task;
+    return { task: store.openStaged(staged.uuid, staged.staging), staged };
   }
   if (row.status !== 'completed') complete(store, row);
   // Written only by this sync, which commits after closing it: its lines are written together.
-  return store.openForMaintenance(input.uuid, { batched: true });
+  return { task: store.openForMaintenance(input.uuid, { batched: true }) };
+}
+
+/** What a sync's commit knows of a new source task it publishes. */
+export interface SourceTaskCommit {
+  input: Pick<SourceTaskInput, 'kind' | 'thread' | 'parentUuid'>;
+  /** What the session says of it, as describeSourceTask takes it. */
+  info: ThreadInfo;
+  isMain: boolean;
+  /** Its row's figures as the sync counted them (addStats' increments, setFinalStats' values). */
+  figures: Partial<Record<FigureColumn, number>>;
+}
+
+/**
+ * In the sync's commit: a staged source task's row written and its folder given its uuid.
+ * On tasks.db the row is written complete, as describeSourceTask and the figures' updates
+ * would leave it (true: the caller writes neither); on a fleet index (false) it is written
+ * as staged, and the caller describes it and writes its figures as for any source task.
+ * Then the sub-agents waiting for it are linked, or it waits for its parent.
+ */
+export function publishSourceTask(
+  store: ContextStore,
+  staged: StagedHistoryTask,
+  commit: SourceTaskCommit,
+): boolean {
+  const repo = store.repo;
+  const complete = repo instanceof TaskRepository;
+  if (complete) {
+    const p = describeParams(staged.uuid, commit.info, commit.isMain, commit.input.kind);
+    staged.publish((row) => {
+      const now = isoTimestamp();
+      const next = describedRow(repo.db, describedOf(row, now), p);
+      repo.insertComplete(
+        {
+          ...row,
+          title: next.title,
+          prompt: next.prompt,
+          model: next.model,
+          workdir: next.workdir,
+          parent_uuid: next.parent_uuid,
+          key: {
+            ...row.key,
+            owner: next.owner ?? '',
+            repo: next.repo ?? '',
+            task_id: next.task_id ?? '',
+          },
+          created_at: next.created_at ?? now,
+          started_at: next.started_at,
+          completed_at: next.completed_at,
+        },
+        {
+          agent: next.agent ?? '',
+          git_branch: next.git_branch,
+          updated_at: next.updated_at ?? now,
+          figures: commit.figures,
+        },
+      );
+    });
+  } else staged.publish();
+  linkWaiting(store, { ...commit.input, uuid: staged.uuid, info: commit.info });
+  return complete;
 }
 
 /**
  * A new source task: a sub-agent whose parent's task is not there yet waits for it; a
  * session's task takes the sub-agents that waited for it (waiting-children.ts).
  */
-function linkWaiting(store: ContextStore, input: SourceTaskInput): void {
+function linkWaiting(
+  store: ContextStore,
+  input: Pick<SourceTaskInput, 'kind' | 'thread' | 'parentUuid' | 'uuid' | 'info'>,
+): void {
   const { info, thread } = input;
   const session = isSessionThread(thread);
   const parentSession = info.parentSessionId ?? (session ? undefined : info.sessionId);
@@ -103,8 +179,22 @@ export function describeSourceTask(
   isMain: boolean,
   kind: string,
 ): void {
+  const params = describeParams(uuid, info, isMain, kind);
+  if (store.repo instanceof PgTaskRepository) {
+    runOnIndex(store, DESCRIBE_SQL, params);
+    return;
+  }
+  describeOnSqlite(store.db, params);
+}
+
+function describeParams(
+  uuid: string,
+  info: ThreadInfo,
+  isMain: boolean,
+  kind: string,
+): DescribeParams {
   const repository = repoKey(info.workdir, info.gitRemote);
-  const params: DescribeParams = {
+  return {
     uuid,
     // The agent's own title (Claude Code's summary) replaces the one from the prompt.
     title: isMain && info.parentSessionId === undefined ? (info.title ?? null) : null,
@@ -127,11 +217,6 @@ export function describeSourceTask(
     owner: repository.owner ?? '',
     repo: repository.repo ?? '',
   };
-  if (store.repo instanceof PgTaskRepository) {
-    runOnIndex(store, DESCRIBE_SQL, params);
-    return;
-  }
-  describeOnSqlite(store.db, params);
 }
 
 /** describeSourceTask's values: text or null each (both indexes bind them as text). */
@@ -194,7 +279,20 @@ function describeOnSqlite(db: Db, p: DescribeParams): void {
     p.uuid,
   ) as Described | undefined;
   if (!row) return;
-  const next: Described = {
+  const next = describedRow(db, row, p);
+  const changed = DESCRIBED.filter((column) => next[column] !== row[column]);
+  if (changed.length === 0) return;
+  const values: Record<string, string | null> = { uuid: p.uuid };
+  for (const column of changed) values[column] = next[column];
+  prepared(
+    db,
+    `UPDATE tasks SET ${changed.map((c) => `${c} = @${c}`).join(', ')} WHERE uuid = @uuid`,
+  ).run(values);
+}
+
+/** A row's described columns as DESCRIBE_SQL leaves them. */
+function describedRow(db: Db, row: Described, p: DescribeParams): Described {
+  return {
     title: p.title ?? p.requestTitle ?? row.title ?? p.promptTitle ?? null,
     prompt: row.prompt ?? p.prompt ?? null,
     model: row.model ?? p.model ?? null,
@@ -210,14 +308,27 @@ function describeOnSqlite(db: Db, p: DescribeParams): void {
     completed_at: p.last ?? row.completed_at,
     updated_at: p.last ?? row.updated_at,
   };
-  const changed = DESCRIBED.filter((column) => next[column] !== row[column]);
-  if (changed.length === 0) return;
-  const values: Record<string, string | null> = { uuid: p.uuid };
-  for (const column of changed) values[column] = next[column];
-  prepared(
-    db,
-    `UPDATE tasks SET ${changed.map((c) => `${c} = @${c}`).join(', ')} WHERE uuid = @uuid`,
-  ).run(values);
+}
+
+/** The described columns a staged row would have once inserted, its figures written `now`. */
+function describedOf(row: NewTaskRow, now: string): Described {
+  return {
+    title: row.title ?? null,
+    prompt: row.prompt ?? null,
+    model: row.model ?? null,
+    workdir: row.workdir ?? null,
+    agent: '',
+    git_branch: null,
+    owner: row.key.owner,
+    repo: row.key.repo,
+    task_id: row.key.task_id,
+    parent_uuid: row.parent_uuid ?? null,
+    created_at: row.created_at ?? now,
+    started_at: row.started_at ?? null,
+    completed_at: row.completed_at ?? null,
+    // The figures' updates set it to their time; the description then to the session's last.
+    updated_at: now,
+  };
 }
 
 /** A subagent session synced before its parent's finds it once that is there (as DESCRIBE_SQL). */

@@ -307,6 +307,55 @@ describe('syncFile', () => {
     store.close();
   });
 
+  it("a new session's tasks appear with the commit, their rows complete: staged until then, gone with a sync that fails first", async () => {
+    const { store, dir } = setup();
+    const file = path.join(dir, 's.jsonl');
+    fs.copyFileSync(CLAUDE, file);
+    const completed = path.join(store.root, 'completed');
+    let atCommit: { rows: number; folders: string[] } | undefined;
+    const failed = await syncFile(store, claude, file, {
+      beforeCommit: () => {
+        atCommit = {
+          rows: store.listTasks({ limit: 10 }).total,
+          folders: fs.readdirSync(completed),
+        };
+        throw new Error('killed');
+      },
+    });
+    expect(failed.status).toBe('error');
+    // Written under staging names, listed nowhere; then removed with the failed sync.
+    expect(atCommit!.rows).toBe(0);
+    expect(atCommit!.folders.length).toBeGreaterThan(0);
+    expect(atCommit!.folders.every((name) => name.startsWith('.new-'))).toBe(true);
+    expect(fs.readdirSync(completed)).toEqual([]);
+
+    // Each row is inserted as its task ends up: no update of it after the insert.
+    store.db.exec(`CREATE TEMP TABLE updated (uuid TEXT);
+      CREATE TEMP TRIGGER row_updated AFTER UPDATE ON tasks
+        BEGIN INSERT INTO updated VALUES (new.uuid); END;`);
+    expect((await syncFile(store, claude, file)).status).toBe('synced');
+    expect(store.db.prepare('SELECT count(*) AS n FROM updated').get()).toEqual({ n: 0 });
+    const rows = store.listTasks({ limit: 10 }).rows;
+    expect(fs.readdirSync(completed).sort()).toEqual(rows.map((r) => r.uuid).sort());
+    const main = rows.find((r) => r.task_type === '')!;
+    expect(main).toMatchObject({
+      status: 'completed',
+      agent: 'claude-code',
+      title: 'Empty Repo Setup: CLAUDE.md Foundation Created',
+      created_at: '2025-09-03T00:52:31.217Z',
+      started_at: '2025-09-03T00:52:31.217Z',
+      completed_at: '2025-09-03T01:02:03.665Z',
+      updated_at: '2025-09-03T01:02:03.665Z',
+      total_messages: allMessages(store).filter((m) => m.startsWith('|')).length,
+    });
+    expect(main.llm_call_count).toBeGreaterThan(0);
+    expect(main.total_tokens).toBeGreaterThan(0);
+    expect(main.final_message_count).toBe(main.total_messages);
+    // The status counts (the insert's trigger) know each task once.
+    expect(store.repo.statusCounts({}).completed).toBe(rows.length);
+    store.close();
+  });
+
   it('a file another live process is syncing is left to it', async () => {
     const { store, dir } = setup();
     const file = path.join(dir, 's.jsonl');

@@ -1,4 +1,4 @@
-import { writeRowStats, type RowTotals } from './row-stats';
+import { figuresOf, writeRowStats, type RowTotals } from './row-stats';
 import { HourlyUsage } from '../usage/usage-hours';
 import type { FinalStats } from '../db/task-index';
 import fs from 'node:fs';
@@ -11,7 +11,13 @@ import { eventFolderSource, jsonlSource, type EntrySource } from './entry-source
 import { stableUuid } from './fingerprint';
 import type { SourceKind } from './source-kinds';
 import { adoptDocumentState, isSessionThread, readDocument } from './session-document';
-import { describeSourceTask, findSessionTask, openSourceTask } from './source-tasks';
+import {
+  describeSourceTask,
+  findSessionTask,
+  openSourceTask,
+  publishSourceTask,
+} from './source-tasks';
+import type { StagedHistoryTask } from '../store/staged-history-task';
 import {
   MAIN,
   type CreateEntryMapper,
@@ -416,6 +422,9 @@ function open(kind: SourceKind, file: string, offset: number, opened?: SessionSt
 
 interface OpenThread {
   task: TaskContextManager;
+  /** A task new to this sync: published with its commit (its parent as it was opened with). */
+  staged?: StagedHistoryTask;
+  parentUuid?: string | null;
   skipMessages: number;
   skipTools: number;
   /** The seq of the last message this sync passed on (written, or skipped as written before). */
@@ -485,7 +494,7 @@ async function readRange(
       : info.parentSessionId !== undefined
         ? findSessionTask(store, kind.id, info.parentSessionId, { anyType: true })
         : null;
-    const task = openSourceTask(store, {
+    const { task, staged } = openSourceTask(store, {
       uuid,
       kind: kind.id,
       file,
@@ -508,6 +517,7 @@ async function readRange(
     }
     t = {
       task,
+      ...(staged && { staged, parentUuid }),
       skipMessages,
       skipTools,
       seq: messages - skipMessages,
@@ -603,6 +613,7 @@ async function readRange(
 
   let offset = range.start;
   let lineNo = row.line_no;
+  let committed = false;
   let mapperState: unknown;
   let waiting = false;
   try {
@@ -679,14 +690,24 @@ async function readRange(
               ? {}
               : { total_tokens: t.estimated };
         const compressions = t.summaries - (before?.summaries ?? 0);
-        const totals = writeRowStats(store, t.task.uuid, before?.totals, {
-          llm_calls: t.llmCalls,
-          compressions,
-          usage,
-        });
+        const counted = { llm_calls: t.llmCalls, compressions, usage };
+        // A new task's row goes in complete where it can (tasks.db): no updates after it.
+        const complete =
+          t.staged !== undefined &&
+          publishSourceTask(store, t.staged, {
+            input: { kind: kind.id, thread: key, parentUuid: t.parentUuid ?? null },
+            info,
+            isMain: isSessionThread(key),
+            figures: figuresOf(counted, final),
+          });
+        const totals = complete
+          ? undefined
+          : writeRowStats(store, t.task.uuid, before?.totals, counted);
         store.repo.addUsageHours(t.task.uuid, t.hourly.take());
-        store.repo.setFinalStats(t.task.uuid, final);
-        describeSourceTask(store, t.task.uuid, info, isSessionThread(key), kind.id);
+        if (!complete) {
+          store.repo.setFinalStats(t.task.uuid, final);
+          describeSourceTask(store, t.task.uuid, info, isSessionThread(key), kind.id);
+        }
         saved.threads[key] = {
           uuid: t.task.uuid,
           messages: final.total_messages,
@@ -732,6 +753,7 @@ async function readRange(
       });
       repo.release(file);
     });
+    committed = true;
     await now.options.afterCommit?.();
     return { status: 'synced', messages: written, uuids, held: waiting };
   } finally {
@@ -743,6 +765,8 @@ async function readRange(
       } catch {
         // the sync's own error is the one to report
       }
+      // A task this sync made goes with it: the redone range makes it again.
+      if (!committed) t.staged?.discard();
     }
   }
 }

@@ -22,6 +22,7 @@ import { folderIdentity } from './folder-identity';
 import { joinFleetFolder } from './fleet-folder';
 import { basicFinalSummary } from './basic-final-summary';
 import { TaskReader } from './task-reader';
+import { StagedHistoryTask } from './staged-history-task';
 import { syncCurrent } from './current-sync';
 import { CwbError, notFound } from '../errors';
 import { isoTimestamp } from '../iso-timestamp';
@@ -244,23 +245,32 @@ export class ContextStore implements TaskHost {
 
   /**
    * A task that is history from its start: another agent's session read by the sources'
-   * sync (src/core/sources). Its row and its folder are made completed at once, and it is
-   * opened for maintenance once (a new folder needs none of the repairs a folder another
-   * process wrote may), its summaries, tools and planning logs made only when it first
-   * writes one. Its metadata.json is fsynced only with durability 'fsync', like the lines
-   * the sync appends (writeNewMetadata): with the default, an fsync per task was the largest
-   * single cost of a first sync (docs/benchmarks.md §14), and all of the task can be read
-   * again from the session.
-   *
-   * The folder is made and filled under a staging name first, outside the write transaction,
-   * and only renamed to its uuid inside it, with the row: the other threads of a parallel
-   * sync (and other processes) wait for tasks.db's writes, not for this one's files. Recovery
-   * never takes a staging folder for a task, and removes one whose maker is gone.
+   * sync (src/core/sources), its row and folder made completed at once (stageHistoryTask,
+   * published at once). Tests and tools that make one task; the sync stages its tasks and
+   * publishes them with its commit.
    */
   createHistoryTask(input: CreateTaskInput & { uuid: string }): TaskContextManager {
+    const staged = this.stageHistoryTask(input);
+    try {
+      staged.publish();
+    } catch (err) {
+      staged.discard();
+      throw err;
+    }
+    return this.openStaged(staged.uuid, staged.dir);
+  }
+
+  /**
+   * A history task's folder made and its metadata.json written under a staging name, and the
+   * row it will have (completed, as a task made running and then completed: started and
+   * completed now, no process); see StagedHistoryTask. Its metadata.json is fsynced only with
+   * durability 'fsync', like the lines the sync appends (writeNewMetadata): with the default,
+   * an fsync per task was the largest single cost of a first sync (docs/benchmarks.md §14),
+   * and all of the task can be read again from the session.
+   */
+  stageHistoryTask(input: CreateTaskInput & { uuid: string }): StagedHistoryTask {
     const uuid = assertTaskUuid(input.uuid);
     const key: TaskKey = { ...EMPTY_KEY, ...input.key };
-    const dir = taskDir(this.root, 'completed', uuid);
     const staging = stagingDir(this.root, 'completed', uuid);
     const createdAt = isoTimestamp();
     fs.mkdirSync(staging);
@@ -275,28 +285,28 @@ export class ContextStore implements TaskHost {
       });
       if (this.fsync) writeMetadata(staging, metadata);
       else writeNewMetadata(staging, metadata);
-      this.repo.write(() => {
-        if (this.repo.get(uuid))
-          throw new CwbError('conflict', `a task with id ${uuid} exists already`);
-        // As a task made running and then completed: started and completed now, no process.
-        this.repo.insert({
-          ...this.newTaskRow(input, uuid, key, createdAt, process.pid),
-          status: 'completed',
-          started_at: createdAt,
-          completed_at: createdAt,
-          process_id: null,
-          hostname: null,
-        });
-        // A folder of that uuid already there (left without a row): an error, as mkdir's.
-        if (fs.existsSync(dir))
-          throw new CwbError('conflict', `a task folder ${dir} exists already`);
-        fs.renameSync(staging, dir);
-      });
     } catch (err) {
       fs.rmSync(staging, { recursive: true, force: true });
       throw err;
     }
-    // Only the sync of its session file writes to it, and commits after closing it.
+    const row: NewTaskRow = {
+      ...this.newTaskRow(input, uuid, key, createdAt, process.pid),
+      status: 'completed',
+      started_at: createdAt,
+      completed_at: createdAt,
+      process_id: null,
+      hostname: null,
+    };
+    return new StagedHistoryTask(this.repo, row, staging, taskDir(this.root, 'completed', uuid));
+  }
+
+  /**
+   * A history task opened for the sync that writes it, in `dir` (its staging folder before it
+   * is published). Only that sync writes to it, and it commits after closing it: its lines
+   * are written together, its summaries, tools and planning logs made only when it first
+   * writes one (a new folder needs none of the repairs a folder another process wrote may).
+   */
+  openStaged(uuid: string, dir: string): TaskContextManager {
     return this.manager(uuid, dir, { lazyRecords: true, batched: true });
   }
 
