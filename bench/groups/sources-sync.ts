@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { ContextStore } from '../../src/core/store/context-store';
 import { SourceSync, summarize } from '../../src/core/sources/source-sync';
@@ -91,14 +92,14 @@ interface Measured {
 
 /**
  * `ctx.runs` first syncs of `copies` copies of `corpus`, each beside the baseline on the same
- * files; the contexts folders made below `contextsRoot` (the run's temporary folder).
+ * files; the contexts folders made below `contextsRoot`, the home below the run's temporary folder.
  */
 async function measure(
   ctx: BenchContext,
   name: string,
   corpus: readonly Placed[],
   copies: number,
-  contextsRoot: string = ctx.tmp,
+  contextsRoot: string,
 ): Promise<Measured> {
   const home = path.join(ctx.tmp, `home-${name}`);
   const files = buildHome(home, copies, corpus);
@@ -106,24 +107,16 @@ async function measure(
   const ours: number[] = [];
   const base: number[] = [];
   let last: Awaited<ReturnType<typeof firstSync>> | undefined;
-  // Each run's contexts folder is removed after the last run, not before the next: on a disk
-  // without a journal (this machine's ext4), ext4 passes over the inodes freed in the last
-  // 30 seconds each time it allocates one (find_inode_bit → recently_deleted was the kernel's
-  // hot spot under `perf`), so a run made just after removing the one before paid ~0.4 s of
-  // system time for that removal. A person's first sync does not follow one.
-  const made: string[] = [];
+  // Each run's contexts folder is removed once the group is done (diskFolder says why).
   for (let i = 0; i < ctx.runs; i++) {
     settleDisk();
     const started = performance.now();
     parseAll(files);
     base.push(performance.now() - started);
     const contexts = path.join(contextsRoot, `contexts-${name}-${i}`);
-    made.push(contexts);
     last = await firstSync(home, contexts);
     ours.push(last.ms);
   }
-  for (const contexts of made) removeTree(contexts);
-  removeTree(home);
   return {
     files: files.length,
     bytes,
@@ -142,6 +135,30 @@ async function measure(
  */
 function settleDisk(): void {
   spawnSync('sync', { stdio: 'ignore' });
+}
+
+/**
+ * Where the syncs on disk make their contexts folders: a folder on disk whose contexts folders
+ * each land where the filesystem has room and no recent removals, as a person's contexts
+ * folder (~/.local/share/…) does at a first sync.
+ *
+ * This machine's ext4 has no journal, and without one ext4 passes over every inode freed in
+ * the last minutes each time it makes one (`perf`: find_inode_bit → recently_deleted). A
+ * folder's files go into its parent's block group, so below a folder where thousands of
+ * files were just removed (/tmp after any test run; below /var/tmp after the previous bench
+ * run), making 5,000 inodes took 0.6–1.8 s instead of 0.06–0.09 s, and the sync on disk lost
+ * 0.1–0.4 s to it (2026-11-28). So: below /var/tmp (on disk by the filesystem standard,
+ * where /tmp may be in memory), the folder marked as a top of a hierarchy (`chattr +T`:
+ * ext4 then spreads its subfolders over block groups as it does the root's, making 1,000
+ * inodes in 13–17 ms against 124–181 ms below a plain folder beside it), and what the
+ * runs made removed only once the group is done. Elsewhere: the system's temporary folder.
+ */
+function diskFolder(): string {
+  const parent = fs.existsSync('/var/tmp') ? '/var/tmp' : os.tmpdir();
+  const folder = fs.mkdtempSync(path.join(parent, 'cwb-bench-sync-'));
+  // Only ext2/3/4 know the flag; elsewhere (or without chattr) nothing changes.
+  if (process.platform === 'linux') spawnSync('chattr', ['+T', folder], { stdio: 'ignore' });
+  return folder;
 }
 
 /**
@@ -184,6 +201,21 @@ function rowOf(m: Measured, label: string) {
   );
 }
 
+/**
+ * The corpus before 2026-11-28, kept to compare with the figures before it: not the goal's
+ * figure (every real fixture is), as its sessions are a third of the real fixtures' size.
+ */
+function comparisonRowOf(m: Measured) {
+  const perTask = Math.round(m.bytes / m.last.tasks / 1024);
+  return row(
+    `the same, the corpus before 2026-11-28 (for comparison): ${count(m.files)} files, ${mb(m.bytes)} (${count(m.last.tasks)} tasks of ~${perTask} KiB, ${count(m.last.messages)} messages)`,
+    `${mbps(m.bytes, m.oursMs)} (${(m.oursMs / 1000).toFixed(2)} s)`,
+    `${mbps(m.bytes, m.baseMs)} JSON.parse`,
+    ratio(m.baseMs / m.oursMs),
+    '— (comparison)',
+  );
+}
+
 const runsOf = (m: Measured): string =>
   m.runs.ours.map((ms, i) => `${ms.toFixed(0)}/${m.runs.base[i]!.toFixed(0)}`).join(', ');
 
@@ -199,26 +231,31 @@ export const sourcesSyncGroup: BenchGroup = {
   about:
     "Every real session fixture of test/fixtures/real that a source kind syncs from files (Claude Code: 2 sessions, the 5 compacted ones and a 2.1 worktree session with its subagent; Codex: 3 rollouts; Gemini CLI: 2 JSON chats and a JSON Lines project; Cline: 2 tasks; OpenHands: 3 trajectories and an events folder; opencode's JSON storage, once; a Goose JSON Lines session; Pi, Copilot CLI, Qwen Code, Cursor, Factory Droid, Amp, Continue) copied 4 times (16 with --full) into a temporary home at their agents’ default folders, then one first `SourceSync.syncAll()` into an empty contexts folder (what `cwb sources sync` does after its start-up): discovery, claim, mapping, the tasks’ folders and rows, every message and tools.jsonl record written, the commit. The baseline reads the same files and parses the same bytes with `JSON.parse` (a JSONL file line by line; the few files that are not JSON — a spilled tool output, a marker — are left out of both the bytes and the baseline) in the same run. Throughput is bytes per second; the ratio is ours / baseline. The second row is the group's corpus before 2026-11-28 (Claude Code ×2, Codex, Gemini CLI ×2, Cline, OpenHands ×3, copied 10 times), kept to compare with earlier figures.",
   async run(ctx: BenchContext) {
-    const all = await measure(ctx, 'all', SYNC_CORPUS, ctx.full ? 16 : 4);
-    const first = await measure(ctx, 'first', FIRST_CORPUS, ctx.full ? 40 : 10);
+    const disk = diskFolder();
     const memory = memoryFolder();
-    const inMemory =
-      memory === undefined
-        ? undefined
-        : await measure(ctx, 'memory', SYNC_CORPUS, ctx.full ? 16 : 4, memory).finally(() =>
-            removeTree(memory),
-          );
+    let all: Measured, first: Measured, inMemory: Measured | undefined;
+    try {
+      all = await measure(ctx, 'all', SYNC_CORPUS, ctx.full ? 16 : 4, disk);
+      first = await measure(ctx, 'first', FIRST_CORPUS, ctx.full ? 40 : 10, disk);
+      inMemory =
+        memory === undefined
+          ? undefined
+          : await measure(ctx, 'memory', SYNC_CORPUS, ctx.full ? 16 : 4, memory);
+    } finally {
+      for (const folder of [disk, memory]) if (folder !== undefined) removeTree(folder);
+      for (const home of ['all', 'first', 'memory']) removeTree(path.join(ctx.tmp, `home-${home}`));
+    }
     return {
       rows: [
         rowOf(all, 'first full sync, every real fixture'),
-        rowOf(first, 'first full sync, the corpus before 2026-11-28'),
+        comparisonRowOf(first),
         ...(inMemory ? [memoryRowOf(inMemory, all)] : []),
       ],
       notes: [
         `${all.last.errors} and ${first.last.errors} errors; every figure the median of ${ctx.runs} runs. The machine is shared: the baseline itself moves between runs; the ratio, measured side by side, moves much less.`,
         `Each run in order, ours against the baseline (ms): every real fixture ${runsOf(all)}; in memory ${inMemory ? runsOf(inMemory) : '—'}. The first run starts the sync thread (from the TypeScript source here, through tsx's loader; \`cwb\` loads out/main/sync-thread.js) and compiles the code; the median leaves it out.`,
         `Tasks by kind, every real fixture: ${kindsOf(all)}. The corpus before 2026-11-28: ${kindsOf(first)}.`,
-        "How it is measured: the page cache is written back (`sync`) before each run, untimed, and each run's contexts folder is removed only after the last run. Without the first, a run shared the cores with the kernel writing back the ~100 MB the run before had left; without the second, on this machine's ext4 without a journal, each inode a run made passed over the thousands the previous run's removal had freed less than 30 s before (`perf`: find_inode_bit → recently_deleted, ~0.4 s of system time a run). A person's first sync starts on a disk at rest.",
+        "How it is measured: the page cache is written back (`sync`) before each run, untimed; the contexts folders on disk are made below /var/tmp in a folder marked `chattr +T`, and removed once the group is done. Without the first, a run shared the cores with the kernel writing back the ~100 MB the run before had left. Without the rest, on this machine's ext4 without a journal, each inode a run made passed over the thousands freed in the minutes before in its block group (`perf`: find_inode_bit → recently_deleted): /tmp after a test run, or the previous bench run's folder. Making 5,000 inodes then took 0.6–1.8 s instead of 0.06–0.09 s, and the same sync took 0.93 s below a /tmp a test run had just churned against 0.77 s this way (2026-11-28 19:27Z and 19:31Z). A person's first sync starts on a disk at rest.",
         "A first sync of many files runs on two threads here (one per core, src/core/sources/sync-threads.ts): lanes of related files (a Claude Code project; another kind's source) taken from a shared counter, tasks.db's writes taking turns through a write gate shared by the threads (Atomics; SQLite's busy handler slept 1–5 ms a turn and made two threads slower than one). The same first sync on one thread (`CWB_SYNC_THREADS=0`): about 1.3–1.6 s on disk, 0.86–1.0 s in memory (2026-11-28 17:05Z).",
         "Where the rest goes (`node --cpu-prof` of both threads, five first syncs into /dev/shm, 16:45Z; shares of the sync's own time): reading and parsing the sources ~15 % (0.64× JSON.parse of the same bytes: Claude Code's toolUseResult is left out before decoding); encoding and holding the messages ~12 %; the mappers ~10 %; tasks.db ~15 % (a row with 22 indexes, search entry and facet counts per task; claims and commits per file), ~4 % of it one thread waiting for the other's write; the tools.jsonl records ~6 %; the sink of sync-file.ts ~5 %; the collector ~3 %. On disk against in memory, a run spends more time in the kernel making files and folders (1,000 inodes) and more user time as well; the difference moved from 0.1 to 0.4 s between runs.",
         "Done for this goal on 2026-11-28 (issue 32), third session: two threads (above); a compacted session's first sync makes current.jsonl from the current.jsonl lines it holds instead of reading the view back and parsing every line twice (~10 % of a sync); a short session's task gets no offset-index sidecar (a reader indexes a file under 1 MiB in memory); a history task's row is inserted completed (one statement, not two); a tool's output is encoded as JSON once for its record and its message. Second session: lines written together (batched AppendLog), temporary tables in memory, history-only flags set in the held lines, synchronous reading in 1 MiB chunks, toolUseResult cut before decoding, a leaner Claude Code mapper. First session: zod off the hot path, no fsync of the history-only rewrite, no read-back of current.jsonl.",
