@@ -35,7 +35,11 @@ export interface ThreadInfo {
  * message), so both give the same messages, tool records, LLM calls and compactions.
  */
 export interface TranscriptSink {
-  /** What the session says about a thread (live sync keeps the task's row up to date). */
+  /**
+   * What the session says about a thread (live sync keeps the task's row up to date). The
+   * first value given of each field is kept, but `lastTimestamp` and `title` take the last:
+   * a mapper need give each other field once.
+   */
   describe(thread: string, info: ThreadInfo): void;
   /**
    * `pinned`: the message stays in the context whatever the agent compacts later (Codex's
