@@ -5,7 +5,12 @@ import { openDatabase, writeTx, type Db } from './open-database';
 import { MIGRATIONS } from './schema';
 import { taskWhere } from './task-filter';
 import { TaskRepository } from './task-repository';
-import { backfillSearchIndex, searchIndexReady, trigramQuery } from './task-search';
+import {
+  backfillSearchIndex,
+  searchIndexReady,
+  trigramQuery,
+  withSearchIndexLater,
+} from './task-search';
 import { useTempDir } from '../../../test/support/temp-dir';
 
 const tempDir = useTempDir();
@@ -159,6 +164,60 @@ describe('task search through the trigram index', () => {
       db.prepare('SELECT COUNT(*) AS n FROM tasks').get(),
     );
     expect(repo.query({ search: 'flaky', limit: 0 }).total).toBe(106);
+    db.close();
+  });
+
+  it("leaves the rows of a long piece of work (a first sync) to one backfill at its end, another connection's too", async () => {
+    const file = path.join(tempDir(), 'tasks.db');
+    const db = openDatabase(file);
+    insertTexts(db, TEXTS.slice(0, 2));
+    const other = openDatabase(file);
+    const indexed = (): number =>
+      (db.prepare('SELECT COUNT(*) AS n FROM tasks_search').get() as { n: number }).n;
+    const repo = new TaskRepository(db);
+    const during = await withSearchIndexLater(db, async () => {
+      // Row by row, each in its own transaction, from this connection and another one.
+      insertTexts(db, [['later one', 'a FLAKY prompt']], 10);
+      await Promise.resolve();
+      insertTexts(other, [['later two', 'flaky again']], 11);
+      insertTexts(db, [['later three', 'steady']], 12);
+      // Not tokenized by the trigger; search still answers, through LIKE alone.
+      expect(indexed()).toBe(2);
+      expect(searchIndexReady(db)).toBe(false);
+      expect(repo.query({ search: 'flaky', limit: 0 }).total).toBe(4);
+      return 'done';
+    });
+    expect(during).toBe('done');
+    // Indexed together at the end, each row once; rows after it go through the trigger again.
+    expect(searchIndexReady(db)).toBe(true);
+    expect(indexed()).toBe(5);
+    insertTexts(other, [['after', 'flaky after']], 13);
+    expect(indexed()).toBe(6);
+    expect(repo.query({ search: 'flaky', limit: 0 }).total).toBe(5);
+    expect(candidates(db, 'flaky').length).toBe(5);
+
+    // A range another process left open (it died during its work): the next backfill closes it.
+    db.prepare('INSERT INTO tasks_search_backfill (id, done, upto) VALUES (1, 6, ?)').run(
+      Number.MAX_SAFE_INTEGER,
+    );
+    insertTexts(other, [['orphan', 'flaky orphan']], 14);
+    expect(indexed()).toBe(6);
+    expect(backfillSearchIndex(db, Number.MAX_SAFE_INTEGER)).toBe(true);
+    expect(searchIndexReady(db)).toBe(true);
+    expect(indexed()).toBe(7);
+
+    // An unfinished upgrade backfill ending before the last row: rows go through the trigger.
+    db.prepare('INSERT INTO tasks_search_backfill (id, done, upto) VALUES (1, 0, 1)').run();
+    await withSearchIndexLater(db, async () => {
+      insertTexts(db, [['beside the upgrade', 'flaky']], 15);
+      expect(indexed()).toBe(8);
+    });
+    // That backfill is left as it was, for its own course.
+    expect(db.prepare('SELECT done, upto FROM tasks_search_backfill').get()).toEqual({
+      done: 0,
+      upto: 1,
+    });
+    other.close();
     db.close();
   });
 

@@ -122,6 +122,54 @@ export function withSearchIndexDeferred<T>(db: Db, insert: () => T): T {
   });
 }
 
+/**
+ * Runs `work` (many tasks made over many write transactions: a first sync of many sessions,
+ * one commit per file) with the search entries of the rows it inserts left to the backfill,
+ * then indexes them in BACKFILL_BATCH-row transactions. The insert trigger wrote each row's
+ * trigrams (a prompt of up to 8,000 characters) as a segment of their own, in its own
+ * transaction, for FTS5 to merge again and again: a third of each new row's insert. Search
+ * answers through LIKE alone meanwhile, as during any backfill.
+ *
+ * The pending range is left open-ended while `work` runs (rows of other processes inserted
+ * meanwhile are indexed by the backfill too) and ends at the last row afterwards. Another
+ * process doing the same at once shares the range; the first to finish ends it, and rows
+ * inserted after that are indexed by the trigger. A process that dies in between leaves the
+ * range open: the next backfill (any listing) indexes what it holds and closes it. With a
+ * pending range that ends before the last row (an unfinished v3 backfill), rows are indexed
+ * by the trigger as usual.
+ */
+export async function withSearchIndexLater<T>(db: Db, work: () => Promise<T>): Promise<T> {
+  const deferred = writeTx(db, () => {
+    const pending = pendingRange(db);
+    if (pending?.upto === NO_LIMIT) return true;
+    const last = lastRowid(db);
+    if (pending && pending.upto !== last) return false;
+    db.prepare(
+      'INSERT OR REPLACE INTO tasks_search_backfill (id, done, upto) VALUES (1, ?, ?)',
+    ).run(pending?.done ?? last, NO_LIMIT);
+    return true;
+  });
+  try {
+    return await work();
+  } finally {
+    if (deferred) {
+      writeTx(db, () => {
+        const pending = pendingRange(db);
+        if (pending?.upto !== NO_LIMIT) return;
+        const upto = lastRowid(db);
+        if (upto > pending.done) db.prepare('UPDATE tasks_search_backfill SET upto = ?').run(upto);
+        else db.prepare('DELETE FROM tasks_search_backfill').run();
+      });
+      backfillSearchIndex(db, NO_LIMIT);
+    }
+  }
+}
+
+function pendingRange(db: Db): { done: number; upto: number } | undefined {
+  return db.prepare('SELECT done, upto FROM tasks_search_backfill').get() as
+    { done: number; upto: number } | undefined;
+}
+
 function lastRowid(db: Db): number {
   const row = db.prepare('SELECT MAX(rowid) AS last FROM tasks').get() as { last: number | null };
   return row.last ?? 0;

@@ -7,6 +7,7 @@ import type { SourcesConfig, SourceSettings } from './sources-config';
 import { syncFile, type SyncFileResult } from './sync-file';
 import { SyncStateRepository } from './sync-state';
 import { TaskRepository } from '../db/task-repository';
+import { withSearchIndexLater } from '../db/task-search';
 import { extraThreads, PARALLEL_MIN_BYTES, runLanes, type Lane } from './sync-threads';
 
 const MAX_ERRORS_SHOWN = 20;
@@ -128,13 +129,29 @@ export class SourceSync {
     const count = this.threads ?? extraThreads();
     const here = (unit: SyncUnit): Promise<SyncFileResult> => this.syncPath(unit.source, unit.file);
     this.lastOnThreads = 0;
-    if (count === 0 || !(this.store.repo instanceof TaskRepository) || units.length < 2)
+    if (!(this.store.repo instanceof TaskRepository) || units.length < 2)
       return inOrder(units, here);
     const { lanes, hereOnly } = laneUnits(units, this.syncedBefore());
     const bytes = lanes.reduce((n, lane) => n + lane.bytes, 0);
     // Nothing new to read (a poll's pass over unchanged files) needs no thread.
-    if (lanes.length < 2 || bytes === 0 || bytes < (this.minParallelBytes ?? PARALLEL_MIN_BYTES))
+    if (bytes === 0 || bytes < (this.minParallelBytes ?? PARALLEL_MIN_BYTES))
       return inOrder(units, here);
+    // Many new tasks: their search entries are made together at the end.
+    return withSearchIndexLater(this.store.db, () =>
+      count === 0 || lanes.length < 2
+        ? inOrder(units, here)
+        : this.onLanes(units, lanes, hereOnly, here, count),
+    );
+  }
+
+  /** The units (in lanes, and here only) on this thread and `count` sync threads (sync-threads.ts). */
+  private async onLanes(
+    units: SyncUnit[],
+    lanes: Lane<SyncUnit>[],
+    hereOnly: SyncUnit[],
+    here: (unit: SyncUnit) => Promise<SyncFileResult>,
+    count: number,
+  ): Promise<SyncFileResult[]> {
     const { results, onThreads } = await runLanes({
       lanes,
       hereOnly,
