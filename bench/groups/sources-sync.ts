@@ -91,40 +91,44 @@ interface Measured {
 }
 
 /**
- * `ctx.runs` first syncs of `copies` copies of `corpus`, each beside the baseline on the same
- * files; the contexts folders made below `contextsRoot`, the home below the run's temporary folder.
+ * `ctx.runs` rounds of first syncs of `copies` copies of `corpus`, one into each of `roots`
+ * per round, in turn, beside the baseline on the same files: the rows of a corpus (on disk,
+ * in memory) see the process in the same state, its code as warm; run one after the other,
+ * the first row paid for the compiler's warm-up in its second and third runs as well. The
+ * contexts folders are made below each root, the home below the run's temporary folder.
  */
 async function measure(
   ctx: BenchContext,
   name: string,
   corpus: readonly Placed[],
   copies: number,
-  contextsRoot: string,
-): Promise<Measured> {
+  roots: readonly string[],
+): Promise<Measured[]> {
   const home = path.join(ctx.tmp, `home-${name}`);
   const files = buildHome(home, copies, corpus);
   const bytes = files.filter(isJson).reduce((n, f) => n + fs.statSync(f).size, 0);
-  const ours: number[] = [];
+  const ours = roots.map((): number[] => []);
   const base: number[] = [];
-  let last: Awaited<ReturnType<typeof firstSync>> | undefined;
+  const last: Awaited<ReturnType<typeof firstSync>>[] = [];
   // Each run's contexts folder is removed once the group is done (diskFolder says why).
   for (let i = 0; i < ctx.runs; i++) {
     settleDisk();
     const started = performance.now();
     parseAll(files);
     base.push(performance.now() - started);
-    const contexts = path.join(contextsRoot, `contexts-${name}-${i}`);
-    last = await firstSync(home, contexts);
-    ours.push(last.ms);
+    for (const [r, root] of roots.entries()) {
+      last[r] = await firstSync(home, path.join(root, `contexts-${name}-${i}`));
+      ours[r]!.push(last[r]!.ms);
+    }
   }
-  return {
+  return roots.map((_, r) => ({
     files: files.length,
     bytes,
-    oursMs: median(ours),
+    oursMs: median(ours[r]!),
     baseMs: median(base),
-    runs: { ours, base },
-    last: last!,
-  };
+    runs: { ours: ours[r]!, base },
+    last: last[r]!,
+  }));
 }
 
 /**
@@ -235,15 +239,17 @@ export const sourcesSyncGroup: BenchGroup = {
     const memory = memoryFolder();
     let all: Measured, first: Measured, inMemory: Measured | undefined;
     try {
-      all = await measure(ctx, 'all', SYNC_CORPUS, ctx.full ? 16 : 4, disk);
-      first = await measure(ctx, 'first', FIRST_CORPUS, ctx.full ? 40 : 10, disk);
-      inMemory =
-        memory === undefined
-          ? undefined
-          : await measure(ctx, 'memory', SYNC_CORPUS, ctx.full ? 16 : 4, memory);
+      [all, inMemory] = await measure(
+        ctx,
+        'all',
+        SYNC_CORPUS,
+        ctx.full ? 16 : 4,
+        memory === undefined ? [disk] : [disk, memory],
+      );
+      [first] = await measure(ctx, 'first', FIRST_CORPUS, ctx.full ? 40 : 10, [disk]);
     } finally {
       for (const folder of [disk, memory]) if (folder !== undefined) removeTree(folder);
-      for (const home of ['all', 'first', 'memory']) removeTree(path.join(ctx.tmp, `home-${home}`));
+      for (const home of ['all', 'first']) removeTree(path.join(ctx.tmp, `home-${home}`));
     }
     return {
       rows: [
@@ -255,7 +261,7 @@ export const sourcesSyncGroup: BenchGroup = {
         `${all.last.errors} and ${first.last.errors} errors; every figure the median of ${ctx.runs} runs. The machine is shared: the baseline itself moves between runs; the ratio, measured side by side, moves much less.`,
         `Each run in order, ours against the baseline (ms): every real fixture ${runsOf(all)}; in memory ${inMemory ? runsOf(inMemory) : '—'}. The first run starts the sync thread (from the TypeScript source here, through tsx's loader; \`cwb\` loads out/main/sync-thread.js) and compiles the code; the median leaves it out.`,
         `Tasks by kind, every real fixture: ${kindsOf(all)}. The corpus before 2026-11-28: ${kindsOf(first)}.`,
-        "How it is measured: the page cache is written back (`sync`) before each run, untimed; the contexts folders on disk are made below /var/tmp in a folder marked `chattr +T`, and removed once the group is done. Without the first, a run shared the cores with the kernel writing back the ~100 MB the run before had left. Without the rest, on this machine's ext4 without a journal, each inode a run made passed over the thousands freed in the minutes before in its block group (`perf`: find_inode_bit → recently_deleted): /tmp after a test run, or the previous bench run's folder. Making 5,000 inodes then took 0.6–1.8 s instead of 0.06–0.09 s, and the same sync took 0.93 s below a /tmp a test run had just churned against 0.77 s this way (2026-11-28 19:27Z and 19:31Z). A person's first sync starts on a disk at rest.",
+        "How it is measured: each round syncs every real fixture on disk, then in memory, in turn (run one after the other, the row measured first paid for the compiler's warm-up in its second and third runs too); the page cache is written back (`sync`) before each round, untimed; the contexts folders on disk are made below /var/tmp in a folder marked `chattr +T`, and removed once the group is done. Without the first, a run shared the cores with the kernel writing back the ~100 MB the run before had left. Without the rest, on this machine's ext4 without a journal, each inode a run made passed over the thousands freed in the minutes before in its block group (`perf`: find_inode_bit → recently_deleted): /tmp after a test run, or the previous bench run's folder. Making 5,000 inodes then took 0.6–1.8 s instead of 0.06–0.09 s, and the same sync took 0.93 s below a /tmp a test run had just churned against 0.77 s this way (2026-11-28 19:27Z and 19:31Z). A person's first sync starts on a disk at rest.",
         "A first sync of many files runs on two threads here (one per core, src/core/sources/sync-threads.ts): lanes of related files (a Claude Code project; another kind's source) taken from a shared counter, tasks.db's writes taking turns through a write gate shared by the threads (Atomics; SQLite's busy handler slept 1–5 ms a turn and made two threads slower than one). The same first sync on one thread (`CWB_SYNC_THREADS=0`): about 1.3–1.6 s on disk, 0.86–1.0 s in memory (2026-11-28 17:05Z).",
         "Where the rest goes (`node --cpu-prof` of both threads, five first syncs into /dev/shm, 16:45Z; shares of the sync's own time): reading and parsing the sources ~15 % (0.64× JSON.parse of the same bytes: Claude Code's toolUseResult is left out before decoding); encoding and holding the messages ~12 %; the mappers ~10 %; tasks.db ~15 % (a row with 22 indexes, search entry and facet counts per task; claims and commits per file), ~4 % of it one thread waiting for the other's write; the tools.jsonl records ~6 %; the sink of sync-file.ts ~5 %; the collector ~3 %. On disk against in memory, a run spends more time in the kernel making files and folders (1,000 inodes) and more user time as well; the difference moved from 0.1 to 0.4 s between runs.",
         "Done for this goal on 2026-11-28 (issue 32), third session: two threads (above); a compacted session's first sync makes current.jsonl from the current.jsonl lines it holds instead of reading the view back and parsing every line twice (~10 % of a sync); a short session's task gets no offset-index sidecar (a reader indexes a file under 1 MiB in memory); a history task's row is inserted completed (one statement, not two); a tool's output is encoded as JSON once for its record and its message. Second session: lines written together (batched AppendLog), temporary tables in memory, history-only flags set in the held lines, synchronous reading in 1 MiB chunks, toolUseResult cut before decoding, a leaner Claude Code mapper. First session: zod off the hot path, no fsync of the history-only rewrite, no read-back of current.jsonl.",

@@ -24,7 +24,10 @@ export const BUSY_TIMEOUT_MS = 30_000;
  * write transaction taken IMMEDIATE (see `writeTx`) so no transaction ever has to upgrade a
  * read lock to a write lock — the one case where SQLite returns SQLITE_BUSY without waiting.
  */
-export function openDatabase(file: string, options: { readonly?: boolean } = {}): Db {
+export function openDatabase(
+  file: string,
+  options: { readonly?: boolean; searchBackfill?: boolean } = {},
+): Db {
   let db: Db;
   try {
     db = new Database(file, { timeout: BUSY_TIMEOUT_MS, readonly: options.readonly ?? false });
@@ -40,7 +43,7 @@ export function openDatabase(file: string, options: { readonly?: boolean } = {})
     db.pragma('foreign_keys = ON');
     if (!options.readonly) {
       migrate(db, file);
-      backfillSearchIndex(db, SEARCH_BACKFILL_ON_OPEN_MS);
+      if (options.searchBackfill !== false) backfillSearchIndex(db, SEARCH_BACKFILL_ON_OPEN_MS);
     } else checkVersion(db, file);
     return db;
   } catch (err) {

@@ -54,6 +54,8 @@ export function openTaskIndex(
     databaseFile: string;
     /** The contexts folder's identity (folder-identity.ts): a fleet index's rows carry it. */
     folder?: { id: string; root: string };
+    /** tasks.db: go on with an unfinished search index backfill for a moment (default true). */
+    searchBackfill?: boolean;
   },
 ): TaskIndex {
   if (options.url) {
@@ -63,5 +65,9 @@ export function openTaskIndex(
       ...(options.folder && { folder: options.folder }),
     });
   }
-  return new TaskRepository(openDatabase(path.join(root, options.databaseFile)));
+  return new TaskRepository(
+    openDatabase(path.join(root, options.databaseFile), {
+      searchBackfill: options.searchBackfill ?? true,
+    }),
+  );
 }

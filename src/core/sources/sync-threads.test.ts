@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ContextStore } from '../store/context-store';
+import { searchIndexReady } from '../db/task-search';
 import { realFixture } from '../../../test/support/real-fixtures';
 import { useTempDir } from '../../../test/support/temp-dir';
 import { registerSourceKind, sourceKind } from './source-kinds';
@@ -108,6 +109,12 @@ async function bothWays(
     const alone = new SourceSync(one, config);
     alone.threads = 0;
     const sequential = summarize(await alone.syncAll());
+    // Whether each row's search entry was left for the end (the insert trigger skipped it).
+    two.db.exec(`CREATE TABLE deferred_rows (task INTEGER, deferred INTEGER);
+      CREATE TRIGGER deferred_row AFTER INSERT ON tasks BEGIN
+        INSERT INTO deferred_rows VALUES (new.rowid, EXISTS (SELECT 1 FROM tasks_search_backfill
+          WHERE new.rowid > done AND new.rowid <= upto));
+      END;`);
     const parallel = new SourceSync(two, config);
     parallel.threads = 1;
     parallel.minParallelBytes = 0;
@@ -135,6 +142,15 @@ describe('a first sync on more than one thread', () => {
         .prepare('SELECT count(*) AS n FROM tasks WHERE parent_uuid IS NOT NULL')
         .get() as { n: number };
       expect(children.n).toBeGreaterThanOrEqual(2);
+      // Every row's title and prompt search entry made at the end, once, by either thread's
+      // inserts: the other thread's store, opened meanwhile, did not end the deferral.
+      expect(
+        two.db.prepare('SELECT count(*) AS n, sum(deferred) AS d FROM deferred_rows').get(),
+      ).toEqual({ n: expected.length, d: expected.length });
+      expect(searchIndexReady(two.db)).toBe(true);
+      expect(two.db.prepare('SELECT count(*) AS n FROM tasks_search').get()).toEqual({
+        n: expected.length,
+      });
       // Exactly once: a second sync finds nothing new, and with nothing to read it needs no
       // other thread (a poll's pass over unchanged files).
       const again = summarize(await parallel.syncAll());

@@ -30,7 +30,10 @@ import { isoTimestamp } from '../iso-timestamp';
 export interface ContextStoreOptions {
   /** fsync every JSONL append (config storage.durability = 'fsync'). */
   fsync?: boolean;
-  /** Reconcile tasks.db with the folders and mark dead running tasks as interrupted (default true). */
+  /**
+   * Reconcile tasks.db with the folders and mark dead running tasks as interrupted, and go on
+   * with an unfinished search index backfill for a moment (default true).
+   */
   recover?: boolean;
   summarizer?: FinalSummarizer;
   /** A PostgreSQL task index (postgres://…); default $CWB_INDEX_URL, else tasks.db. */
@@ -134,6 +137,9 @@ export class ContextStore implements TaskHost {
         host: this.host,
         databaseFile: DATABASE_FILE,
         ...(this.folderId && { folder: { id: this.folderId, root } }),
+        // Upkeep, like recovery, is the hosts' (a sync thread must not close the search
+        // index's pending range its sync left open: task-search.ts withSearchIndexLater).
+        searchBackfill: options.recover !== false,
       });
     this.folders = options.hosted ?? this;
     this.fsync = options.fsync ?? false;
