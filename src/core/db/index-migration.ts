@@ -1,25 +1,14 @@
 import type { TaskRow } from '../../shared/task-types';
 import type { Db } from './open-database';
+import { FIGURE_COLUMNS } from './task-index';
 import type { PgTaskRepository } from './pg-task-repository';
 import type { HourUsage } from '../usage/usage-hours';
 
 /** Rows copied per PostgreSQL transaction: an interruption loses at most one batch's work. */
 const BATCH = 500;
 
-/** The counters compared between source and copy once the copy is done. */
-const COUNTERS = [
-  'llm_call_count',
-  'tool_call_count',
-  'input_tokens',
-  'output_tokens',
-  'cache_creation_tokens',
-  'cache_read_tokens',
-  'total_tokens',
-  'compression_count',
-  'total_messages',
-  'total_summaries',
-  'total_tool_calls',
-] as const;
+/** The counters compared between source and copy once the copy is done (a row's figures but its final ones). */
+const COUNTERS = FIGURE_COLUMNS.filter((c) => !c.startsWith('final_'));
 
 export interface MigrationReport {
   source: string;

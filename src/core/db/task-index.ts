@@ -143,20 +143,22 @@ export interface StatusExtra {
 }
 
 /** A row's figures: what addStats adds to and setFinalStats sets. */
-export type FigureColumn =
-  | 'llm_call_count'
-  | 'tool_call_count'
-  | 'input_tokens'
-  | 'output_tokens'
-  | 'cache_creation_tokens'
-  | 'cache_read_tokens'
-  | 'total_tokens'
-  | 'compression_count'
-  | 'total_messages'
-  | 'total_summaries'
-  | 'total_tool_calls'
-  | 'final_token_count'
-  | 'final_message_count';
+export const FIGURE_COLUMNS = [
+  'llm_call_count',
+  'tool_call_count',
+  'input_tokens',
+  'output_tokens',
+  'cache_creation_tokens',
+  'cache_read_tokens',
+  'total_tokens',
+  'compression_count',
+  'total_messages',
+  'total_summaries',
+  'total_tool_calls',
+  'final_token_count',
+  'final_message_count',
+] as const satisfies readonly (keyof TaskRow)[];
+export type FigureColumn = (typeof FIGURE_COLUMNS)[number];
 
 /**
  * A new row's columns that are otherwise written by updates after it: for a row inserted
@@ -320,19 +322,7 @@ export const INSERTABLE_COLUMNS = [
   'llm_provider',
   'model',
   'context_length',
-  'llm_call_count',
-  'tool_call_count',
-  'input_tokens',
-  'output_tokens',
-  'cache_creation_tokens',
-  'cache_read_tokens',
-  'total_tokens',
-  'compression_count',
-  'total_messages',
-  'total_summaries',
-  'total_tool_calls',
-  'final_token_count',
-  'final_message_count',
+  ...FIGURE_COLUMNS,
   'error_message',
   'metadata',
   'agent',

@@ -27,6 +27,7 @@ import {
   type SortColumn,
   type StatIncrements,
   type FinalStats,
+  FIGURE_COLUMNS,
   type FigureColumn,
   type RowCompletion,
   type TaskIndex,
@@ -63,22 +64,6 @@ const SEARCH_BACKFILL_PER_QUERY_MS = 50;
  */
 const DENSE_MATCHES_PER_PAGE_ROW = 8;
 
-/** The figure columns, in the order insertComplete binds them. */
-const FIGURE_COLUMNS: readonly FigureColumn[] = [
-  'llm_call_count',
-  'tool_call_count',
-  'input_tokens',
-  'output_tokens',
-  'cache_creation_tokens',
-  'cache_read_tokens',
-  'total_tokens',
-  'compression_count',
-  'total_messages',
-  'total_summaries',
-  'total_tool_calls',
-  'final_token_count',
-  'final_message_count',
-];
 /** Figures a new row has none of until its task ends (the others start at 0). */
 const NULL_FIGURES = new Set<FigureColumn>(['final_token_count', 'final_message_count']);
 

@@ -203,13 +203,7 @@ function statisticsFromFiles(dir: string): {
  */
 function removeDeadStagingFolders(root: string): void {
   for (const folder of STATUS_FOLDERS) {
-    let names: string[];
-    try {
-      names = fs.readdirSync(path.join(root, folder));
-    } catch {
-      continue;
-    }
-    for (const name of names) {
+    for (const name of namesIn(path.join(root, folder))) {
       const match = STAGING_NAME.exec(name);
       if (match && !ownerAlive(Number(match[2]), null))
         fs.rmSync(path.join(root, folder, name), { recursive: true, force: true });
@@ -217,17 +211,20 @@ function removeDeadStagingFolders(root: string): void {
   }
 }
 
+/** A folder's entries; none when it cannot be read. */
+function namesIn(folder: string): string[] {
+  try {
+    return fs.readdirSync(folder);
+  } catch {
+    return [];
+  }
+}
+
 /** uuid → the status folder it sits in. Entries that are not task folders are left alone. */
 export function listTaskFolders(root: string): Map<string, StatusFolder> {
   const found = new Map<string, StatusFolder>();
-  for (const folder of STATUS_FOLDERS) {
-    let names: string[];
-    try {
-      names = fs.readdirSync(path.join(root, folder));
-    } catch {
-      continue;
-    }
-    for (const name of names) if (isTaskUuid(name)) found.set(name, folder);
-  }
+  for (const folder of STATUS_FOLDERS)
+    for (const name of namesIn(path.join(root, folder)))
+      if (isTaskUuid(name)) found.set(name, folder);
   return found;
 }
