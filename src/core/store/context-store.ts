@@ -279,6 +279,9 @@ export class ContextStore implements TaskHost {
     const key: TaskKey = { ...EMPTY_KEY, ...input.key };
     const staging = stagingDir(this.root, 'completed', uuid);
     const createdAt = isoTimestamp();
+    // One this process left (a sync of the same file that failed and could not remove it):
+    // a file's syncs take turns in a process, so nothing else writes there.
+    fs.rmSync(staging, { recursive: true, force: true });
     fs.mkdirSync(staging);
     try {
       const metadata = buildMetadata({

@@ -51,9 +51,20 @@ export class StagedHistoryTask {
   /**
    * Removes the task's folder when its row was never committed: a sync that failed before
    * its commit, or whose commit rolled back after publish had renamed the folder (the next
-   * sync makes the task again). Never call it once the transaction has committed.
+   * sync makes the task again). A folder whose row is in the index stays: on a fleet's index
+   * the row is committed apart from the sync's own transaction, and the next sync goes on
+   * with the task as it does with any it finds (so does one whose row cannot be looked up).
    */
   discard(): void {
+    if (this.renamed) {
+      let rowThere = true;
+      try {
+        rowThere = this.repo.get(this.uuid) !== undefined;
+      } catch {
+        // left for recovery, which follows the row
+      }
+      if (rowThere) return;
+    }
     fs.rmSync(this.renamed ? this.dir : this.staging, { recursive: true, force: true });
     this.renamed = false;
   }
