@@ -153,14 +153,20 @@ export async function withSearchIndexLater<T>(db: Db, work: () => Promise<T>): P
     return await work();
   } finally {
     if (deferred) {
-      writeTx(db, () => {
-        const pending = pendingRange(db);
-        if (pending?.upto !== NO_LIMIT) return;
-        const upto = lastRowid(db);
-        if (upto > pending.done) db.prepare('UPDATE tasks_search_backfill SET upto = ?').run(upto);
-        else db.prepare('DELETE FROM tasks_search_backfill').run();
-      });
-      backfillSearchIndex(db, NO_LIMIT);
+      try {
+        writeTx(db, () => {
+          const pending = pendingRange(db);
+          if (pending?.upto !== NO_LIMIT) return;
+          const upto = lastRowid(db);
+          if (upto > pending.done)
+            db.prepare('UPDATE tasks_search_backfill SET upto = ?').run(upto);
+          else db.prepare('DELETE FROM tasks_search_backfill').run();
+        });
+        backfillSearchIndex(db, NO_LIMIT);
+      } catch {
+        // The work is done and its rows are searchable (through LIKE); the pending range stays
+        // for the next backfill (a listing, a host opening the store) to finish.
+      }
     }
   }
 }
