@@ -61,7 +61,7 @@ export function taskDir(root: string, folder: StatusFolder, uuid: string): strin
 }
 
 /**
- * Where a new history task's folder is filled before it takes its place (createHistoryTask):
+ * Where a new history task's folder is filled before it takes its place (stageHistoryTask):
  * a name no task folder has (recovery lists only UUIDs), with the maker's pid so that recovery
  * can remove one whose process is gone.
  */

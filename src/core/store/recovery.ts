@@ -198,7 +198,7 @@ function statisticsFromFiles(dir: string): {
 }
 
 /**
- * Removes the staging folders (createHistoryTask) of processes that are gone: a task they
+ * Removes the staging folders (stageHistoryTask) of processes that are gone: a task they
  * were making whose row was never written. A live process's staging folder is its own.
  */
 function removeDeadStagingFolders(root: string): void {
