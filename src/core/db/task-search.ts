@@ -66,8 +66,7 @@ export function backfillSearchIndex(db: Db, budgetMs: number): boolean {
   const started = performance.now();
   for (;;) {
     const finished = writeTx(db, () => {
-      const state = db.prepare('SELECT done, upto FROM tasks_search_backfill').get() as
-        { done: number; upto: number } | undefined;
+      const state = pendingRange(db);
       if (!state) return true;
       const { last } = db
         .prepare(
@@ -106,18 +105,12 @@ const NO_LIMIT = Number.MAX_SAFE_INTEGER;
 export function withSearchIndexDeferred<T>(db: Db, insert: () => T): T {
   return writeTx(db, () => {
     const last = lastRowid(db);
-    const pending = db.prepare('SELECT done, upto FROM tasks_search_backfill').get() as
-      { done: number; upto: number } | undefined;
+    const pending = pendingRange(db);
     if (pending && pending.upto !== last) return insert();
     const done = pending?.done ?? last;
-    // The trigger skips rowids in (done, upto]: open-ended while the rows go in.
-    db.prepare(
-      'INSERT OR REPLACE INTO tasks_search_backfill (id, done, upto) VALUES (1, ?, ?)',
-    ).run(done, NO_LIMIT);
+    openRange(db, done);
     const result = insert();
-    const upto = lastRowid(db);
-    if (upto > done) db.prepare('UPDATE tasks_search_backfill SET upto = ?').run(upto);
-    else db.prepare('DELETE FROM tasks_search_backfill').run();
+    endRange(db, done);
     return result;
   });
 }
@@ -144,9 +137,7 @@ export async function withSearchIndexLater<T>(db: Db, work: () => Promise<T>): P
     if (pending?.upto === NO_LIMIT) return true;
     const last = lastRowid(db);
     if (pending && pending.upto !== last) return false;
-    db.prepare(
-      'INSERT OR REPLACE INTO tasks_search_backfill (id, done, upto) VALUES (1, ?, ?)',
-    ).run(pending?.done ?? last, NO_LIMIT);
+    openRange(db, pending?.done ?? last);
     return true;
   });
   try {
@@ -156,11 +147,7 @@ export async function withSearchIndexLater<T>(db: Db, work: () => Promise<T>): P
       try {
         writeTx(db, () => {
           const pending = pendingRange(db);
-          if (pending?.upto !== NO_LIMIT) return;
-          const upto = lastRowid(db);
-          if (upto > pending.done)
-            db.prepare('UPDATE tasks_search_backfill SET upto = ?').run(upto);
-          else db.prepare('DELETE FROM tasks_search_backfill').run();
+          if (pending?.upto === NO_LIMIT) endRange(db, pending.done);
         });
         backfillSearchIndex(db, NO_LIMIT);
       } catch {
@@ -169,6 +156,21 @@ export async function withSearchIndexLater<T>(db: Db, work: () => Promise<T>): P
       }
     }
   }
+}
+
+/** The trigger skips rowids in (done, upto]: open-ended while rows go in. */
+function openRange(db: Db, done: number): void {
+  db.prepare('INSERT OR REPLACE INTO tasks_search_backfill (id, done, upto) VALUES (1, ?, ?)').run(
+    done,
+    NO_LIMIT,
+  );
+}
+
+/** An open range ended at the last row, or dropped when no row went in after `done`. */
+function endRange(db: Db, done: number): void {
+  const upto = lastRowid(db);
+  if (upto > done) db.prepare('UPDATE tasks_search_backfill SET upto = ?').run(upto);
+  else db.prepare('DELETE FROM tasks_search_backfill').run();
 }
 
 function pendingRange(db: Db): { done: number; upto: number } | undefined {
